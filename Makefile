@@ -1,0 +1,149 @@
+# Makefile -- dtrun: a launcher for distributed training.
+#
+#   make            build dtrun, dtrun-agent, dtrun-kill and libdtcomm
+#   make deps       install the Debian packages the build and tests need
+#   make demo       build and run a small real job with the local launcher
+#   make test       run every test suite (unit + shell scenarios)
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make asan       the unit and scenario tests under AddressSanitizer/UBSan
+#   make fuzz       build and run the libFuzzer targets (clang)
+
+PREFIX	?= /usr/local
+DESTDIR	?=
+CC	?= cc
+OPT	?= -O2 -g
+B	?= build
+VERSION	:= 0.1.0
+
+PKGS	:= libevent yaml-0.1 libssh2 libcrypto
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+# NCCL is dlopen()ed at run time; its header is only needed for the CUDA example.
+CUDA	?= /usr/local/cuda
+
+WARN	:= -Wall -Wextra -Wshadow -Wpointer-arith -Wmissing-prototypes \
+	   -Wstrict-prototypes -Wno-unused-parameter
+CFLAGS	?=
+CFLAGS	+= $(OPT) -std=gnu11 $(WARN) $(WERROR) -fPIC -D_GNU_SOURCE \
+	   -DDT_VERSION='"$(VERSION)"' -Isrc -Isrc/common -Isrc/hostfile \
+	   -Isrc/rendezvous -Isrc/comm -Isrc/agent -Isrc/launcher $(PKG_CFLAGS)
+LDFLAGS	?=
+
+COMMON_SRC	:= $(wildcard src/common/*.c)
+HOSTFILE_SRC	:= $(wildcard src/hostfile/*.c)
+RDZV_SRC	:= $(wildcard src/rendezvous/*.c)
+COMM_SRC	:= $(wildcard src/comm/*.c)
+AGENT_SRC	:= $(wildcard src/agent/*.c)
+LAUNCHER_SRC	:= $(filter-out src/launcher/main.c,$(wildcard src/launcher/*.c))
+KILL_SRC	:= $(wildcard src/kill/*.c)
+UNIT_SRC	:= $(wildcard tests/unit/*.c)
+HELPER_SRC	:= $(wildcard tests/helpers/*.c)
+
+obj = $(patsubst %.c,$(B)/%.o,$(1))
+
+# The agent's own pieces, shared with the launcher (protocol codec, spawning).
+AGENT_LIB_SRC	:= $(filter-out src/agent/main.c,$(AGENT_SRC))
+
+LIBCOMMON	:= $(B)/libdtcommon.a
+LIBHOSTFILE	:= $(B)/libdthostfile.a
+LIBRDZV		:= $(B)/libdtrdzv.a
+LIBAGENT	:= $(B)/libdtagent.a
+LIBS_ALL	:= $(LIBAGENT) $(LIBHOSTFILE) $(LIBRDZV) $(LIBCOMMON)
+
+BINS	:= $(B)/dtrun $(B)/dtrun-agent $(B)/dtrun-kill $(B)/libdtcomm.so
+HELPERS	:= $(patsubst tests/helpers/%.c,$(B)/helpers/%,$(HELPER_SRC))
+
+all: $(BINS) $(HELPERS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+$(LIBCOMMON): $(call obj,$(COMMON_SRC))
+$(LIBHOSTFILE): $(call obj,$(HOSTFILE_SRC))
+$(LIBRDZV): $(call obj,$(RDZV_SRC))
+$(LIBAGENT): $(call obj,$(AGENT_LIB_SRC))
+$(B)/%.a:
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/dtrun: $(call obj,src/launcher/main.c $(LAUNCHER_SRC)) $(LIBS_ALL)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+# The agent is copied to hosts that have nothing installed: link libevent
+# statically so it needs only libc.
+$(B)/dtrun-agent: $(call obj,src/agent/main.c) $(LIBAGENT) $(LIBCOMMON)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -Wl,-Bstatic -levent_core -Wl,-Bdynamic
+
+$(B)/dtrun-kill: $(call obj,$(KILL_SRC)) $(LIBS_ALL)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(B)/libdtcomm.so: $(call obj,$(COMM_SRC)) $(LIBRDZV) $(LIBCOMMON)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libdtcomm.so.0 -o $@ \
+	    $(call obj,$(COMM_SRC)) -Wl,--whole-archive $(LIBRDZV) \
+	    -Wl,--no-whole-archive $(LIBCOMMON) $(PKG_LIBS) -ldl
+
+$(B)/helpers/%: tests/helpers/%.c $(LIBS_ALL) $(B)/libdtcomm.so
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(B) -ldtcomm \
+	    -Wl,-rpath,'$$ORIGIN/..' $(LIBS_ALL) $(PKG_LIBS) -lm
+
+$(B)/unit-tests: $(call obj,$(UNIT_SRC) $(LAUNCHER_SRC)) $(LIBS_ALL)
+	$(CC) $(CFLAGS) $(LDFLAGS) -Itests/unit -o $@ $^ $(PKG_LIBS) -lm -ldl
+
+# Each area may add its own rules in mk/AREA.mk (fuzz targets, benchmarks):
+# FUZZ_TARGETS += name, BENCH_TARGETS += name.
+FUZZ_TARGETS :=
+BENCH_TARGETS :=
+include $(wildcard mk/*.mk)
+
+fuzz: $(FUZZ_TARGETS)
+bench: all $(BENCH_TARGETS)
+
+deps:
+	@sh scripts/deps.sh
+
+# test and demo first install what is missing, then rebuild in a fresh make
+# so pkg-config sees the new packages.
+test: deps
+	@$(MAKE) --no-print-directory check
+
+check: all $(B)/unit-tests
+	@sh tests/run-all.sh $(B)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh examples/demo.sh $(B)
+
+asan:
+	@$(MAKE) --no-print-directory B=build-asan \
+	    OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+	    LDFLAGS="-fsanitize=address,undefined" check
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 $(B)/dtrun $(B)/dtrun-agent $(B)/dtrun-kill $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/libdtcomm.so $(DESTDIR)$(PREFIX)/lib/libdtcomm.so.0
+	ln -sf libdtcomm.so.0 $(DESTDIR)$(PREFIX)/lib/libdtcomm.so
+	install -m 644 src/comm/dtcomm.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	    src/comm/dtcomm.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dtcomm.pc
+	for m in man/*.1; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
+	for m in man/*.5; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man5/; done; true
+	install -m 644 completions/dtrun.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dtrun
+	install -m 644 completions/_dtrun $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_dtrun
+	install -m 644 completions/dtrun.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/dtrun.fish
+
+clean:
+	rm -rf $(B) build-asan build-fuzz
+
+.PHONY: all deps test check demo asan install clean fuzz bench

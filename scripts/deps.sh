@@ -1,0 +1,31 @@
+#!/bin/sh
+# deps.sh -- installs the Debian packages that dtrun's build and tests need,
+# only those missing. As root it runs apt-get; otherwise it prints the line.
+set -u
+
+# build: compiler, pkg-config, the three libraries and OpenSSL's libcrypto
+# tests: sshd and ssh for the loopback hosts, rsync for sync, PyTorch for
+#        framework checks, procps/iproute2 for process and namespace checks
+# fuzz: clang (libFuzzer)
+PKGS="gcc make pkg-config libevent-dev libyaml-dev libssh2-1-dev libssl-dev
+openssh-server openssh-client rsync python3 python3-torch procps iproute2 clang"
+
+missing=""
+for p in $PKGS; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
+	case "$st" in
+	*" installed") ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "dtrun: these packages are missing; install them with:" >&2
+	echo "  sudo apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "deps: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >&2 || exit 1
+apt-get install -y -q --no-install-recommends $missing >&2

@@ -1,0 +1,74 @@
+/* xmalloc.c -- allocation that exits on failure; used by binaries, never by libraries. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "xmalloc.h"
+
+static void
+oom(void)
+{
+	static const char msg[] = "dtrun: out of memory\n";
+
+	(void)!write(2, msg, sizeof(msg) - 1);
+	_exit(70);
+}
+
+void *
+xmalloc(size_t n)
+{
+	void	*p = malloc(n == 0 ? 1 : n);
+
+	if (p == NULL)
+		oom();
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t sz)
+{
+	void	*p = calloc(n == 0 ? 1 : n, sz == 0 ? 1 : sz);
+
+	if (p == NULL)
+		oom();
+	return p;
+}
+
+void *
+xreallocarray(void *old, size_t n, size_t sz)
+{
+	void	*p;
+
+	if (sz != 0 && n > (size_t)-1 / sz)
+		oom();
+	p = realloc(old, n * sz == 0 ? 1 : n * sz);
+	if (p == NULL)
+		oom();
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	char	*p = strdup(s);
+
+	if (p == NULL)
+		oom();
+	return p;
+}
+
+int
+xasprintf(char **ret, const char *fmt, ...)
+{
+	va_list	ap;
+	int	n;
+
+	va_start(ap, fmt);
+	n = vasprintf(ret, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom();
+	return n;
+}

@@ -1,0 +1,104 @@
+# lib.sh -- sourced by every tNNNN-*.sh scenario test, in the style of git's t/.
+#
+#   test_expect_success 'what it does' 'commands'
+#   test_skip 'what' 'why'
+#   test_done
+#
+# Each test runs in a fresh scratch directory under $TRASH. $B is the build
+# directory with dtrun, dtrun-agent and the helper programs; PATH has it first.
+
+set -u
+: "${DTRUN_BUILD:=$(cd "$(dirname "$0")/../.." && pwd)/build}"
+B=$DTRUN_BUILD
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+PATH=$B:$B/helpers:$PATH
+export PATH B SRC
+unset DTRUN_AGENT NO_COLOR
+TRASH=$(mktemp -d "${TMPDIR:-/tmp}/dtrun-test.XXXXXX")
+t_pass=0 t_fail=0 t_skip=0 t_n=0
+
+test_cleanup_hooks=""
+# Runs at exit: the test's own cleanup (stop daemons by PID), then the scratch dir.
+t_exit() {
+	eval "$test_cleanup_hooks"
+	rm -rf "$TRASH"
+}
+trap t_exit EXIT
+test_at_exit() { test_cleanup_hooks="$test_cleanup_hooks
+$1"; }
+
+test_expect_success() {
+	t_n=$((t_n + 1))
+	d="$TRASH/$t_n"
+	mkdir -p "$d"
+	if (cd "$d" && eval "set -e; $2") >"$TRASH/out.$t_n" 2>&1; then
+		echo "ok $t_n - $1"
+		t_pass=$((t_pass + 1))
+	else
+		echo "not ok $t_n - $1"
+		sed 's/^/#   /' "$TRASH/out.$t_n" | tail -n 40
+		t_fail=$((t_fail + 1))
+	fi
+}
+
+test_skip() {
+	t_n=$((t_n + 1))
+	echo "ok $t_n # skipped: $1 ($2)"
+	t_skip=$((t_skip + 1))
+}
+
+test_done() {
+	echo "# $t_pass passed, $t_fail failed, $t_skip skipped"
+	[ $t_fail -eq 0 ]
+	exit $?
+}
+
+# test_expect_code CODE CMD... -- runs CMD, fails unless it exits with CODE.
+test_expect_code() {
+	want=$1
+	shift
+	set +e
+	"$@"
+	got=$?
+	set -e
+	if [ "$got" -ne "$want" ]; then
+		echo "exit code $got, want $want: $*" >&2
+		return 1
+	fi
+}
+
+# proc_alive PID -- true if PID exists and is not a zombie (PID 1 here reaps late).
+proc_alive() {
+	st=$(sed -n 's/^[0-9]* (.*) \([A-Za-z]\) .*/\1/p' "/proc/$1/stat" 2>/dev/null)
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
+# any_alive FILE... -- true if any PID listed in the files (one per line) is alive.
+any_alive() {
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		while read -r pid _; do
+			[ -n "$pid" ] && proc_alive "$pid" && { echo "still alive: $pid ($(tr '\0' ' ' </proc/$pid/cmdline))" >&2; return 0; }
+		done <"$f"
+	done
+	return 1
+}
+
+# wait_for SECS CMD... -- retries CMD every 50 ms until it succeeds or SECS pass.
+wait_for() {
+	n=$(($1 * 20))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.05
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# wait_gone SECS PIDFILE... -- waits until no PID in the files is alive.
+wait_gone() {
+	s=$1
+	shift
+	wait_for "$s" eval "! any_alive $* 2>/dev/null" || { any_alive "$@"; return 1; }
+}
