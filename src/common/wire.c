@@ -52,6 +52,14 @@ wbuf_grow(struct dt_wbuf *b, size_t n)
 	return 0;
 }
 
+uint8_t *
+dt_wbuf_reserve(struct dt_wbuf *b, size_t n)
+{
+	if (wbuf_grow(b, n) != 0)
+		return NULL;
+	return b->p + b->len;
+}
+
 void
 dt_wbuf_put(struct dt_wbuf *b, const void *p, size_t n)
 {

@@ -35,6 +35,8 @@ void	 dt_wbuf_u8(struct dt_wbuf *, uint8_t);
 void	 dt_wbuf_u16(struct dt_wbuf *, uint16_t);
 void	 dt_wbuf_u32(struct dt_wbuf *, uint32_t);
 void	 dt_wbuf_u64(struct dt_wbuf *, uint64_t);
+/* Returns room for n more bytes at p + len (len unchanged), or NULL. */
+uint8_t	*dt_wbuf_reserve(struct dt_wbuf *, size_t n);
 /* u32 length + bytes. */
 void	 dt_wbuf_blob(struct dt_wbuf *, const void *, size_t);
 /* u32 length + bytes of a C string (no NUL on the wire). */

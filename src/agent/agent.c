@@ -1,0 +1,736 @@
+/*
+ * agent.c -- the per-host agent.
+ *
+ * It receives its host's share of the job from the launcher, checks every
+ * command can run before starting any, starts each rank in its own process
+ * group, and sends back output chunks and exit statuses. A rank is reported
+ * finished only once it is reaped and what it wrote is read; output from
+ * children that outlive it keeps flowing until the job's end, when the
+ * agent (a child subreaper) kills whatever is left. If the link to the
+ * launcher breaks, it stops everything itself.
+ */
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "agent.h"
+#include "err.h"
+#include "link.h"
+#include "log.h"
+#include "proto.h"
+#include "record.h"
+#include "procs.h"
+
+extern char **environ;
+
+struct agent;
+struct rank;
+
+/* One of a rank's output pipes. */
+struct src {
+	struct agent	*a;
+	struct rank	*r;
+	int		 fd;		/* -1 once at EOF */
+	uint8_t		 stream;
+	struct event	*ev;
+};
+
+struct rank {
+	uint32_t	 rank;
+	uint32_t	 local_rank;
+	char		**argv;
+	char		**env;		/* merged for execve; strings shared */
+	char		*path;		/* resolved argv[0] */
+	pid_t		 pid;		/* 0 until started */
+	int		 reaped;
+	struct src	 out, err;
+};
+
+struct agent {
+	struct event_base *base;
+	struct link	*link;
+	char		 host[256];
+	struct ap_job	 job;
+	int		 have_job;
+	struct ap_rank	*msgs;		/* RANK messages as received */
+	struct rank	*ranks;
+	size_t		 nranks;
+	char		**base_env;	/* environ + the job's env */
+	int		 prepared;
+	int		 started;
+	int		 stopping;
+	int		 link_down;
+	int		 finishing;
+	size_t		 live;		/* started, not yet reaped */
+	int		 pipes_paused;
+	int		 devnull;
+	struct event	*ev_chld, *ev_term, *kill_timer, *recheck;
+	int		 killed;	/* SIGKILL sent to everything */
+	struct dt_wbuf	 wb;
+	struct record	*rec;
+};
+
+static void	agent_check(struct agent *);
+static void	src_read(struct src *, int);
+
+/* Sends what the encoders left in a->wb, then pauses rank pipes if the link is backed up. */
+static void
+agent_flush_wb(struct agent *a)
+{
+	size_t	i;
+
+	if (a->wb.len > 0 && !a->link_down)
+		link_send(a->link, a->wb.p, a->wb.len);
+	dt_wbuf_reset(&a->wb);
+	if (a->link_down || a->pipes_paused || link_queued(a->link) <= 4 << 20)
+		return;
+	a->pipes_paused = 1;
+	for (i = 0; i < a->nranks; i++) {
+		if (a->ranks[i].out.ev != NULL)
+			event_del(a->ranks[i].out.ev);
+		if (a->ranks[i].err.ev != NULL)
+			event_del(a->ranks[i].err.ev);
+	}
+}
+
+/* The link drained: read the rank pipes again. */
+static void
+agent_drain_cb(void *arg)
+{
+	struct agent	*a = arg;
+	size_t		 i;
+
+	if (!a->pipes_paused)
+		return;
+	a->pipes_paused = 0;
+	for (i = 0; i < a->nranks; i++) {
+		if (a->ranks[i].out.ev != NULL)
+			event_add(a->ranks[i].out.ev, NULL);
+		if (a->ranks[i].err.ev != NULL)
+			event_add(a->ranks[i].err.ev, NULL);
+	}
+}
+
+/* Sends an ERROR about rank (or AP_NORANK) with the status the launcher should exit with. */
+static void
+agent_error(struct agent *a, uint32_t rank, uint32_t code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void
+agent_error(struct agent *a, uint32_t rank, uint32_t code, const char *fmt, ...)
+{
+	struct ap_error	e;
+	char		msg[1024];
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	e.rank = rank;
+	e.code = code;
+	e.msg = msg;
+	ap_put_error(&a->wb, &e);
+	agent_flush_wb(a);
+}
+
+/* Ends the event loop; agent_run then flushes and exits. */
+static void
+agent_finish(struct agent *a)
+{
+	if (a->finishing)
+		return;
+	a->finishing = 1;
+	event_base_loopbreak(a->base);
+}
+
+/* Closes one output pipe at EOF. */
+static void
+src_close(struct src *s)
+{
+	if (s->fd < 0)
+		return;
+	if (s->ev != NULL) {
+		event_free(s->ev);
+		s->ev = NULL;
+	}
+	close(s->fd);
+	s->fd = -1;
+}
+
+/* Reads one chunk (drain = 0) or all that is there (drain = 1) from a pipe, and forwards it. */
+static void
+src_read(struct src *s, int drain)
+{
+	struct agent	*a = s->a;
+	uint8_t		*p;
+	size_t		 st;
+	ssize_t		 n;
+
+	while (s->fd >= 0) {
+		st = dt_frame_begin(&a->wb, AP_OUTPUT);
+		dt_wbuf_u32(&a->wb, s->r->rank);
+		dt_wbuf_u8(&a->wb, s->stream);
+		if ((p = dt_wbuf_reserve(&a->wb, AP_CHUNK)) == NULL) {
+			dt_wbuf_reset(&a->wb);
+			return;
+		}
+		n = read(s->fd, p, AP_CHUNK);
+		if (n <= 0) {
+			a->wb.len = st;
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno == EAGAIN)
+				return;
+			src_close(s);
+			return;
+		}
+		a->wb.len += n;
+		dt_frame_end(&a->wb, st, AP_FRAME_MAX);
+		agent_flush_wb(a);
+		if (!drain)
+			return;
+	}
+}
+
+/* ARGSUSED */
+static void
+src_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct src	*s = arg;
+
+	src_read(s, 0);
+	if (s->fd < 0)
+		agent_check(s->a);
+}
+
+/* Signals every rank's process group that is still ours, and all descendants. */
+static void
+agent_signal_all(struct agent *a, int sig, int descendants)
+{
+	size_t	i;
+
+	for (i = 0; i < a->nranks; i++)
+		if (a->ranks[i].pid > 0 && !a->ranks[i].reaped)
+			kill(-a->ranks[i].pid, sig);
+	if (descendants)
+		spawn_kill_descendants(sig);
+}
+
+/* ARGSUSED */
+static void
+recheck_cb(evutil_socket_t fd, short what, void *arg)
+{
+	agent_check(arg);
+}
+
+/* ARGSUSED */
+static void
+kill_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct agent	*a = arg;
+	struct timeval	 tv = { 0, 100 * 1000 };
+
+	agent_signal_all(a, SIGKILL, 1);
+	a->killed = 1;
+	/*
+	 * A killed grandchild is only reaped once its parent is; we are told
+	 * of our own children, so look again now and then until all are gone.
+	 */
+	event_add(a->recheck, &tv);
+	agent_check(a);
+}
+
+/* Sends sig now and SIGKILL after grace_ms to everything this agent started. */
+static void
+agent_stop(struct agent *a, int sig, uint32_t grace_ms)
+{
+	struct timeval	tv;
+
+	a->stopping = 1;
+	if (!a->started) {
+		agent_check(a);
+		return;
+	}
+	if (sig == SIGKILL || grace_ms == 0) {
+		event_del(a->kill_timer);
+		kill_timer_cb(-1, 0, a);
+		return;
+	}
+	agent_signal_all(a, sig, 1);
+	if (!event_pending(a->kill_timer, EV_TIMEOUT, NULL) && !a->killed) {
+		tv.tv_sec = grace_ms / 1000;
+		tv.tv_usec = (grace_ms % 1000) * 1000;
+		event_add(a->kill_timer, &tv);
+	}
+}
+
+/*
+ * Called after anything that may end the job on this host: once every rank
+ * is reaped, kill leftovers; once nothing is left, say DONE and finish.
+ */
+static void
+agent_check(struct agent *a)
+{
+	size_t		i, left;
+	pid_t		*pids;
+	struct timeval	tv = { 0, 100 * 1000 };
+
+	if (a->finishing)
+		return;
+	if (!a->started) {
+		if (a->stopping || a->link_down) {
+			ap_put_empty(&a->wb, AP_DONE);
+			agent_flush_wb(a);
+			agent_finish(a);
+		}
+		return;
+	}
+	if (a->live > 0)
+		return;
+	left = spawn_descendants(&pids);
+	free(pids);
+	if (left > 0) {
+		/* The ranks are gone but something they started is not. */
+		if (!a->stopping)
+			agent_stop(a, SIGTERM, a->job.kill_grace_ms);
+		else if (a->killed)
+			event_add(a->recheck, &tv);
+		return;
+	}
+	for (i = 0; i < a->nranks; i++) {
+		src_read(&a->ranks[i].out, 1);
+		src_close(&a->ranks[i].out);
+		src_read(&a->ranks[i].err, 1);
+		src_close(&a->ranks[i].err);
+	}
+	ap_put_empty(&a->wb, AP_DONE);
+	agent_flush_wb(a);
+	agent_finish(a);
+}
+
+/* Reports a reaped rank: first everything it wrote, then how it ended. */
+static void
+rank_reaped(struct agent *a, struct rank *r, int status)
+{
+	struct ap_exit	x;
+
+	r->reaped = 1;
+	a->live--;
+	src_read(&r->out, 1);
+	src_read(&r->err, 1);
+	x.rank = r->rank;
+	if (WIFSIGNALED(status)) {
+		x.how = AP_SIGNALED;
+		x.code = WTERMSIG(status);
+	} else {
+		x.how = AP_EXITED;
+		x.code = WEXITSTATUS(status);
+	}
+	ap_put_exit(&a->wb, &x);
+	agent_flush_wb(a);
+}
+
+/* ARGSUSED */
+static void
+sigchld_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct agent	*a = arg;
+	pid_t		 pid;
+	size_t		 i;
+	int		 status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (i = 0; i < a->nranks; i++) {
+			if (a->ranks[i].pid == pid && !a->ranks[i].reaped) {
+				rank_reaped(a, &a->ranks[i], status);
+				break;
+			}
+		}
+	}
+	agent_check(a);
+}
+
+/* ARGSUSED */
+static void
+sigterm_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct agent	*a = arg;
+
+	log_warn("got SIGTERM: stopping this host's ranks");
+	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
+}
+
+/* Returns the length of the name part of "NAME=VALUE" (the whole string if no '='). */
+static size_t
+env_namelen(const char *kv)
+{
+	const char	*eq = strchr(kv, '=');
+
+	return eq == NULL ? strlen(kv) : (size_t)(eq - kv);
+}
+
+/* Sets kv in the n-entry vector v (room for one more assumed); returns the new n. */
+static size_t
+env_put(char **v, size_t n, char *kv)
+{
+	size_t	i, l = env_namelen(kv);
+
+	for (i = 0; i < n; i++) {
+		if (env_namelen(v[i]) == l && strncmp(v[i], kv, l) == 0) {
+			v[i] = kv;
+			return n;
+		}
+	}
+	v[n++] = kv;
+	return n;
+}
+
+/* Returns the value of name in the NULL-terminated vector v, or NULL. */
+static const char *
+env_get(char **v, const char *name)
+{
+	size_t	l = strlen(name);
+
+	for (; *v != NULL; v++)
+		if (strncmp(*v, name, l) == 0 && (*v)[l] == '=')
+			return *v + l + 1;
+	return NULL;
+}
+
+/* Builds the merged environment of every rank; strings are shared with environ and the messages. */
+static int
+agent_build_env(struct agent *a)
+{
+	size_t	 nbase = 0, n, i, j;
+	char	**v;
+
+	for (n = 0; environ[n] != NULL; n++)
+		;
+	if ((a->base_env = calloc(n + a->job.nenv + 1, sizeof(char *))) == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		nbase = env_put(a->base_env, nbase, environ[i]);
+	for (i = 0; i < a->job.nenv; i++)
+		nbase = env_put(a->base_env, nbase, a->job.env[i]);
+	for (i = 0; i < a->nranks; i++) {
+		struct ap_rank *m = &a->msgs[i];
+
+		if ((v = calloc(nbase + m->nenv + 1, sizeof(char *))) == NULL)
+			return -1;
+		memcpy(v, a->base_env, nbase * sizeof(char *));
+		n = nbase;
+		for (j = 0; j < m->nenv; j++)
+			n = env_put(v, n, m->env[j]);
+		a->ranks[i].env = v;
+	}
+	return 0;
+}
+
+/* PREPARE: check the directory and every command; start nothing. */
+static void
+agent_prepare(struct agent *a)
+{
+	struct rank	*r;
+	const char	*why;
+	size_t		 i;
+	int		 err;
+
+	if (!a->have_job || a->nranks != a->job.nranks) {
+		agent_error(a, AP_NORANK, 70, "%s: protocol: PREPARE after %zu "
+		    "of %u ranks", a->host, a->nranks,
+		    a->have_job ? a->job.nranks : 0);
+		agent_finish(a);
+		return;
+	}
+	if (a->job.cwd[0] != '\0' && chdir(a->job.cwd) == -1) {
+		agent_error(a, AP_NORANK, 2, "%s: cannot use working directory "
+		    "\"%s\": %s", a->host, a->job.cwd, strerror(errno));
+		return;
+	}
+	if (agent_build_env(a) != 0) {
+		agent_error(a, AP_NORANK, 70, "%s: out of memory", a->host);
+		return;
+	}
+	for (i = 0; i < a->nranks; i++) {
+		r = &a->ranks[i];
+		r->argv = a->msgs[i].argv;
+		/* Ranks almost always share a command: resolve it once. */
+		if (i > 0 && strcmp(r->argv[0], a->ranks[i - 1].argv[0]) == 0 &&
+		    a->ranks[i - 1].path != NULL) {
+			r->path = strdup(a->ranks[i - 1].path);
+			continue;
+		}
+		r->path = spawn_resolve(r->argv[0], env_get(r->env, "PATH"),
+		    &err);
+		if (r->path != NULL)
+			continue;
+		if (err == EACCES)
+			why = strchr(r->argv[0], '/') != NULL ?
+			    "is not executable (chmod +x it)" :
+			    "is in PATH but not executable (chmod +x it)";
+		else if (err == EISDIR)
+			why = "is a directory, not a program";
+		else if (strchr(r->argv[0], '/') != NULL)
+			why = "does not exist (check the path)";
+		else
+			why = "command not found in PATH (check the name, or "
+			    "give a path)";
+		agent_error(a, r->rank, 2, "%s: %s (on %s)", r->argv[0], why,
+		    a->host);
+		return;
+	}
+	a->prepared = 1;
+	ap_put_empty(&a->wb, AP_PREPARED);
+	agent_flush_wb(a);
+}
+
+/* Opens a non-blocking, close-on-exec pipe and its read event. */
+static int
+src_open(struct agent *a, struct rank *r, struct src *s, uint8_t stream,
+    int *wfd)
+{
+	int	fds[2];
+
+	s->a = a;
+	s->r = r;
+	s->stream = stream;
+	s->fd = -1;
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) == -1)
+		return -errno;
+	/* The rank's end must block, as any program expects of stdout. */
+	fcntl(fds[1], F_SETFL, 0);
+	s->fd = fds[0];
+	*wfd = fds[1];
+	s->ev = event_new(a->base, s->fd, EV_READ | EV_PERSIST, src_read_cb, s);
+	if (!a->pipes_paused)
+		event_add(s->ev, NULL);
+	return 0;
+}
+
+/* START: starts every rank; a rank that cannot start is reported as such. */
+static void
+agent_start(struct agent *a)
+{
+	struct rank	*r;
+	struct ap_exit	 x;
+	size_t		 i;
+	pid_t		 pid = -1;
+	int		 ofd = -1, efd = -1, e;
+
+	if (!a->prepared || a->started)
+		return;
+	a->started = 1;
+	a->rec = record_open(a->job.job_id, a->host);
+	for (i = 0; i < a->nranks && !a->stopping; i++) {
+		r = &a->ranks[i];
+		ofd = efd = -1;
+		if ((e = src_open(a, r, &r->out, AP_STDOUT, &ofd)) == 0 &&
+		    (e = src_open(a, r, &r->err, AP_STDERR, &efd)) == 0) {
+			pid = spawn_rank(r->path, r->argv, r->env, a->devnull,
+			    ofd, efd);
+			e = pid < 0 ? (int)pid : 0;
+		}
+		if (ofd >= 0)
+			close(ofd);
+		if (efd >= 0)
+			close(efd);
+		if (e != 0) {
+			src_close(&r->out);
+			src_close(&r->err);
+			r->reaped = 1;
+			agent_error(a, r->rank, 1, "%s: rank %u could not "
+			    "start: %s", a->host, r->rank, strerror(-e));
+			x.rank = r->rank;
+			x.how = AP_NOSTART;
+			x.code = -e;
+			ap_put_exit(&a->wb, &x);
+			agent_flush_wb(a);
+			continue;
+		}
+		r->pid = pid;
+		a->live++;
+		record_add(a->rec, r->rank, pid);
+		ap_put_started(&a->wb, r->rank, pid);
+		/* Batch STARTED frames: one write for many ranks. */
+		if (a->wb.len > 64 * 1024)
+			agent_flush_wb(a);
+	}
+	agent_flush_wb(a);
+	record_commit(a->rec);
+	agent_check(a);
+}
+
+/* One frame from the launcher. */
+static void
+agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
+{
+	struct agent	*a = arg;
+	struct ap_stop	 st;
+	uint32_t	 sig;
+
+	switch (type) {
+	case AP_JOB:
+		if (a->have_job || ap_get_job(p, n, &a->job) != 0)
+			goto bad;
+		if (a->job.version != AP_VERSION) {
+			agent_error(a, AP_NORANK, 2, "%s: agent speaks protocol "
+			    "%d, launcher %u: use the same dtrun version on "
+			    "every host", a->host, AP_VERSION, a->job.version);
+			agent_finish(a);
+			return;
+		}
+		a->have_job = 1;
+		a->msgs = calloc(a->job.nranks + 1, sizeof(*a->msgs));
+		a->ranks = calloc(a->job.nranks + 1, sizeof(*a->ranks));
+		if (a->msgs == NULL || a->ranks == NULL)
+			goto bad;
+		return;
+	case AP_RANK:
+		if (!a->have_job || a->started || a->nranks >= a->job.nranks ||
+		    ap_get_rank(p, n, &a->msgs[a->nranks]) != 0)
+			goto bad;
+		a->ranks[a->nranks].rank = a->msgs[a->nranks].rank;
+		a->ranks[a->nranks].local_rank = a->msgs[a->nranks].local_rank;
+		a->ranks[a->nranks].out.fd = a->ranks[a->nranks].err.fd = -1;
+		a->nranks++;
+		return;
+	case AP_PREPARE:
+		if (ap_get_empty(p, n) != 0)
+			goto bad;
+		agent_prepare(a);
+		return;
+	case AP_START:
+		if (ap_get_empty(p, n) != 0 || !a->prepared)
+			goto bad;
+		agent_start(a);
+		return;
+	case AP_SIGNAL:
+		if (ap_get_u32(p, n, &sig) != 0 || sig == 0 || sig >= NSIG)
+			goto bad;
+		agent_signal_all(a, sig, 0);
+		return;
+	case AP_STOP:
+		if (ap_get_stop(p, n, &st) != 0 || st.signo == 0 ||
+		    st.signo >= NSIG)
+			goto bad;
+		agent_stop(a, st.signo, st.grace_ms);
+		return;
+	}
+bad:
+	agent_error(a, AP_NORANK, 70, "%s: protocol error at %s message",
+	    a->host, ap_type_name(type));
+	link_free(a->link);
+	a->link = NULL;
+	a->link_down = 1;
+	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
+}
+
+/* The launcher is gone: stop everything, then exit. */
+static void
+agent_link_close(void *arg, int err, const char *why)
+{
+	struct agent	*a = arg;
+
+	a->link_down = 1;
+	if (a->started && a->live > 0)
+		log_debug("link to launcher %s: stopping ranks", why);
+	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
+}
+
+/* Lets the agent start many ranks: use all the fds we are allowed. */
+static void
+raise_nofile(void)
+{
+	struct rlimit	rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int
+agent_run(int rfd, int wfd)
+{
+	struct agent	 a;
+	struct link_cbs	 cbs;
+	struct ap_hello	 h;
+	size_t		 i;
+
+	memset(&a, 0, sizeof(a));
+	raise_nofile();
+	/* Orphans of our ranks come back to us, so we can kill them too. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	if (gethostname(a.host, sizeof(a.host) - 1) != 0)
+		snprintf(a.host, sizeof(a.host), "localhost");
+	if ((a.devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {
+		log_error("/dev/null: %s", strerror(errno));
+		return 70;
+	}
+	if ((a.base = event_base_new()) == NULL) {
+		log_error("cannot make an event base");
+		return 70;
+	}
+	cbs.frame = agent_frame;
+	cbs.close = agent_link_close;
+	cbs.drain = agent_drain_cb;
+	cbs.arg = &a;
+	if ((a.link = link_new(a.base, rfd, wfd, AP_FRAME_MAX, &cbs)) == NULL) {
+		log_error("out of memory");
+		return 70;
+	}
+	link_watermarks(a.link, 1 << 20, 4 << 20);
+	a.ev_chld = evsignal_new(a.base, SIGCHLD, sigchld_cb, &a);
+	a.ev_term = evsignal_new(a.base, SIGTERM, sigterm_cb, &a);
+	a.kill_timer = evtimer_new(a.base, kill_timer_cb, &a);
+	a.recheck = evtimer_new(a.base, recheck_cb, &a);
+	event_add(a.ev_chld, NULL);
+	event_add(a.ev_term, NULL);
+
+	h.version = AP_VERSION;
+	h.hostname = a.host;
+	h.pid = getpid();
+	ap_put_hello(&a.wb, &h);
+	agent_flush_wb(&a);
+
+	event_base_dispatch(a.base);
+
+	if (a.link != NULL) {
+		link_flush(a.link, 2000);
+		link_free(a.link);
+	}
+	record_remove(a.rec);
+	for (i = 0; i < a.nranks; i++) {
+		src_close(&a.ranks[i].out);
+		src_close(&a.ranks[i].err);
+		free(a.ranks[i].env);
+		free(a.ranks[i].path);
+		ap_rank_free(&a.msgs[i]);
+	}
+	free(a.ranks);
+	free(a.msgs);
+	free(a.base_env);
+	ap_job_free(&a.job);
+	dt_wbuf_free(&a.wb);
+	event_free(a.ev_chld);
+	event_free(a.ev_term);
+	event_free(a.kill_timer);
+	event_free(a.recheck);
+	event_base_free(a.base);
+	close(a.devnull);
+	return 0;
+}

@@ -1,0 +1,310 @@
+/* proto.c -- encode and decode the launcher <-> agent messages; no I/O. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "proto.h"
+
+/* Closes the frame started at st; returns 0 or an error. */
+static int
+put_end(struct dt_wbuf *b, size_t st)
+{
+	return dt_frame_end(b, st, AP_FRAME_MAX);
+}
+
+int
+ap_put_hello(struct dt_wbuf *b, const struct ap_hello *h)
+{
+	size_t	st = dt_frame_begin(b, AP_HELLO);
+
+	dt_wbuf_u32(b, h->version);
+	dt_wbuf_str(b, h->hostname);
+	dt_wbuf_u32(b, h->pid);
+	return put_end(b, st);
+}
+
+int
+ap_put_job(struct dt_wbuf *b, const struct ap_job *j)
+{
+	size_t	st = dt_frame_begin(b, AP_JOB);
+
+	dt_wbuf_u32(b, j->version);
+	dt_wbuf_str(b, j->job_id);
+	dt_wbuf_str(b, j->cwd);
+	dt_wbuf_u32(b, j->kill_grace_ms);
+	dt_wbuf_u32(b, j->nranks);
+	dt_wbuf_strv(b, j->env, j->nenv);
+	return put_end(b, st);
+}
+
+int
+ap_put_rank(struct dt_wbuf *b, const struct ap_rank *r)
+{
+	size_t	st = dt_frame_begin(b, AP_RANK);
+
+	dt_wbuf_u32(b, r->rank);
+	dt_wbuf_u32(b, r->local_rank);
+	dt_wbuf_strv(b, r->argv, r->argc);
+	dt_wbuf_strv(b, r->env, r->nenv);
+	return put_end(b, st);
+}
+
+int
+ap_put_empty(struct dt_wbuf *b, enum ap_type t)
+{
+	return put_end(b, dt_frame_begin(b, t));
+}
+
+int
+ap_put_signal(struct dt_wbuf *b, uint32_t signo)
+{
+	size_t	st = dt_frame_begin(b, AP_SIGNAL);
+
+	dt_wbuf_u32(b, signo);
+	return put_end(b, st);
+}
+
+int
+ap_put_stop(struct dt_wbuf *b, const struct ap_stop *s)
+{
+	size_t	st = dt_frame_begin(b, AP_STOP);
+
+	dt_wbuf_u32(b, s->signo);
+	dt_wbuf_u32(b, s->grace_ms);
+	return put_end(b, st);
+}
+
+int
+ap_put_started(struct dt_wbuf *b, uint32_t rank, uint32_t pid)
+{
+	size_t	st = dt_frame_begin(b, AP_STARTED);
+
+	dt_wbuf_u32(b, rank);
+	dt_wbuf_u32(b, pid);
+	return put_end(b, st);
+}
+
+int
+ap_put_output(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
+    const void *data, size_t len)
+{
+	size_t	st = dt_frame_begin(b, AP_OUTPUT);
+
+	dt_wbuf_u32(b, rank);
+	dt_wbuf_u8(b, stream);
+	dt_wbuf_put(b, data, len);	/* the rest of the payload */
+	return put_end(b, st);
+}
+
+int
+ap_put_exit(struct dt_wbuf *b, const struct ap_exit *x)
+{
+	size_t	st = dt_frame_begin(b, AP_EXIT);
+
+	dt_wbuf_u32(b, x->rank);
+	dt_wbuf_u8(b, x->how);
+	dt_wbuf_u32(b, x->code);
+	return put_end(b, st);
+}
+
+int
+ap_put_error(struct dt_wbuf *b, const struct ap_error *e)
+{
+	size_t	st = dt_frame_begin(b, AP_ERROR);
+
+	dt_wbuf_u32(b, e->rank);
+	dt_wbuf_u32(b, e->code);
+	dt_wbuf_str(b, e->msg);
+	return put_end(b, st);
+}
+
+int
+ap_get_hello(const uint8_t *p, size_t n, struct ap_hello *h)
+{
+	struct dt_rbuf	r;
+
+	memset(h, 0, sizeof(*h));
+	dt_rbuf_init(&r, p, n);
+	h->version = dt_rbuf_u32(&r);
+	h->hostname = dt_rbuf_strdup(&r, 1024);
+	h->pid = dt_rbuf_u32(&r);
+	if (dt_rbuf_end(&r) != 0) {
+		ap_hello_free(h);
+		return DT_ERR_PROTO;
+	}
+	return 0;
+}
+
+int
+ap_get_job(const uint8_t *p, size_t n, struct ap_job *j)
+{
+	struct dt_rbuf	r;
+
+	memset(j, 0, sizeof(*j));
+	dt_rbuf_init(&r, p, n);
+	j->version = dt_rbuf_u32(&r);
+	j->job_id = dt_rbuf_strdup(&r, 256);
+	j->cwd = dt_rbuf_strdup(&r, 4096);
+	j->kill_grace_ms = dt_rbuf_u32(&r);
+	j->nranks = dt_rbuf_u32(&r);
+	j->env = dt_rbuf_strv(&r, AP_MAX_STRS, AP_MAX_STR, &j->nenv);
+	if (dt_rbuf_end(&r) != 0) {
+		ap_job_free(j);
+		return DT_ERR_PROTO;
+	}
+	return 0;
+}
+
+int
+ap_get_rank(const uint8_t *p, size_t n, struct ap_rank *x)
+{
+	struct dt_rbuf	r;
+
+	memset(x, 0, sizeof(*x));
+	dt_rbuf_init(&r, p, n);
+	x->rank = dt_rbuf_u32(&r);
+	x->local_rank = dt_rbuf_u32(&r);
+	x->argv = dt_rbuf_strv(&r, AP_MAX_STRS, AP_MAX_STR, &x->argc);
+	x->env = dt_rbuf_strv(&r, AP_MAX_STRS, AP_MAX_STR, &x->nenv);
+	if (dt_rbuf_end(&r) != 0 || x->argc == 0) {
+		ap_rank_free(x);
+		return DT_ERR_PROTO;
+	}
+	return 0;
+}
+
+int
+ap_get_u32(const uint8_t *p, size_t n, uint32_t *v)
+{
+	struct dt_rbuf	r;
+
+	dt_rbuf_init(&r, p, n);
+	*v = dt_rbuf_u32(&r);
+	return dt_rbuf_end(&r);
+}
+
+int
+ap_get_stop(const uint8_t *p, size_t n, struct ap_stop *s)
+{
+	struct dt_rbuf	r;
+
+	dt_rbuf_init(&r, p, n);
+	s->signo = dt_rbuf_u32(&r);
+	s->grace_ms = dt_rbuf_u32(&r);
+	return dt_rbuf_end(&r);
+}
+
+int
+ap_get_started(const uint8_t *p, size_t n, uint32_t *rank, uint32_t *pid)
+{
+	struct dt_rbuf	r;
+
+	dt_rbuf_init(&r, p, n);
+	*rank = dt_rbuf_u32(&r);
+	*pid = dt_rbuf_u32(&r);
+	return dt_rbuf_end(&r);
+}
+
+int
+ap_get_output(const uint8_t *p, size_t n, struct ap_output *o)
+{
+	struct dt_rbuf	r;
+
+	dt_rbuf_init(&r, p, n);
+	o->rank = dt_rbuf_u32(&r);
+	o->stream = dt_rbuf_u8(&r);
+	if (r.err || (o->stream != AP_STDOUT && o->stream != AP_STDERR))
+		return DT_ERR_PROTO;
+	o->data = p + r.off;
+	o->len = dt_rbuf_left(&r);
+	return 0;
+}
+
+int
+ap_get_exit(const uint8_t *p, size_t n, struct ap_exit *x)
+{
+	struct dt_rbuf	r;
+
+	dt_rbuf_init(&r, p, n);
+	x->rank = dt_rbuf_u32(&r);
+	x->how = dt_rbuf_u8(&r);
+	x->code = dt_rbuf_u32(&r);
+	if (x->how > AP_NOSTART)
+		return DT_ERR_PROTO;
+	return dt_rbuf_end(&r);
+}
+
+int
+ap_get_error(const uint8_t *p, size_t n, struct ap_error *e)
+{
+	struct dt_rbuf	r;
+
+	memset(e, 0, sizeof(*e));
+	dt_rbuf_init(&r, p, n);
+	e->rank = dt_rbuf_u32(&r);
+	e->code = dt_rbuf_u32(&r);
+	e->msg = dt_rbuf_strdup(&r, 4096);
+	if (dt_rbuf_end(&r) != 0) {
+		ap_error_free(e);
+		return DT_ERR_PROTO;
+	}
+	return 0;
+}
+
+int
+ap_get_empty(const uint8_t *p, size_t n)
+{
+	return n == 0 ? 0 : DT_ERR_PROTO;
+}
+
+void
+ap_hello_free(struct ap_hello *h)
+{
+	free(h->hostname);
+	h->hostname = NULL;
+}
+
+void
+ap_job_free(struct ap_job *j)
+{
+	free(j->job_id);
+	free(j->cwd);
+	dt_strv_free(j->env);
+	memset(j, 0, sizeof(*j));
+}
+
+void
+ap_rank_free(struct ap_rank *x)
+{
+	dt_strv_free(x->argv);
+	dt_strv_free(x->env);
+	memset(x, 0, sizeof(*x));
+}
+
+void
+ap_error_free(struct ap_error *e)
+{
+	free(e->msg);
+	e->msg = NULL;
+}
+
+const char *
+ap_type_name(int t)
+{
+	switch (t) {
+	case AP_JOB:		return "JOB";
+	case AP_RANK:		return "RANK";
+	case AP_PREPARE:	return "PREPARE";
+	case AP_START:		return "START";
+	case AP_SIGNAL:		return "SIGNAL";
+	case AP_STOP:		return "STOP";
+	case AP_HELLO:		return "HELLO";
+	case AP_PREPARED:	return "PREPARED";
+	case AP_STARTED:	return "STARTED";
+	case AP_OUTPUT:		return "OUTPUT";
+	case AP_EXIT:		return "EXIT";
+	case AP_ERROR:		return "ERROR";
+	case AP_DONE:		return "DONE";
+	}
+	return "?";
+}

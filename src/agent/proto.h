@@ -1,0 +1,142 @@
+/*
+ * proto.h -- the launcher <-> agent protocol.
+ *
+ * One agent runs per host and speaks this over a byte stream: a socketpair
+ * for the local launcher, an ssh channel remotely, TCP under Slurm. Every
+ * message is one frame (src/common/wire.h). The conversation:
+ *
+ *	agent	 HELLO(version, hostname, pid)
+ *	launcher JOB(...), RANK(...) x n, PREPARE
+ *	agent	 PREPARED  or  ERROR(code, msg)	-- commands resolved, nothing started
+ *	launcher START
+ *	agent	 STARTED(rank, pid) ..., OUTPUT(rank, stream, bytes) ...,
+ *		 EXIT(rank, how, code) ...		-- a rank's OUTPUT always precedes its EXIT
+ *	launcher STOP(signal, grace) / SIGNAL(signal)	-- any time
+ *	agent	 DONE					-- every rank exited, leftovers killed
+ *
+ * The agent kills everything it started if the stream breaks.
+ * Encoders append one whole frame to a dt_wbuf; decoders take one payload.
+ */
+#ifndef DT_AGENT_PROTO_H
+#define DT_AGENT_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+#define AP_VERSION	1
+#define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
+#define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
+#define AP_MAX_STRS	65536		/* argv/env entries in one message */
+#define AP_MAX_STR	(256 * 1024)	/* one argv/env string */
+
+enum ap_type {
+	/* launcher -> agent */
+	AP_JOB = 1,
+	AP_RANK = 2,
+	AP_PREPARE = 3,
+	AP_START = 4,
+	AP_SIGNAL = 5,
+	AP_STOP = 6,
+	/* agent -> launcher */
+	AP_HELLO = 64,
+	AP_PREPARED = 65,
+	AP_STARTED = 66,
+	AP_OUTPUT = 67,
+	AP_EXIT = 68,
+	AP_ERROR = 69,
+	AP_DONE = 70,
+};
+
+enum ap_stream { AP_STDOUT = 1, AP_STDERR = 2 };
+enum ap_how { AP_EXITED = 0, AP_SIGNALED = 1, AP_NOSTART = 2 };
+#define AP_NORANK	UINT32_MAX	/* ERROR not about one rank */
+
+struct ap_hello {
+	uint32_t	 version;
+	char		*hostname;
+	uint32_t	 pid;
+};
+
+struct ap_job {
+	uint32_t	 version;
+	char		*job_id;
+	char		*cwd;		/* "" = stay where the agent started */
+	uint32_t	 kill_grace_ms;
+	uint32_t	 nranks;	/* RANK messages that follow */
+	char		**env;		/* "K=V" for every rank on this host */
+	size_t		 nenv;
+};
+
+struct ap_rank {
+	uint32_t	 rank;
+	uint32_t	 local_rank;
+	char		**argv;
+	size_t		 argc;
+	char		**env;		/* "K=V" for this rank only */
+	size_t		 nenv;
+};
+
+struct ap_stop {
+	uint32_t	 signo;		/* first signal (SIGTERM, SIGINT...; SIGKILL = now) */
+	uint32_t	 grace_ms;	/* then SIGKILL after this */
+};
+
+struct ap_output {
+	uint32_t	 rank;
+	uint8_t		 stream;
+	const uint8_t	*data;		/* points into the payload */
+	size_t		 len;
+};
+
+struct ap_exit {
+	uint32_t	 rank;
+	uint8_t		 how;		/* enum ap_how */
+	uint32_t	 code;		/* exit code or signal number */
+};
+
+struct ap_error {
+	uint32_t	 rank;		/* AP_NORANK if not about one rank */
+	uint32_t	 code;		/* exit status the launcher should use */
+	char		*msg;
+};
+
+/* Encoders: append one frame to b. Return 0, DT_ERR_NOMEM or DT_ERR_TOOBIG. */
+int	ap_put_hello(struct dt_wbuf *b, const struct ap_hello *);
+int	ap_put_job(struct dt_wbuf *b, const struct ap_job *);
+int	ap_put_rank(struct dt_wbuf *b, const struct ap_rank *);
+int	ap_put_empty(struct dt_wbuf *b, enum ap_type);	/* PREPARE, START, PREPARED, DONE */
+int	ap_put_signal(struct dt_wbuf *b, uint32_t signo);
+int	ap_put_stop(struct dt_wbuf *b, const struct ap_stop *);
+int	ap_put_started(struct dt_wbuf *b, uint32_t rank, uint32_t pid);
+int	ap_put_output(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
+	    const void *data, size_t len);
+int	ap_put_exit(struct dt_wbuf *b, const struct ap_exit *);
+int	ap_put_error(struct dt_wbuf *b, const struct ap_error *);
+
+/*
+ * Decoders: parse one payload (from dt_frame_parse) of the named type.
+ * Return 0 or DT_ERR_PROTO; on error nothing needs freeing. Strings they
+ * return are malloc'd; free with the matching ap_*_free.
+ */
+int	ap_get_hello(const uint8_t *, size_t, struct ap_hello *);
+int	ap_get_job(const uint8_t *, size_t, struct ap_job *);
+int	ap_get_rank(const uint8_t *, size_t, struct ap_rank *);
+int	ap_get_u32(const uint8_t *, size_t, uint32_t *);	/* SIGNAL */
+int	ap_get_stop(const uint8_t *, size_t, struct ap_stop *);
+int	ap_get_started(const uint8_t *, size_t, uint32_t *rank, uint32_t *pid);
+int	ap_get_output(const uint8_t *, size_t, struct ap_output *);
+int	ap_get_exit(const uint8_t *, size_t, struct ap_exit *);
+int	ap_get_error(const uint8_t *, size_t, struct ap_error *);
+int	ap_get_empty(const uint8_t *, size_t);
+
+void	ap_hello_free(struct ap_hello *);
+void	ap_job_free(struct ap_job *);
+void	ap_rank_free(struct ap_rank *);
+void	ap_error_free(struct ap_error *);
+
+/* A name for a message type, for logs ("OUTPUT"); "?" if unknown. */
+const char *ap_type_name(int);
+
+#endif

@@ -1,0 +1,292 @@
+/*
+ * link.c -- framed stream over fds on libevent. Frames are split here and
+ * handed to the owner whole; the owner decodes them (src/agent/proto.c).
+ * Callbacks may free the link: a "busy" count defers the free until the
+ * read loop has unwound.
+ */
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "err.h"
+#include "link.h"
+#include "wire.h"
+
+struct link {
+	int		 rfd, wfd;
+	size_t		 max_frame;
+	struct link_cbs	 cb;
+	struct event	*rev, *wev;
+	struct evbuffer	*in, *out;
+	size_t		 low, high;
+	int		 above;		/* queued went over high; drain_cb owed */
+	int		 paused;
+	int		 closed;
+	int		 busy;		/* inside a callback */
+	int		 dead;		/* freed while busy */
+};
+
+static void	link_read_cb(evutil_socket_t, short, void *);
+static void	link_write_cb(evutil_socket_t, short, void *);
+
+/* Sets O_NONBLOCK on fd. */
+static void
+set_nonblock(int fd)
+{
+	int	fl = fcntl(fd, F_GETFL);
+
+	if (fl != -1 && !(fl & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+struct link *
+link_new(struct event_base *base, int rfd, int wfd, size_t max_frame,
+    const struct link_cbs *cbs)
+{
+	struct link	*l;
+
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		return NULL;
+	l->rfd = rfd;
+	l->wfd = wfd;
+	l->max_frame = max_frame;
+	l->cb = *cbs;
+	l->low = 256 * 1024;
+	l->high = 4 * 1024 * 1024;
+	set_nonblock(rfd);
+	set_nonblock(wfd);
+	l->in = evbuffer_new();
+	l->out = evbuffer_new();
+	l->rev = event_new(base, rfd, EV_READ | EV_PERSIST, link_read_cb, l);
+	l->wev = event_new(base, wfd, EV_WRITE | EV_PERSIST, link_write_cb, l);
+	if (l->in == NULL || l->out == NULL || l->rev == NULL || l->wev == NULL) {
+		link_free(l);
+		return NULL;
+	}
+	event_add(l->rev, NULL);
+	return l;
+}
+
+/* Marks the link closed, stops its events and tells the owner once. */
+static void
+link_down(struct link *l, int err, const char *why)
+{
+	if (l->closed)
+		return;
+	l->closed = 1;
+	event_del(l->rev);
+	event_del(l->wev);
+	evbuffer_drain(l->out, evbuffer_get_length(l->out));
+	l->cb.close(l->cb.arg, err, why);
+}
+
+/* Writes what it can; arms the write event if some remains. */
+static void
+link_write_some(struct link *l)
+{
+	int	n;
+
+	while (evbuffer_get_length(l->out) > 0) {
+		n = evbuffer_write(l->out, l->wfd);
+		if (n > 0)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		link_down(l, DT_ERR_CLOSED, n == 0 ? "closed" : strerror(errno));
+		return;
+	}
+	if (evbuffer_get_length(l->out) > 0)
+		event_add(l->wev, NULL);
+	else
+		event_del(l->wev);
+	if (l->above && evbuffer_get_length(l->out) <= l->low) {
+		l->above = 0;
+		if (l->cb.drain != NULL)
+			l->cb.drain(l->cb.arg);
+	}
+}
+
+int
+link_send(struct link *l, const void *p, size_t n)
+{
+	if (l->closed)
+		return DT_ERR_CLOSED;
+	if (evbuffer_add(l->out, p, n) != 0)
+		return DT_ERR_NOMEM;
+	if (evbuffer_get_length(l->out) > l->high)
+		l->above = 1;
+	/* Write at once when nothing was queued: saves a loop turn per frame. */
+	if (evbuffer_get_length(l->out) == n) {
+		l->busy++;
+		link_write_some(l);
+		l->busy--;
+		if (l->dead && l->busy == 0) {
+			link_free(l);
+			return DT_ERR_CLOSED;
+		}
+	}
+	return 0;
+}
+
+size_t
+link_queued(const struct link *l)
+{
+	return evbuffer_get_length(l->out);
+}
+
+void
+link_watermarks(struct link *l, size_t low, size_t high)
+{
+	l->low = low;
+	l->high = high;
+}
+
+void
+link_pause(struct link *l, int on)
+{
+	if (l->closed || l->paused == on)
+		return;
+	l->paused = on;
+	if (on)
+		event_del(l->rev);
+	else {
+		event_add(l->rev, NULL);
+		/* Frames may already be buffered: deliver them without new input. */
+		event_active(l->rev, EV_READ, 0);
+	}
+}
+
+int
+link_closed(const struct link *l)
+{
+	return l->closed;
+}
+
+/* Hands every whole frame in the input buffer to the owner. */
+static void
+link_deliver(struct link *l)
+{
+	uint8_t		*p, type;
+	const uint8_t	*payload;
+	size_t		 have, plen, used;
+	int		 rc;
+
+	while (!l->closed && !l->dead && !l->paused) {
+		have = evbuffer_get_length(l->in);
+		if (have < DT_FRAME_HDR)
+			return;
+		p = evbuffer_pullup(l->in, 4);
+		rc = dt_frame_parse(p, 4, l->max_frame, &type, &payload, &plen,
+		    &used);
+		if (rc == DT_ERR_AGAIN) {
+			/* Header alone is fine: now pull up the whole frame. */
+			size_t len = (size_t)p[0] << 24 | (size_t)p[1] << 16 |
+			    (size_t)p[2] << 8 | p[3];
+			if (have < len + 4)
+				return;
+			p = evbuffer_pullup(l->in, len + 4);
+			rc = dt_frame_parse(p, len + 4, l->max_frame, &type,
+			    &payload, &plen, &used);
+		}
+		if (rc != 0) {
+			link_down(l, DT_ERR_PROTO, rc == DT_ERR_TOOBIG ?
+			    "frame over the size limit" : "bad frame header");
+			return;
+		}
+		l->cb.frame(l->cb.arg, type, payload, plen);
+		if (!l->dead)
+			evbuffer_drain(l->in, used);
+	}
+}
+
+/* ARGSUSED */
+static void
+link_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct link	*l = arg;
+	int		 n, eof = 0;
+
+	l->busy++;
+	n = evbuffer_read(l->in, fd, 256 * 1024);
+	if (n == 0)
+		eof = 1;
+	else if (n < 0 && errno != EAGAIN && errno != EINTR)
+		eof = -1;
+	link_deliver(l);
+	if (eof && !l->dead) {
+		if (evbuffer_get_length(l->in) > 0 && !l->closed && !l->paused)
+			link_down(l, DT_ERR_PROTO, "stream ended inside a frame");
+		else if (!l->paused || eof < 0)
+			link_down(l, eof < 0 ? DT_ERR_CLOSED : 0,
+			    eof < 0 ? strerror(errno) : "end of stream");
+	}
+	l->busy--;
+	if (l->dead && l->busy == 0)
+		link_free(l);
+}
+
+/* ARGSUSED */
+static void
+link_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct link	*l = arg;
+
+	l->busy++;
+	link_write_some(l);
+	l->busy--;
+	if (l->dead && l->busy == 0)
+		link_free(l);
+}
+
+void
+link_flush(struct link *l, int ms)
+{
+	struct pollfd	pfd;
+
+	while (!l->closed && evbuffer_get_length(l->out) > 0) {
+		pfd.fd = l->wfd;
+		pfd.events = POLLOUT;
+		if (poll(&pfd, 1, ms) <= 0)
+			return;
+		if (evbuffer_write(l->out, l->wfd) <= 0 && errno != EAGAIN &&
+		    errno != EINTR)
+			return;
+	}
+}
+
+void
+link_free(struct link *l)
+{
+	if (l == NULL)
+		return;
+	if (l->busy > 0) {
+		l->dead = 1;
+		l->closed = 1;
+		if (l->rev != NULL)
+			event_del(l->rev);
+		if (l->wev != NULL)
+			event_del(l->wev);
+		return;
+	}
+	if (l->rev != NULL)
+		event_free(l->rev);
+	if (l->wev != NULL)
+		event_free(l->wev);
+	if (l->in != NULL)
+		evbuffer_free(l->in);
+	if (l->out != NULL)
+		evbuffer_free(l->out);
+	if (l->rfd >= 0)
+		close(l->rfd);
+	if (l->wfd >= 0 && l->wfd != l->rfd)
+		close(l->wfd);
+	free(l);
+}

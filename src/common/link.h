@@ -1,0 +1,55 @@
+/*
+ * link.h -- a framed byte stream over a pair of file descriptors, on the
+ * process's one libevent base. The agent speaks to its launcher over one
+ * (stdin/stdout); the local launcher speaks to each agent over one
+ * (a socketpair). Writes are queued and never block; reading can be paused
+ * for back-pressure.
+ */
+#ifndef DT_LINK_H
+#define DT_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct event_base;
+struct link;
+
+/* One whole frame arrived. */
+typedef void	(*link_frame_cb)(void *arg, uint8_t type, const uint8_t *payload,
+		    size_t len);
+/* The stream ended (err 0 = clean EOF) or broke (a DT_ERR_* and a reason). */
+typedef void	(*link_close_cb)(void *arg, int err, const char *why);
+/* The output queue fell below the low-water mark after being above the high one. */
+typedef void	(*link_drain_cb)(void *arg);
+
+struct link_cbs {
+	link_frame_cb	 frame;
+	link_close_cb	 close;
+	link_drain_cb	 drain;		/* may be NULL */
+	void		*arg;
+};
+
+/*
+ * Makes a link reading frames (at most max_frame bytes each) from rfd and
+ * writing to wfd (may be the same fd). Both are made non-blocking.
+ * Returns NULL only if out of memory.
+ */
+struct link	*link_new(struct event_base *, int rfd, int wfd, size_t max_frame,
+		    const struct link_cbs *);
+
+/* Queues bytes (whole frames) for writing; returns 0, or DT_ERR_CLOSED if the link is down. */
+int		 link_send(struct link *, const void *, size_t);
+/* Bytes queued and not yet written. */
+size_t		 link_queued(const struct link *);
+/* Stops (1) or resumes (0) reading, for back-pressure. */
+void		 link_pause(struct link *, int);
+/* Sets when drain_cb fires: after queued > high, once queued <= low. */
+void		 link_watermarks(struct link *, size_t low, size_t high);
+/* Tries to write everything queued, blocking up to ms milliseconds. */
+void		 link_flush(struct link *, int ms);
+/* True once the stream has closed or broken. */
+int		 link_closed(const struct link *);
+/* Closes the fds and frees; safe to call from within the link's own callbacks. */
+void		 link_free(struct link *);
+
+#endif

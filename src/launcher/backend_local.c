@@ -1,0 +1,213 @@
+/*
+ * backend_local.c -- the local launcher's agent: dtrun-agent started on
+ * this machine, speaking over a socketpair. It is put in its own process
+ * group so a terminal's Ctrl-C reaches dtrun alone, which decides.
+ */
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "job.h"
+#include "link.h"
+#include "log.h"
+#include "plan.h"
+#include "proto.h"
+#include "xmalloc.h"
+
+extern char **environ;
+
+struct local {
+	struct link	*link;
+	pid_t		 pid;
+};
+
+/* Finds dtrun-agent: $DTRUN_AGENT, else beside the dtrun binary. */
+static int
+agent_path(char *buf, size_t len, struct dt_err *e)
+{
+	const char	*env = getenv("DTRUN_AGENT");
+	char		 self[PATH_MAX];
+	ssize_t		 n;
+	char		*slash;
+
+	if (env != NULL && env[0] != '\0') {
+		snprintf(buf, len, "%s", env);
+		if (access(buf, X_OK) != 0)
+			return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND,
+			    "DTRUN_AGENT=%s: %s (point it at dtrun-agent)",
+			    buf, strerror(errno));
+		return 0;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "cannot find "
+		    "my own binary: %s (set DTRUN_AGENT)", strerror(errno));
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) != NULL)
+		*slash = '\0';
+	if ((size_t)snprintf(buf, len, "%s/dtrun-agent", self) >= len)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "path of "
+		    "dtrun-agent too long (set DTRUN_AGENT)");
+	if (access(buf, X_OK) != 0)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "%s: %s "
+		    "(install dtrun-agent beside dtrun, or set DTRUN_AGENT)",
+		    buf, strerror(errno));
+	return 0;
+}
+
+static void
+local_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
+{
+	job_host_frame(arg, type, p, n);
+}
+
+static void
+local_close(void *arg, int err, const char *why)
+{
+	job_host_closed(arg, err, why);
+}
+
+static int
+local_start(struct job_host *h, struct dt_err *e)
+{
+	struct local		*l;
+	struct link_cbs		 cbs;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t	 at;
+	sigset_t		 none, all;
+	char			 path[PATH_MAX];
+	char			*argv[2];
+	int			 sv[2], rc;
+	pid_t			 pid;
+
+	if ((rc = agent_path(path, sizeof(path), e)) != 0)
+		return rc;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "socketpair: %s",
+		    strerror(errno));
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
+	posix_spawnattr_init(&at);
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &all);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
+	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	argv[0] = "dtrun-agent";
+	argv[1] = NULL;
+	rc = posix_spawn(&pid, path, &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(sv[1]);
+	if (rc != 0) {
+		close(sv[0]);
+		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "cannot start %s: %s",
+		    path, strerror(rc));
+	}
+	l = xcalloc(1, sizeof(*l));
+	l->pid = pid;
+	cbs.frame = local_frame;
+	cbs.close = local_close;
+	cbs.drain = NULL;
+	cbs.arg = h;
+	if ((l->link = link_new(job_base(h), sv[0], sv[0], AP_FRAME_MAX,
+	    &cbs)) == NULL) {
+		kill(pid, SIGKILL);
+		close(sv[0]);
+		free(l);
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
+	}
+	h->priv = l;
+	log_debug("started agent pid %d for %s", (int)pid, h->ph->name);
+	return 0;
+}
+
+static int
+local_send(struct job_host *h, const void *p, size_t n)
+{
+	struct local	*l = h->priv;
+
+	return l->link == NULL ? DT_ERR_CLOSED : link_send(l->link, p, n);
+}
+
+static void
+local_pause(struct job_host *h, int on)
+{
+	struct local	*l = h->priv;
+
+	if (l->link != NULL)
+		link_pause(l->link, on);
+}
+
+static void
+local_kill(struct job_host *h)
+{
+	struct local	*l = h->priv;
+
+	/* The agent's ranks have PR_SET_PDEATHSIG: they die with it. */
+	if (l->pid > 0)
+		kill(l->pid, SIGKILL);
+}
+
+static void
+local_reaped(struct job_host *h, pid_t pid, int status)
+{
+	struct local	*l = h->priv;
+
+	if (pid != l->pid)
+		return;
+	l->pid = 0;
+	if (WIFSIGNALED(status) || WEXITSTATUS(status) != 0)
+		log_debug("agent for %s ended with status %d", h->ph->name,
+		    status);
+}
+
+static void
+local_free(struct job_host *h)
+{
+	struct local	*l = h->priv;
+	struct timespec	 ts = { 0, 1000 * 1000 };
+	int		 i;
+
+	if (l == NULL)
+		return;
+	if (l->link != NULL)
+		link_free(l->link);
+	/* After DONE the agent is exiting by itself; give it a moment. */
+	for (i = 0; i < 2000 && l->pid > 0; i++) {
+		if (waitpid(l->pid, NULL, WNOHANG) == l->pid)
+			l->pid = 0;
+		else
+			nanosleep(&ts, NULL);
+	}
+	if (l->pid > 0) {
+		kill(l->pid, SIGKILL);
+		waitpid(l->pid, NULL, 0);
+	}
+	free(l);
+	h->priv = NULL;
+}
+
+const struct backend backend_local = {
+	.name = "local",
+	.start = local_start,
+	.send = local_send,
+	.pause = local_pause,
+	.kill = local_kill,
+	.reaped = local_reaped,
+	.free = local_free,
+};

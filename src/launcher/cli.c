@@ -1,0 +1,267 @@
+/*
+ * cli.c -- dtrun's options. Parsing stops at the first non-option word (the
+ * command), so "dtrun -n 2 python -u x.py" needs no "--". Errors say what
+ * was wrong and how to fix it; main() prints them and exits 2.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "err.h"
+#include "prefix.h"
+#include "xmalloc.h"
+
+const char cli_usage[] =
+"usage: dtrun [options] [--] COMMAND [ARGS...]\n"
+"\n"
+"Starts COMMAND as the ranks of one distributed job, forwards their output\n"
+"line by line, and stops them all as soon as one fails.\n"
+"\n"
+"  -n, --np N              number of ranks (local default 1)\n"
+"      --nproc-per-node N  ranks per host\n"
+"      --launcher KIND     local, ssh or slurm (default: local without hosts)\n"
+"      --prefix FORMAT     line prefix: %r rank, %l local rank, %h host,\n"
+"                          %s stream (out/err), %% percent; default \"[%r] \";\n"
+"                          \"\" turns prefixes off\n"
+"      --output-dir DIR    also write DIR/rank.N/{stdout,stderr}\n"
+"      --timestamp         put the time in front of each forwarded line\n"
+"  -x, --export NAME[=VALUE]\n"
+"                          pass a variable to the ranks (repeatable)\n"
+"      --kill-grace SECS   between SIGTERM and SIGKILL when stopping (default 5)\n"
+"      --timeout SECS      stop the job after SECS and exit 124\n"
+"      --dry-run           print the plan, one line per rank, and exit\n"
+"  -v, --verbose           say more (repeat for debug output)\n"
+"  -q, --quiet             only errors\n"
+"  -V, --version           print the version\n"
+"  -h, --help              this text\n"
+"\n"
+"Exit status: 0 when every rank exits 0; else the first failing rank's code\n"
+"(128+N if it died of signal N); 124 after --timeout; 2 for usage errors.\n";
+
+enum {
+	OPT_NPROC = 256, OPT_LAUNCHER, OPT_PREFIX, OPT_OUTPUT_DIR,
+	OPT_TIMESTAMP, OPT_KILL_GRACE, OPT_TIMEOUT, OPT_DRY_RUN,
+};
+
+static const struct option longopts[] = {
+	{ "np",			required_argument,	NULL, 'n' },
+	{ "nproc-per-node",	required_argument,	NULL, OPT_NPROC },
+	{ "launcher",		required_argument,	NULL, OPT_LAUNCHER },
+	{ "prefix",		required_argument,	NULL, OPT_PREFIX },
+	{ "output-dir",		required_argument,	NULL, OPT_OUTPUT_DIR },
+	{ "timestamp",		no_argument,		NULL, OPT_TIMESTAMP },
+	{ "export",		required_argument,	NULL, 'x' },
+	{ "kill-grace",		required_argument,	NULL, OPT_KILL_GRACE },
+	{ "timeout",		required_argument,	NULL, OPT_TIMEOUT },
+	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
+	{ "verbose",		no_argument,		NULL, 'v' },
+	{ "quiet",		no_argument,		NULL, 'q' },
+	{ "version",		no_argument,		NULL, 'V' },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ NULL,			0,			NULL, 0 }
+};
+
+/* Parses a positive int for option name; returns 0 or DT_ERR_INVAL. */
+static int
+parse_count(const char *name, const char *s, int min, int *out,
+    struct dt_err *e)
+{
+	char	*end;
+	long	 v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno != 0 || v > 1000000)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": not a "
+		    "number (give a whole number, e.g. %s 4)", name, s, name);
+	if (v < min)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s %ld: need at "
+		    "least %d", name, v, min);
+	*out = (int)v;
+	return 0;
+}
+
+/* Parses seconds (decimals allowed, >= 0) for option name. */
+static int
+parse_secs(const char *name, const char *s, double *out, struct dt_err *e)
+{
+	char	*end;
+	double	 v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (*s == '\0' || *end != '\0' || errno != 0 || !isfinite(v) ||
+	    v < 0 || v > 31536000)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": want "
+		    "seconds, a number >= 0 (e.g. %s 30 or %s 0.5)", name, s,
+		    name, name);
+	*out = v;
+	return 0;
+}
+
+/* True if s is a valid environment variable name. */
+static int
+valid_name(const char *s, size_t n)
+{
+	size_t	i;
+
+	if (n == 0 || isdigit((unsigned char)s[0]))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return 0;
+	return 1;
+}
+
+/* -x NAME or -x NAME=VALUE: appends "NAME=VALUE" to o->exports. */
+static int
+add_export(struct opts *o, const char *arg, struct dt_err *e)
+{
+	const char	*eq = strchr(arg, '=');
+	const char	*val;
+	size_t		 n = eq ? (size_t)(eq - arg) : strlen(arg);
+	char		*kv;
+
+	if (!valid_name(arg, n))
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "-x \"%s\": not a "
+		    "variable name (use -x NAME or -x NAME=VALUE)", arg);
+	if (eq != NULL)
+		kv = xstrdup(arg);
+	else {
+		if ((val = getenv(arg)) == NULL)
+			return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "-x %s: %s "
+			    "is not set here (set it, or use -x %s=VALUE)",
+			    arg, arg, arg);
+		xasprintf(&kv, "%s=%s", arg, val);
+	}
+	o->exports = xreallocarray(o->exports, o->nexports + 1,
+	    sizeof(*o->exports));
+	o->exports[o->nexports++] = kv;
+	return 0;
+}
+
+int
+cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
+{
+	int	c, rc;
+
+	memset(o, 0, sizeof(*o));
+	o->prefix = PREFIX_DEFAULT;
+	o->kill_grace = 5;
+	dt_err_clear(e);
+
+	optind = 0;		/* glibc: restart, so the unit tests can call us again */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:n:x:vqVh", longopts, NULL)) != -1) {
+		rc = 0;
+		switch (c) {
+		case 'n':
+			rc = parse_count("-n", optarg, 1, &o->np, e);
+			break;
+		case OPT_NPROC:
+			rc = parse_count("--nproc-per-node", optarg, 1,
+			    &o->nproc_per_node, e);
+			break;
+		case OPT_LAUNCHER:
+			if (strcmp(optarg, "local") == 0)
+				o->launcher = LAUNCH_LOCAL;
+			else if (strcmp(optarg, "ssh") == 0)
+				o->launcher = LAUNCH_SSH;
+			else if (strcmp(optarg, "slurm") == 0)
+				o->launcher = LAUNCH_SLURM;
+			else
+				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+				    "--launcher \"%s\": unknown (use local, ssh "
+				    "or slurm)", optarg);
+			break;
+		case OPT_PREFIX:
+			o->prefix = optarg;
+			rc = prefix_check(optarg, e);
+			break;
+		case OPT_OUTPUT_DIR:
+			if (optarg[0] == '\0')
+				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+				    "--output-dir needs a directory name");
+			o->output_dir = optarg;
+			break;
+		case OPT_TIMESTAMP:
+			o->timestamp = 1;
+			break;
+		case 'x':
+			rc = add_export(o, optarg, e);
+			break;
+		case OPT_KILL_GRACE:
+			rc = parse_secs("--kill-grace", optarg, &o->kill_grace,
+			    e);
+			break;
+		case OPT_TIMEOUT:
+			rc = parse_secs("--timeout", optarg, &o->timeout, e);
+			if (rc == 0 && o->timeout == 0)
+				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+				    "--timeout 0: give a time above zero, or "
+				    "leave --timeout out");
+			break;
+		case OPT_DRY_RUN:
+			o->dry_run = 1;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'V':
+			return CLI_VERSION;
+		case 'h':
+			return CLI_HELP;
+		case ':':
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s needs a "
+			    "value (see dtrun --help)", argv[optind - 1]);
+			break;
+		default:
+			if (optopt != 0 && optopt < 256)
+				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+				    "unknown option -%c (see dtrun --help)",
+				    optopt);
+			else
+				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+				    "unknown option %s (see dtrun --help)",
+				    argv[optind - 1]);
+			break;
+		}
+		if (rc != 0) {
+			cli_free(o);
+			return rc;
+		}
+	}
+	if (optind >= argc) {
+		cli_free(o);
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "no command given "
+		    "(usage: dtrun [options] [--] COMMAND [ARGS...])");
+	}
+	if (argv[optind][0] == '\0') {
+		cli_free(o);
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "the command is an "
+		    "empty string");
+	}
+	o->cmd = argv + optind;
+	o->ncmd = argc - optind;
+	return CLI_RUN;
+}
+
+void
+cli_free(struct opts *o)
+{
+	size_t	i;
+
+	for (i = 0; i < o->nexports; i++)
+		free(o->exports[i]);
+	free(o->exports);
+	o->exports = NULL;
+	o->nexports = 0;
+}

@@ -1,0 +1,611 @@
+/*
+ * job.c -- the job: start every host's agent, hand each its ranks, start
+ * them all only once every host has checked its commands, forward output,
+ * and stop everything at the first failure, signal or timeout.
+ *
+ * The first cause wins the exit status: a failing rank's code (128+N for
+ * signal N), 128+N when dtrun itself got signal N, 124 for --timeout, 2 for
+ * a configuration error found on a host, 255 for a lost agent.
+ */
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "cli.h"
+#include "err.h"
+#include "job.h"
+#include "log.h"
+#include "output.h"
+#include "plan.h"
+#include "proto.h"
+#include "wire.h"
+#include "xmalloc.h"
+
+#define EXIT_CONFIG	2
+#define EXIT_TIMEOUT	124
+#define EXIT_LOST	255
+
+enum rank_state { R_WAITING, R_RUNNING, R_EXITED };
+
+struct job_rank {
+	enum rank_state	 state;
+	pid_t		 pid;
+};
+
+struct job {
+	struct event_base	*base;
+	const struct opts	*o;
+	const struct plan	*plan;
+	const char		*id;
+	struct job_host		*hosts;
+	struct job_rank		*ranks;
+	struct output		*out;
+	struct dt_wbuf		 wb;
+	char			 master_addr[64];
+	int			 master_port;
+	size_t			 nprepared;
+	size_t			 ndone;
+	size_t			 nrunning;
+	int			 started;	/* START sent */
+	int			 stopping;
+	int			 exit_set;
+	int			 exit_code;
+	int			 signals;	/* how many stop signals dtrun got */
+	struct event		*ev_sig[6];
+	struct event		*ev_timeout;
+	struct event		*ev_watchdog;
+};
+
+struct event_base *
+job_base(struct job_host *h)
+{
+	return h->job->base;
+}
+
+void
+job_make_id(char *buf, size_t len)
+{
+	unsigned char	r[6];
+	int		fd;
+	size_t		i, n;
+
+	/* Time first, so ids sort by start; then randomness against clashes. */
+	n = snprintf(buf, len, "%lx-", (unsigned long)time(NULL));
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd == -1 || read(fd, r, sizeof(r)) != (ssize_t)sizeof(r)) {
+		for (i = 0; i < sizeof(r); i++)
+			r[i] = (unsigned char)(getpid() >> (i * 3) ^ clock());
+	}
+	if (fd != -1)
+		close(fd);
+	for (i = 0; i < sizeof(r) && n + 2 < len; i++, n += 2)
+		snprintf(buf + n, len - n, "%02x", r[i]);
+}
+
+/* The first cause of the job's end sets the exit status. */
+static void
+job_set_exit(struct job *j, int code)
+{
+	if (!j->exit_set) {
+		j->exit_set = 1;
+		j->exit_code = code;
+	}
+}
+
+/* Queues what the encoders left in j->wb to h's agent. */
+static void
+job_send(struct job_host *h)
+{
+	struct job	*j = h->job;
+
+	if (j->wb.len > 0 && !h->done)
+		h->be->send(h, j->wb.p, j->wb.len);
+	dt_wbuf_reset(&j->wb);
+}
+
+/* Ends the event loop once every host is done. */
+static void
+job_check_done(struct job *j)
+{
+	if (j->ndone == j->plan->nhosts)
+		event_base_loopbreak(j->base);
+}
+
+/* ARGSUSED */
+static void
+watchdog_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct job	*j = arg;
+	size_t		 h;
+
+	for (h = 0; h < j->plan->nhosts; h++) {
+		if (j->hosts[h].done)
+			continue;
+		log_error("agent on %s did not finish stopping its ranks: "
+		    "cutting it off", j->hosts[h].ph->name);
+		j->hosts[h].be->kill(&j->hosts[h]);
+		j->hosts[h].done = 1;
+		j->ndone++;
+	}
+	job_set_exit(j, EXIT_LOST);
+	job_check_done(j);
+}
+
+/* Tells every agent to stop its ranks: sig now, SIGKILL after the grace. */
+static void
+job_stop(struct job *j, int sig, double grace)
+{
+	struct ap_stop	st;
+	struct timeval	tv;
+	size_t		h;
+
+	st.signo = sig;
+	st.grace_ms = sig == SIGKILL ? 0 : (uint32_t)(grace * 1000);
+	j->stopping = 1;
+	for (h = 0; h < j->plan->nhosts; h++) {
+		if (j->hosts[h].done)
+			continue;
+		ap_put_stop(&j->wb, &st);
+		job_send(&j->hosts[h]);
+	}
+	/* Agents kill after the grace; this only catches an agent that hangs. */
+	if (!event_pending(j->ev_watchdog, EV_TIMEOUT, NULL) || sig == SIGKILL) {
+		tv.tv_sec = (time_t)grace + 5;
+		tv.tv_usec = 0;
+		event_add(j->ev_watchdog, &tv);
+	}
+}
+
+/* Describes how a rank ended ("exited with code 3", "was killed by signal 9 (Killed)"). */
+static void
+describe_end(char *buf, size_t len, const struct ap_exit *x)
+{
+	if (x->how == AP_SIGNALED)
+		snprintf(buf, len, "was killed by signal %u (%s)", x->code,
+		    strsignal(x->code));
+	else if (x->how == AP_NOSTART)
+		snprintf(buf, len, "could not start: %s", strerror(x->code));
+	else
+		snprintf(buf, len, "exited with code %u", x->code);
+}
+
+/* A rank ended: the first failure stops the job. */
+static void
+job_rank_exit(struct job_host *h, const struct ap_exit *x)
+{
+	struct job	*j = h->job;
+	struct job_rank	*r;
+	char		 how[128];
+	int		 code;
+
+	if (x->rank >= j->plan->nranks ||
+	    j->plan->ranks[x->rank].host != h->index)
+		return;
+	r = &j->ranks[x->rank];
+	if (r->state == R_RUNNING)
+		j->nrunning--;
+	r->state = R_EXITED;
+	output_rank_end(j->out, x->rank);
+	if (x->how == AP_EXITED && x->code == 0)
+		return;
+	if (x->how == AP_SIGNALED)
+		code = 128 + x->code;
+	else if (x->how == AP_NOSTART)
+		code = x->code == ENOEXEC || x->code == EACCES ? 126 : 127;
+	else
+		code = x->code;
+	if (j->stopping)
+		return;		/* stopped by us, or after the first failure */
+	describe_end(how, sizeof(how), x);
+	if (r->pid > 0)
+		log_error("rank %u on %s (pid %d) %s; stopping %zu other "
+		    "rank%s", x->rank, h->ph->name, (int)r->pid, how,
+		    j->nrunning, j->nrunning == 1 ? "" : "s");
+	else
+		log_error("rank %u on %s %s; stopping %zu other rank%s",
+		    x->rank, h->ph->name, how, j->nrunning,
+		    j->nrunning == 1 ? "" : "s");
+	job_set_exit(j, code);
+	job_stop(j, SIGTERM, j->o->kill_grace);
+}
+
+/* Puts "NAME=value" into v[*n]. */
+static void
+env_add(char **v, size_t *n, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void
+env_add(char **v, size_t *n, const char *name, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*val;
+
+	va_start(ap, fmt);
+	if (vasprintf(&val, fmt, ap) < 0)
+		val = NULL;
+	va_end(ap);
+	xasprintf(&v[(*n)++], "%s=%s", name, val ? val : "");
+	free(val);
+}
+
+/* HELLO from h: send the job, the host's ranks, and PREPARE. */
+static void
+job_host_hello(struct job_host *h)
+{
+	struct job		*j = h->job;
+	const struct plan	*p = j->plan;
+	const struct plan_host	*ph = h->ph;
+	struct ap_job		 aj;
+	struct ap_rank		 ar;
+	char			*env[32 + 1], *renv[8];
+	char			 cwd[4096];
+	size_t			 n = 0, i, m;
+	int			 r;
+
+	env_add(env, &n, "WORLD_SIZE", "%zu", p->nranks);
+	env_add(env, &n, "LOCAL_WORLD_SIZE", "%d", ph->nranks);
+	env_add(env, &n, "NODE_RANK", "%d", h->index);
+	env_add(env, &n, "GROUP_RANK", "%d", h->index);
+	env_add(env, &n, "NNODES", "%zu", p->nhosts);
+	env_add(env, &n, "ROLE_WORLD_SIZE", "%zu", p->nranks);
+	env_add(env, &n, "MASTER_ADDR", "%s", j->master_addr);
+	env_add(env, &n, "MASTER_PORT", "%d", j->master_port);
+	env_add(env, &n, "DTRUN_JOB_ID", "%s", j->id);
+	env_add(env, &n, "DTRUN_HOST", "%s", ph->name);
+	env_add(env, &n, "DTRUN_WORLD_SIZE", "%zu", p->nranks);
+	env_add(env, &n, "DTRUN_NODE_RANK", "%d", h->index);
+	env_add(env, &n, "DTRUN_NNODES", "%zu", p->nhosts);
+
+	memset(&aj, 0, sizeof(aj));
+	aj.version = AP_VERSION;
+	aj.job_id = (char *)j->id;
+	/* Locally the agent inherits our directory; remote ones are told. */
+	aj.cwd = p->local || getcwd(cwd, sizeof(cwd)) == NULL ? "" : cwd;
+	aj.kill_grace_ms = (uint32_t)(j->o->kill_grace * 1000);
+	aj.nranks = ph->nranks;
+	/* -x comes last so the user can override anything above. */
+	aj.env = xreallocarray(NULL, n + j->o->nexports, sizeof(char *));
+	memcpy(aj.env, env, n * sizeof(char *));
+	memcpy(aj.env + n, j->o->exports, j->o->nexports * sizeof(char *));
+	aj.nenv = n + j->o->nexports;
+	ap_put_job(&j->wb, &aj);
+	job_send(h);
+	free(aj.env);
+
+	for (r = ph->first_rank; r < ph->first_rank + ph->nranks; r++) {
+		m = 0;
+		env_add(renv, &m, "RANK", "%d", r);
+		env_add(renv, &m, "LOCAL_RANK", "%d", p->ranks[r].local_rank);
+		env_add(renv, &m, "ROLE_RANK", "%d", r);
+		env_add(renv, &m, "DTRUN_RANK", "%d", r);
+		env_add(renv, &m, "DTRUN_LOCAL_RANK", "%d",
+		    p->ranks[r].local_rank);
+		ar.rank = r;
+		ar.local_rank = p->ranks[r].local_rank;
+		ar.argv = j->o->cmd;
+		ar.argc = j->o->ncmd;
+		ar.env = renv;
+		ar.nenv = m;
+		ap_put_rank(&j->wb, &ar);
+		for (i = 0; i < m; i++)
+			free(renv[i]);
+		if (j->wb.len > 64 * 1024)
+			job_send(h);
+	}
+	ap_put_empty(&j->wb, AP_PREPARE);
+	job_send(h);
+	for (i = 0; i < n; i++)
+		free(env[i]);
+}
+
+/* Every host has checked its commands: start all ranks everywhere. */
+static void
+job_start_all(struct job *j)
+{
+	size_t	h;
+
+	j->started = 1;
+	for (h = 0; h < j->plan->nhosts; h++) {
+		ap_put_empty(&j->wb, AP_START);
+		job_send(&j->hosts[h]);
+	}
+	log_info("started %zu ranks on %zu host%s (job %s)", j->plan->nranks,
+	    j->plan->nhosts, j->plan->nhosts == 1 ? "" : "s", j->id);
+}
+
+void
+job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
+{
+	struct job	*j = h->job;
+	struct ap_hello	 hello;
+	struct ap_output out;
+	struct ap_exit	 x;
+	struct ap_error	 e;
+	uint32_t	 rank, pid;
+
+	switch (type) {
+	case AP_HELLO:
+		if (h->hello || ap_get_hello(p, n, &hello) != 0)
+			break;
+		h->hello = 1;
+		h->agent_host = hello.hostname;
+		if (hello.version != AP_VERSION) {
+			log_error("%s: agent speaks protocol %u, dtrun %d: "
+			    "install the same dtrun version there",
+			    h->ph->name, hello.version, AP_VERSION);
+			job_set_exit(j, EXIT_CONFIG);
+			job_stop(j, SIGTERM, j->o->kill_grace);
+			return;
+		}
+		if (!j->stopping)
+			job_host_hello(h);
+		return;
+	case AP_PREPARED:
+		if (h->prepared || ap_get_empty(p, n) != 0)
+			break;
+		h->prepared = 1;
+		if (++j->nprepared == j->plan->nhosts && !j->stopping)
+			job_start_all(j);
+		return;
+	case AP_STARTED:
+		if (ap_get_started(p, n, &rank, &pid) != 0 ||
+		    rank >= j->plan->nranks)
+			break;
+		j->ranks[rank].pid = pid;
+		if (j->ranks[rank].state == R_WAITING) {
+			j->ranks[rank].state = R_RUNNING;
+			j->nrunning++;
+		}
+		return;
+	case AP_OUTPUT:
+		if (ap_get_output(p, n, &out) != 0 || out.rank >= j->plan->nranks)
+			break;
+		output_feed(j->out, out.rank, out.stream, out.data, out.len);
+		return;
+	case AP_EXIT:
+		if (ap_get_exit(p, n, &x) != 0)
+			break;
+		job_rank_exit(h, &x);
+		return;
+	case AP_ERROR:
+		if (ap_get_error(p, n, &e) != 0)
+			break;
+		if (!j->stopping || !j->started)
+			log_error("%s", e.msg);
+		job_set_exit(j, e.code);
+		ap_error_free(&e);
+		if (!j->stopping)
+			job_stop(j, SIGTERM, j->o->kill_grace);
+		return;
+	case AP_DONE:
+		if (h->done || ap_get_empty(p, n) != 0)
+			break;
+		h->done = 1;
+		j->ndone++;
+		job_check_done(j);
+		return;
+	}
+	log_error("%s: agent sent a bad %s message: cutting it off",
+	    h->ph->name, ap_type_name(type));
+	h->be->kill(h);
+	job_host_closed(h, DT_ERR_PROTO, "protocol error");
+}
+
+void
+job_host_closed(struct job_host *h, int err, const char *why)
+{
+	struct job	*j = h->job;
+
+	if (h->done)
+		return;
+	h->done = 1;
+	j->ndone++;
+	if (!j->stopping || j->started) {
+		log_error("lost the agent on %s (%s)%s", h->ph->name, why,
+		    j->stopping ? "" : ": stopping the job");
+	}
+	job_set_exit(j, EXIT_LOST);
+	if (!j->stopping)
+		job_stop(j, SIGTERM, j->o->kill_grace);
+	job_check_done(j);
+}
+
+/* Output is backing up: stop (1) or resume (0) reading every agent. */
+static void
+job_pressure(void *arg, int on)
+{
+	struct job	*j = arg;
+	size_t		 h;
+
+	for (h = 0; h < j->plan->nhosts; h++)
+		if (!j->hosts[h].done)
+			j->hosts[h].be->pause(&j->hosts[h], on);
+}
+
+/* ARGSUSED */
+static void
+signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct job	*j = arg;
+	pid_t		 pid;
+	size_t		 h;
+	int		 status;
+
+	switch (sig) {
+	case SIGCHLD:
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+			for (h = 0; h < j->plan->nhosts; h++)
+				j->hosts[h].be->reaped(&j->hosts[h], pid,
+				    status);
+		return;
+	case SIGUSR1:
+	case SIGUSR2:
+		for (h = 0; h < j->plan->nhosts; h++) {
+			if (j->hosts[h].done)
+				continue;
+			ap_put_signal(&j->wb, sig);
+			job_send(&j->hosts[h]);
+		}
+		return;
+	}
+	if (++j->signals == 1) {
+		if (!j->stopping)
+			log_warn("got %s: stopping %zu rank%s (again to kill "
+			    "at once)", sigabbrev_np(sig) ? sigabbrev_np(sig) :
+			    "a signal", j->nrunning, j->nrunning == 1 ? "" : "s");
+		job_set_exit(j, 128 + sig);
+		job_stop(j, sig, j->o->kill_grace);
+	} else {
+		log_warn("got %s again: killing every rank now",
+		    sigabbrev_np(sig) ? sigabbrev_np(sig) : "a signal");
+		job_set_exit(j, 128 + sig);
+		job_stop(j, SIGKILL, 0);
+	}
+}
+
+/* ARGSUSED */
+static void
+timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct job	*j = arg;
+
+	if (j->stopping)
+		return;
+	log_error("job timed out after %g s (--timeout): stopping %zu rank%s",
+	    j->o->timeout, j->nrunning, j->nrunning == 1 ? "" : "s");
+	job_set_exit(j, EXIT_TIMEOUT);
+	job_stop(j, SIGTERM, j->o->kill_grace);
+}
+
+/* Picks a TCP port nobody listens on for rank 0's MASTER_PORT. */
+static int
+free_port(void)
+{
+	struct sockaddr_in	sin;
+	socklen_t		len = sizeof(sin);
+	int			fd, port = 29500;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return port;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sin, &len) == 0)
+		port = ntohs(sin.sin_port);
+	close(fd);
+	return port;
+}
+
+int
+job_run(const struct opts *o, const struct plan *p, const char *id)
+{
+	static const int	 sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1,
+				     SIGUSR2, SIGCHLD };
+	struct job		 j;
+	struct output_cfg	 oc;
+	struct dt_err		 e;
+	struct timeval		 tv;
+	char			 msg[1024];
+	size_t			 i;
+	int			 started = 0;
+
+	memset(&j, 0, sizeof(j));
+	j.o = o;
+	j.plan = p;
+	j.id = id;
+	if ((j.base = event_base_new()) == NULL) {
+		log_error("cannot make an event base");
+		return 70;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		j.ev_sig[i] = evsignal_new(j.base, sigs[i], signal_cb, &j);
+		event_add(j.ev_sig[i], NULL);
+	}
+	j.ev_timeout = evtimer_new(j.base, timeout_cb, &j);
+	j.ev_watchdog = evtimer_new(j.base, watchdog_cb, &j);
+
+	memset(&oc, 0, sizeof(oc));
+	oc.prefix = o->prefix;
+	oc.dir = o->output_dir;
+	oc.timestamp = o->timestamp;
+	oc.pressure = job_pressure;
+	oc.arg = &j;
+	j.out = output_new(j.base, &oc, p->nranks);
+	j.ranks = xcalloc(p->nranks, sizeof(*j.ranks));
+	for (i = 0; i < p->nranks; i++) {
+		if (output_rank(j.out, i, p->ranks[i].local_rank,
+		    p->hosts[p->ranks[i].host].name, &e) != 0) {
+			log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
+			j.exit_code = EXIT_CONFIG;
+			goto out;
+		}
+	}
+
+	snprintf(j.master_addr, sizeof(j.master_addr), "%s",
+	    p->local ? "127.0.0.1" : p->hosts[0].name);
+	j.master_port = free_port();
+
+	j.hosts = xcalloc(p->nhosts, sizeof(*j.hosts));
+	for (i = 0; i < p->nhosts; i++) {
+		j.hosts[i].job = &j;
+		j.hosts[i].index = i;
+		j.hosts[i].ph = &p->hosts[i];
+		j.hosts[i].be = &backend_local;
+	}
+	for (i = 0; i < p->nhosts; i++) {
+		if (j.hosts[i].be->start(&j.hosts[i], &e) != 0) {
+			log_error("%s: %s", p->hosts[i].name,
+			    dt_err_str(&e, msg, sizeof(msg)));
+			/* Nothing ran yet: the started agents get STOP, reply DONE. */
+			j.hosts[i].done = 1;
+			j.ndone++;
+			job_set_exit(&j, EXIT_CONFIG);
+			job_stop(&j, SIGTERM, o->kill_grace);
+			break;
+		}
+		started++;
+	}
+	for (i = started + 1; i < p->nhosts && j.stopping; i++) {
+		j.hosts[i].done = 1;
+		j.ndone++;
+	}
+	if (o->timeout > 0) {
+		tv.tv_sec = (time_t)o->timeout;
+		tv.tv_usec = (suseconds_t)((o->timeout - tv.tv_sec) * 1e6);
+		event_add(j.ev_timeout, &tv);
+	}
+	if (j.ndone < p->nhosts)
+		event_base_dispatch(j.base);
+
+out:
+	output_finish(j.out, 10000);
+	for (i = 0; j.hosts != NULL && i < p->nhosts; i++) {
+		if (j.hosts[i].priv != NULL)
+			j.hosts[i].be->free(&j.hosts[i]);
+		free(j.hosts[i].agent_host);
+	}
+	output_free(j.out);
+	free(j.hosts);
+	free(j.ranks);
+	dt_wbuf_free(&j.wb);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		event_free(j.ev_sig[i]);
+	event_free(j.ev_timeout);
+	event_free(j.ev_watchdog);
+	event_base_free(j.base);
+	return j.exit_code;
+}

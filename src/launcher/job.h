@@ -1,0 +1,65 @@
+/*
+ * job.h -- one job: its hosts' agents, its ranks, and the fail-fast policy.
+ *
+ * The job never touches a worker process: it talks to one agent per host
+ * through a backend (local pipe, ssh, srun) and reacts to what they report.
+ */
+#ifndef DT_JOB_H
+#define DT_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct dt_err;
+struct event_base;
+struct job;
+struct job_host;
+struct opts;
+struct plan;
+struct plan_host;
+
+/* One way of reaching hosts' agents (pdsh-style operations table). */
+struct backend {
+	const char	*name;
+	/* Starts the agent of h; its frames go to job_host_frame. 0 or DT_ERR_*. */
+	int		(*start)(struct job_host *, struct dt_err *);
+	/* Queues bytes (whole frames) to the agent; 0 or DT_ERR_CLOSED. */
+	int		(*send)(struct job_host *, const void *, size_t);
+	/* Stops (1) or resumes (0) reading from the agent. */
+	void		(*pause)(struct job_host *, int);
+	/* Last resort when an agent does not answer: tear the connection down. */
+	void		(*kill)(struct job_host *);
+	/* A child process exited: the backend reaps what is its own. */
+	void		(*reaped)(struct job_host *, pid_t, int status);
+	void		(*free)(struct job_host *);
+};
+
+extern const struct backend backend_local;
+
+struct job_host {
+	struct job		*job;
+	int			 index;		/* node rank */
+	const struct plan_host	*ph;
+	const struct backend	*be;
+	void			*priv;		/* the backend's */
+	char			*agent_host;	/* hostname the agent reported */
+	int			 hello;
+	int			 prepared;
+	int			 done;		/* DONE received, or link lost */
+};
+
+/* The event base every part of the job uses. */
+struct event_base *job_base(struct job_host *);
+/* A frame arrived from h's agent. */
+void	job_host_frame(struct job_host *, uint8_t type, const uint8_t *, size_t);
+/* h's agent link ended; err 0 = clean EOF. */
+void	job_host_closed(struct job_host *, int err, const char *why);
+
+/* Runs the job to the end; returns dtrun's exit status. */
+int	job_run(const struct opts *, const struct plan *, const char *job_id);
+
+/* Makes a unique job id into buf. */
+void	job_make_id(char *buf, size_t len);
+
+#endif

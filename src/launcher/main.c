@@ -1,0 +1,78 @@
+/*
+ * main.c -- dtrun: start a distributed job's ranks, forward their output,
+ * stop them all at the first failure. Only this file decides to exit.
+ */
+#include <sys/resource.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "err.h"
+#include "job.h"
+#include "log.h"
+#include "plan.h"
+
+/* Many ranks mean many pipes and output files: use every fd we may. */
+static void
+raise_nofile(void)
+{
+	struct rlimit	rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts	o;
+	struct plan	p;
+	struct dt_err	e;
+	char		msg[1024], id[64];
+	int		rc;
+
+	log_init("dtrun");
+	rc = cli_parse(argc, argv, &o, &e);
+	if (rc == CLI_HELP) {
+		fputs(cli_usage, stdout);
+		return 0;
+	}
+	if (rc == CLI_VERSION) {
+		printf("dtrun %s\n", DT_VERSION);
+		return 0;
+	}
+	if (rc < 0) {
+		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
+		return 2;
+	}
+	log_level = o.quiet ? -1 : o.verbose;
+
+	if (o.launcher == LAUNCH_SSH || o.launcher == LAUNCH_SLURM) {
+		log_error("--launcher %s: not available in this build yet "
+		    "(use --launcher local)", o.launcher == LAUNCH_SSH ?
+		    "ssh" : "slurm");
+		cli_free(&o);
+		return 2;
+	}
+	if (plan_local(&p, &o, &e) != 0) {
+		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
+		cli_free(&o);
+		return 2;
+	}
+	job_make_id(id, sizeof(id));
+	if (o.dry_run) {
+		plan_print(&p, &o, id);
+		rc = 0;
+	} else {
+		raise_nofile();
+		rc = job_run(&o, &p, id);
+	}
+	plan_free(&p);
+	cli_free(&o);
+	return rc;
+}

@@ -1,0 +1,352 @@
+/*
+ * output.c -- forwarded output. Each of dtrun's stdout and stderr is a sink:
+ * an evbuffer of whole lines written with non-blocking writes as the fd
+ * accepts them. When a slow reader lets them grow past a high-water mark,
+ * the job stops reading agents (back-pressure reaches the ranks through
+ * the pipes) until they drain: nothing is dropped and nothing spins.
+ */
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "err.h"
+#include "lines.h"
+#include "log.h"
+#include "output.h"
+#include "prefix.h"
+#include "xmalloc.h"
+
+#define SINK_HIGH	(4 * 1024 * 1024)
+#define SINK_LOW	(1024 * 1024)
+
+struct sink {
+	struct output	*o;
+	int		 fd;
+	struct evbuffer	*buf;
+	struct event	*wev;
+	int		 flags;		/* fd flags to restore at the end */
+	int		 broken;	/* reader went away: drop further output */
+};
+
+struct orank {
+	char		*pfx[2];	/* rendered prefix for stdout, stderr */
+	size_t		 plen[2];
+	struct lines	 lines[2];
+	int		 fd[2];		/* --output-dir files, or -1 */
+};
+
+struct output {
+	struct output_cfg cfg;
+	struct sink	 sink[2];
+	struct orank	*ranks;
+	size_t		 nranks;
+	int		 pressed;
+	char		 ts[40];	/* timestamp of the chunk being split */
+	size_t		 tslen;
+	struct sink	*cur;		/* sink of the chunk being split */
+	struct orank	*cur_rank;
+	int		 cur_stream;
+};
+
+static void	sink_write(struct sink *);
+
+/* ARGSUSED */
+static void
+sink_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sink_write(arg);
+}
+
+/* Prepares fd for non-blocking writes; pipes, sockets and ttys only (regular files never block). */
+static void
+sink_init(struct output *o, struct sink *s, int fd, struct event_base *base)
+{
+	struct stat	st;
+
+	s->o = o;
+	s->fd = fd;
+	s->buf = evbuffer_new();
+	s->flags = fcntl(fd, F_GETFL);
+	if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) ||
+	    S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode)) && s->flags != -1 &&
+	    !(s->flags & O_NONBLOCK)) {
+		fcntl(fd, F_SETFL, s->flags | O_NONBLOCK);
+		s->wev = event_new(base, fd, EV_WRITE | EV_PERSIST,
+		    sink_write_cb, s);
+	}
+	if (s->buf == NULL)
+		xmalloc((size_t)-1);	/* out of memory: exits */
+}
+
+/* Total bytes queued in both sinks. */
+static size_t
+output_queued(struct output *o)
+{
+	return evbuffer_get_length(o->sink[0].buf) +
+	    evbuffer_get_length(o->sink[1].buf);
+}
+
+/* Writes what the fd takes now; arms the write event for the rest. */
+static void
+sink_write(struct sink *s)
+{
+	struct output	*o = s->o;
+	int		 n;
+
+	while (evbuffer_get_length(s->buf) > 0 && !s->broken) {
+		n = evbuffer_write(s->buf, s->fd);
+		if (n > 0)
+			continue;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN && s->wev != NULL)
+			break;
+		/* EPIPE and friends: whoever read us is gone. */
+		s->broken = 1;
+		log_info("%s closed (%s): dropping further output to it",
+		    s->fd == 1 ? "stdout" : "stderr", strerror(errno));
+		evbuffer_drain(s->buf, evbuffer_get_length(s->buf));
+	}
+	if (s->wev != NULL) {
+		if (evbuffer_get_length(s->buf) > 0)
+			event_add(s->wev, NULL);
+		else
+			event_del(s->wev);
+	}
+	if (!o->pressed && output_queued(o) > SINK_HIGH) {
+		o->pressed = 1;
+		o->cfg.pressure(o->cfg.arg, 1);
+	} else if (o->pressed && output_queued(o) <= SINK_LOW) {
+		o->pressed = 0;
+		o->cfg.pressure(o->cfg.arg, 0);
+	}
+}
+
+struct output *
+output_new(struct event_base *base, const struct output_cfg *cfg,
+    size_t nranks)
+{
+	struct output	*o = xcalloc(1, sizeof(*o));
+	size_t		 i;
+
+	o->cfg = *cfg;
+	o->nranks = nranks;
+	o->ranks = xcalloc(nranks, sizeof(*o->ranks));
+	for (i = 0; i < nranks; i++)
+		o->ranks[i].fd[0] = o->ranks[i].fd[1] = -1;
+	sink_init(o, &o->sink[0], STDOUT_FILENO, base);
+	sink_init(o, &o->sink[1], STDERR_FILENO, base);
+	return o;
+}
+
+/* mkdir that accepts an existing directory. */
+static int
+mkdir_ok(const char *p)
+{
+	struct stat	st;
+
+	if (mkdir(p, 0777) == 0)
+		return 0;
+	if (errno == EEXIST && stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	return -1;
+}
+
+int
+output_rank(struct output *o, int rank, int local_rank, const char *host,
+    struct dt_err *e)
+{
+	static const char *const names[2] = { "out", "err" };
+	static const char *const files[2] = { "stdout", "stderr" };
+	struct orank	*r = &o->ranks[rank];
+	char		 path[4096];
+	size_t		 n;
+	int		 s;
+
+	for (s = 0; s < 2; s++) {
+		n = prefix_render(o->cfg.prefix, rank, local_rank, host,
+		    names[s], NULL, 0);
+		r->pfx[s] = xmalloc(n + 1);
+		prefix_render(o->cfg.prefix, rank, local_rank, host, names[s],
+		    r->pfx[s], n + 1);
+		r->plen[s] = n;
+	}
+	if (o->cfg.dir == NULL)
+		return 0;
+	snprintf(path, sizeof(path), "%s/rank.%d", o->cfg.dir, rank);
+	if (mkdir_ok(o->cfg.dir) != 0 || mkdir_ok(path) != 0)
+		return dt_errf(e, o->cfg.dir, 0, 0, DT_ERR_IO,
+		    "cannot make directory %s: %s", path, strerror(errno));
+	for (s = 0; s < 2; s++) {
+		snprintf(path, sizeof(path), "%s/rank.%d/%s", o->cfg.dir, rank,
+		    files[s]);
+		r->fd[s] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		    0666);
+		if (r->fd[s] == -1)
+			return dt_errf(e, path, 0, 0, DT_ERR_IO, "cannot "
+			    "create: %s", strerror(errno));
+	}
+	return 0;
+}
+
+/* One whole line (two pieces): queue timestamp, prefix and line on the sink. */
+static void
+output_line(void *arg, const char *a, size_t alen, const char *b, size_t blen)
+{
+	struct output	*o = arg;
+	struct evbuffer	*buf = o->cur->buf;
+	struct orank	*r = o->cur_rank;
+
+	if (o->cur->broken)
+		return;
+	if (o->tslen > 0)
+		evbuffer_add(buf, o->ts, o->tslen);
+	if (r->plen[o->cur_stream] > 0)
+		evbuffer_add(buf, r->pfx[o->cur_stream], r->plen[o->cur_stream]);
+	if (alen > 0)
+		evbuffer_add(buf, a, alen);
+	if (blen > 0)
+		evbuffer_add(buf, b, blen);
+}
+
+/* Sets the state output_line reads for one chunk of rank's stream. */
+static void
+output_select(struct output *o, int rank, int stream)
+{
+	struct timeval	tv;
+	struct tm	tm;
+	size_t		n;
+
+	o->cur_stream = stream == 2 ? 1 : 0;
+	o->cur = &o->sink[o->cur_stream];
+	o->cur_rank = &o->ranks[rank];
+	o->tslen = 0;
+	if (o->cfg.timestamp) {
+		gettimeofday(&tv, NULL);
+		localtime_r(&tv.tv_sec, &tm);
+		n = strftime(o->ts, sizeof(o->ts), "%Y-%m-%dT%H:%M:%S", &tm);
+		o->tslen = n + snprintf(o->ts + n, sizeof(o->ts) - n, ".%03d ",
+		    (int)(tv.tv_usec / 1000));
+	}
+}
+
+/* Writes all of p to a regular file, retrying short writes. */
+static void
+write_all(int fd, const void *p, size_t n)
+{
+	const char	*c = p;
+	ssize_t		 w;
+
+	while (n > 0) {
+		w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		c += w;
+		n -= w;
+	}
+}
+
+void
+output_feed(struct output *o, int rank, int stream, const void *p, size_t n)
+{
+	struct orank	*r;
+
+	if (rank < 0 || (size_t)rank >= o->nranks)
+		return;
+	r = &o->ranks[rank];
+	output_select(o, rank, stream);
+	if (r->fd[o->cur_stream] >= 0)
+		write_all(r->fd[o->cur_stream], p, n);
+	lines_feed(&r->lines[o->cur_stream], p, n, output_line, o);
+	sink_write(o->cur);
+}
+
+void
+output_rank_end(struct output *o, int rank)
+{
+	int	s;
+
+	if (rank < 0 || (size_t)rank >= o->nranks)
+		return;
+	for (s = 0; s < 2; s++) {
+		if (o->ranks[rank].lines[s].len == 0)
+			continue;
+		output_select(o, rank, s + 1);
+		lines_flush(&o->ranks[rank].lines[s], output_line, o);
+		sink_write(o->cur);
+	}
+}
+
+/* Blocks until the sink is written out or ms pass, then restores the fd's flags. */
+static void
+sink_finish(struct sink *s, int ms)
+{
+	struct pollfd	pfd;
+
+	while (evbuffer_get_length(s->buf) > 0 && !s->broken) {
+		pfd.fd = s->fd;
+		pfd.events = POLLOUT;
+		if (s->wev != NULL && poll(&pfd, 1, ms) <= 0)
+			break;
+		if (evbuffer_write(s->buf, s->fd) < 0 && errno != EAGAIN &&
+		    errno != EINTR)
+			break;
+	}
+	if (s->wev != NULL) {
+		fcntl(s->fd, F_SETFL, s->flags);
+		event_free(s->wev);
+		s->wev = NULL;
+	}
+}
+
+void
+output_finish(struct output *o, int ms)
+{
+	size_t	i;
+
+	for (i = 0; i < o->nranks; i++)
+		output_rank_end(o, i);
+	sink_finish(&o->sink[0], ms);
+	sink_finish(&o->sink[1], ms);
+}
+
+void
+output_free(struct output *o)
+{
+	size_t	i;
+	int	s;
+
+	if (o == NULL)
+		return;
+	for (i = 0; i < o->nranks; i++) {
+		for (s = 0; s < 2; s++) {
+			free(o->ranks[i].pfx[s]);
+			lines_free(&o->ranks[i].lines[s]);
+			if (o->ranks[i].fd[s] >= 0)
+				close(o->ranks[i].fd[s]);
+		}
+	}
+	for (s = 0; s < 2; s++) {
+		if (o->sink[s].wev != NULL) {
+			fcntl(o->sink[s].fd, F_SETFL, o->sink[s].flags);
+			event_free(o->sink[s].wev);
+		}
+		evbuffer_free(o->sink[s].buf);
+	}
+	free(o->ranks);
+	free(o);
+}

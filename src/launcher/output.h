@@ -1,0 +1,40 @@
+/*
+ * output.h -- where forwarded worker output goes: dtrun's stdout/stderr,
+ * whole prefixed lines, written without ever blocking the event loop; and
+ * optionally DIR/rank.N/{stdout,stderr}, byte for byte.
+ */
+#ifndef DT_OUTPUT_H
+#define DT_OUTPUT_H
+
+#include <stddef.h>
+
+struct event_base;
+struct dt_err;
+struct output;
+
+struct output_cfg {
+	const char	*prefix;	/* checked format; "" = none */
+	const char	*dir;		/* --output-dir, or NULL */
+	int		 timestamp;	/* --timestamp */
+	/* Called with 1 when too much is queued (stop reading agents), 0 when drained. */
+	void		(*pressure)(void *arg, int on);
+	void		*arg;
+};
+
+/* Makes the sinks for nranks ranks. Returns NULL only if out of memory. */
+struct output	*output_new(struct event_base *, const struct output_cfg *,
+		    size_t nranks);
+/* Sets a rank's prefix fields and, with --output-dir, creates its files. Returns 0 or DT_ERR_IO. */
+int		 output_rank(struct output *, int rank, int local_rank,
+		    const char *host, struct dt_err *);
+/* Forwards a chunk of rank's stream (1 = stdout, 2 = stderr). */
+void		 output_feed(struct output *, int rank, int stream,
+		    const void *p, size_t n);
+/* A rank ended: emit its unfinished last lines. */
+void		 output_rank_end(struct output *, int rank);
+/* Ends everything: emits all unfinished lines, writes out what is queued
+ * (blocking, up to ms milliseconds), restores stdout/stderr. */
+void		 output_finish(struct output *, int ms);
+void		 output_free(struct output *);
+
+#endif

@@ -1,0 +1,84 @@
+/* prefix.c -- check and render --prefix formats. */
+#include <stdio.h>
+#include <string.h>
+
+#include "err.h"
+#include "prefix.h"
+
+int
+prefix_check(const char *fmt, struct dt_err *e)
+{
+	const char	*p;
+
+	for (p = fmt; *p != '\0'; p++) {
+		if (*p != '%')
+			continue;
+		switch (p[1]) {
+		case 'r': case 'l': case 'h': case 's': case '%':
+			p++;
+			continue;
+		case '\0':
+			return dt_errf(e, NULL, 0, 0, DT_ERR_PARSE,
+			    "bad --prefix \"%s\": it ends in a lone %% "
+			    "(write %%%% for a percent sign)", fmt);
+		default:
+			return dt_errf(e, NULL, 0, 0, DT_ERR_PARSE,
+			    "bad --prefix \"%s\": unknown placeholder %%%c "
+			    "(use %%r rank, %%l local rank, %%h host, "
+			    "%%s stream, %%%% percent)", fmt, p[1]);
+		}
+	}
+	return 0;
+}
+
+/* Appends s to buf at *off, keeping the result NUL-terminated. */
+static void
+put(char *buf, size_t len, size_t *off, const char *s, size_t n)
+{
+	if (*off < len) {
+		size_t room = len - 1 - *off;
+
+		memcpy(buf + *off, s, n < room ? n : room);
+		buf[*off + (n < room ? n : room)] = '\0';
+	}
+	*off += n;
+}
+
+size_t
+prefix_render(const char *fmt, int rank, int local_rank, const char *host,
+    const char *stream, char *buf, size_t len)
+{
+	const char	*p;
+	char		 num[16];
+	size_t		 off = 0;
+	int		 n;
+
+	if (len > 0)
+		buf[0] = '\0';
+	for (p = fmt; *p != '\0'; p++) {
+		if (*p != '%' || p[1] == '\0') {
+			put(buf, len, &off, p, 1);
+			continue;
+		}
+		switch (*++p) {
+		case 'r':
+			n = snprintf(num, sizeof(num), "%d", rank);
+			put(buf, len, &off, num, n);
+			break;
+		case 'l':
+			n = snprintf(num, sizeof(num), "%d", local_rank);
+			put(buf, len, &off, num, n);
+			break;
+		case 'h':
+			put(buf, len, &off, host, strlen(host));
+			break;
+		case 's':
+			put(buf, len, &off, stream, strlen(stream));
+			break;
+		default:
+			put(buf, len, &off, p, 1);
+			break;
+		}
+	}
+	return off;
+}

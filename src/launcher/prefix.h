@@ -1,0 +1,25 @@
+/* prefix.h -- the per-line prefix of forwarded output (--prefix FORMAT). */
+#ifndef DT_PREFIX_H
+#define DT_PREFIX_H
+
+#include <stddef.h>
+
+struct dt_err;
+
+#define PREFIX_DEFAULT	"[%r] "
+
+/*
+ * Checks FORMAT: placeholders %r (rank), %l (local rank), %h (host),
+ * %s (stream: out/err) and %% (a percent sign). Returns 0, or DT_ERR_PARSE
+ * with e naming the bad placeholder and the fix.
+ */
+int	prefix_check(const char *fmt, struct dt_err *e);
+
+/*
+ * Renders a checked FORMAT into buf (always NUL-terminated, truncated to
+ * len - 1). Returns the length it needed, like snprintf.
+ */
+size_t	prefix_render(const char *fmt, int rank, int local_rank, const char *host,
+	    const char *stream, char *buf, size_t len);
+
+#endif
