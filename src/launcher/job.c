@@ -404,6 +404,27 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 	job_host_closed(h, DT_ERR_PROTO, "protocol error");
 }
 
+/*
+ * The agent of a host on this machine died without cleaning up (SIGKILL,
+ * OOM): its ranks died with it (PR_SET_PDEATHSIG), but their children may
+ * not have. Kill the ranks' process groups ourselves.
+ */
+static void
+job_kill_orphans(struct job_host *h)
+{
+	struct job	*j = h->job;
+	int		 r;
+
+	for (r = h->ph->first_rank; r < h->ph->first_rank + h->ph->nranks;
+	    r++) {
+		if (j->ranks[r].pid > 0 && j->ranks[r].state == R_RUNNING) {
+			kill(-j->ranks[r].pid, SIGKILL);
+			j->ranks[r].state = R_EXITED;
+			j->nrunning--;
+		}
+	}
+}
+
 void
 job_host_closed(struct job_host *h, int err, const char *why)
 {
@@ -418,6 +439,8 @@ job_host_closed(struct job_host *h, int err, const char *why)
 		    j->stopping ? "" : ": stopping the job");
 	}
 	job_set_exit(j, EXIT_LOST);
+	if (h->be->same_machine)
+		job_kill_orphans(h);
 	if (!j->stopping)
 		job_stop(j, SIGTERM, j->o->kill_grace);
 	job_check_done(j);
@@ -463,14 +486,14 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	}
 	if (++j->signals == 1) {
 		if (!j->stopping)
-			log_warn("got %s: stopping %zu rank%s (again to kill "
-			    "at once)", sigabbrev_np(sig) ? sigabbrev_np(sig) :
-			    "a signal", j->nrunning, j->nrunning == 1 ? "" : "s");
+			log_warn("got SIG%s: stopping %zu rank%s (again to "
+			    "kill at once)", sigabbrev_np(sig), j->nrunning,
+			    j->nrunning == 1 ? "" : "s");
 		job_set_exit(j, 128 + sig);
 		job_stop(j, sig, j->o->kill_grace);
 	} else {
-		log_warn("got %s again: killing every rank now",
-		    sigabbrev_np(sig) ? sigabbrev_np(sig) : "a signal");
+		log_warn("got SIG%s again: killing every rank now",
+		    sigabbrev_np(sig));
 		job_set_exit(j, 128 + sig);
 		job_stop(j, SIGKILL, 0);
 	}

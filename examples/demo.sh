@@ -1,0 +1,15 @@
+#!/bin/sh
+# demo.sh BUILDDIR -- a real job with the local launcher: 4 ranks compute pi
+# together, then a job whose rank 2 fails shows fail-fast.
+B=${1:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+set -e
+echo "== dtrun -n 4 examples/pi-slice.sh"
+"$B/dtrun" -n 4 "$here/pi-slice.sh" | tee /tmp/dtrun-demo.$$
+awk '{ s += $NF } END { printf "pi ~= %.10f (sum of the 4 partial sums)\n", s }' /tmp/dtrun-demo.$$
+rm -f /tmp/dtrun-demo.$$
+echo
+echo "== fail-fast: rank 2 exits 3 while the others sleep"
+set +e
+"$B/dtrun" -n 4 --prefix '[rank %r] ' sh -c 'echo started; [ "$RANK" = 2 ] && exit 3; exec sleep 60'
+echo "dtrun exited with $? (rank 2's code), the other ranks were stopped at once"

@@ -1,0 +1,210 @@
+/* t_launcher.c -- prefix formatter, line splitter and option parsing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "err.h"
+#include "lines.h"
+#include "prefix.h"
+#include "test.h"
+
+TEST(prefix_render_placeholders)
+{
+	char	buf[64];
+	size_t	n;
+
+	n = prefix_render("[%r|%l|%h|%s|%%] ", 12, 3, "gpu01", "err", buf,
+	    sizeof(buf));
+	CHECK_STR(buf, "[12|3|gpu01|err|%] ");
+	CHECK_INT(n, strlen(buf));
+	n = prefix_render("", 0, 0, "h", "out", buf, sizeof(buf));
+	CHECK_INT(n, 0);
+	CHECK_STR(buf, "");
+	/* Truncation reports the needed length and stays terminated. */
+	n = prefix_render("%h-%h", 0, 0, "abcdef", "out", buf, 5);
+	CHECK_INT(n, 13);
+	CHECK_STR(buf, "abcd");
+	CHECK_INT(prefix_render("%r", 7, 0, "", "", NULL, 0), 1);
+}
+
+TEST(prefix_check_errors)
+{
+	struct dt_err	e;
+
+	CHECK_INT(prefix_check("[%r] ", &e), 0);
+	CHECK_INT(prefix_check("%r%l%h%s%%", &e), 0);
+	CHECK_INT(prefix_check("", &e), 0);
+	CHECK_INT(prefix_check("%x", &e), DT_ERR_PARSE);
+	CHECK(strstr(e.msg, "unknown placeholder %x") != NULL);
+	CHECK_INT(prefix_check("abc%", &e), DT_ERR_PARSE);
+	CHECK(strstr(e.msg, "lone %") != NULL);
+}
+
+struct collect {
+	char	buf[4096];
+	size_t	len;
+	int	lines;
+};
+
+static void
+collect_cb(void *arg, const char *a, size_t alen, const char *b, size_t blen)
+{
+	struct collect	*c = arg;
+
+	memcpy(c->buf + c->len, a, alen);
+	c->len += alen;
+	memcpy(c->buf + c->len, b, blen);
+	c->len += blen;
+	c->buf[c->len++] = '|';
+	c->buf[c->len] = '\0';
+	c->lines++;
+}
+
+TEST(lines_split_across_chunks)
+{
+	struct lines	l = { 0 };
+	struct collect	c = { .len = 0 };
+
+	lines_feed(&l, "ab", 2, collect_cb, &c);
+	CHECK_INT(c.lines, 0);
+	lines_feed(&l, "c\nde\n\nf", 7, collect_cb, &c);
+	CHECK_STR(c.buf, "abc\n|de\n|\n|");
+	lines_feed(&l, "g", 1, collect_cb, &c);
+	lines_flush(&l, collect_cb, &c);
+	CHECK_STR(c.buf, "abc\n|de\n|\n|fg\n|");
+	lines_flush(&l, collect_cb, &c);	/* nothing left */
+	CHECK_INT(c.lines, 4);
+	lines_free(&l);
+}
+
+static size_t	big_lines, big_bytes;
+
+static void
+count_cb(void *arg, const char *a, size_t alen, const char *b, size_t blen)
+{
+	big_lines++;
+	big_bytes += alen + blen;
+}
+
+TEST(lines_cut_at_max)
+{
+	struct lines	 l = { 0 };
+	size_t		 chunk = 1 << 20, i;
+	char		*p = malloc(chunk);
+
+	memset(p, 'x', chunk);
+	big_lines = big_bytes = 0;
+	for (i = 0; i < 9; i++)
+		lines_feed(&l, p, chunk, count_cb, NULL);
+	/* 9 MiB without a newline: one cut at 8 MiB, 1 MiB kept. */
+	CHECK_INT(big_lines, 1);
+	CHECK_INT(big_bytes, LINES_MAX + 1);
+	CHECK_INT(l.len, 9 * chunk - LINES_MAX);
+	lines_free(&l);
+	free(p);
+}
+
+/* Runs cli_parse on a NULL-terminated word list. */
+static int
+parse(struct opts *o, struct dt_err *e, const char **words)
+{
+	int	argc = 0;
+
+	while (words[argc] != NULL)
+		argc++;
+	return cli_parse(argc, (char **)words, o, e);
+}
+
+TEST(cli_defaults_and_command)
+{
+	struct opts	 o;
+	struct dt_err	 e;
+	const char	*a[] = { "dtrun", "python", "-u", "train.py", NULL };
+
+	CHECK_INT(parse(&o, &e, a), CLI_RUN);
+	CHECK_INT(o.np, 0);
+	CHECK_STR(o.prefix, "[%r] ");
+	CHECK(o.kill_grace == 5);
+	CHECK_INT(o.ncmd, 3);
+	CHECK_STR(o.cmd[0], "python");
+	CHECK_STR(o.cmd[1], "-u");	/* options after the command are its own */
+	cli_free(&o);
+}
+
+TEST(cli_options)
+{
+	struct opts	 o;
+	struct dt_err	 e;
+	const char	*a[] = { "dtrun", "-n", "8", "--nproc-per-node=4",
+	    "--launcher", "ssh", "--prefix", "", "--output-dir", "logs",
+	    "--timestamp", "-x", "A=1", "--export", "B=2", "--kill-grace",
+	    "0.5", "--timeout", "30", "--dry-run", "-vv", "--", "-cmd", NULL };
+
+	CHECK_INT(parse(&o, &e, a), CLI_RUN);
+	CHECK_INT(o.np, 8);
+	CHECK_INT(o.nproc_per_node, 4);
+	CHECK_INT(o.launcher, LAUNCH_SSH);
+	CHECK_STR(o.prefix, "");
+	CHECK_STR(o.output_dir, "logs");
+	CHECK_INT(o.timestamp, 1);
+	CHECK_INT(o.nexports, 2);
+	CHECK_STR(o.exports[1], "B=2");
+	CHECK(o.kill_grace == 0.5);
+	CHECK(o.timeout == 30);
+	CHECK_INT(o.dry_run, 1);
+	CHECK_INT(o.verbose, 2);
+	CHECK_STR(o.cmd[0], "-cmd");
+	cli_free(&o);
+}
+
+TEST(cli_help_version)
+{
+	struct opts	 o;
+	struct dt_err	 e;
+	const char	*h[] = { "dtrun", "--help", NULL };
+	const char	*v[] = { "dtrun", "-V", NULL };
+
+	CHECK_INT(parse(&o, &e, h), CLI_HELP);
+	CHECK_INT(parse(&o, &e, v), CLI_VERSION);
+}
+
+/* Expects words to fail with a message containing want. */
+static void
+expect_error(const char **words, const char *want)
+{
+	struct opts	o;
+	struct dt_err	e;
+	int		rc = parse(&o, &e, words);
+
+	CHECK(rc < 0);
+	if (strstr(e.msg, want) == NULL)
+		t_fail(__FILE__, __LINE__, "message \"%s\" lacks \"%s\"",
+		    e.msg, want);
+}
+
+TEST(cli_errors)
+{
+	const char *a1[] = { "dtrun", "-n", "0", "x", NULL };
+	const char *a2[] = { "dtrun", "-n", "2x", "x", NULL };
+	const char *a3[] = { "dtrun", "-n", "2", NULL };
+	const char *a4[] = { "dtrun", "--bogus", "x", NULL };
+	const char *a5[] = { "dtrun", "--launcher", "pbs", "x", NULL };
+	const char *a6[] = { "dtrun", "--timeout", "-1", "x", NULL };
+	const char *a7[] = { "dtrun", "-x", "1BAD=2", "x", NULL };
+	const char *a8[] = { "dtrun", "--prefix", "%z", "x", NULL };
+	const char *a9[] = { "dtrun", "-n", NULL };
+	const char *a10[] = { "dtrun", "--timeout", "0", "x", NULL };
+	const char *a11[] = { "dtrun", "", NULL };
+
+	expect_error(a1, "need at least 1");
+	expect_error(a2, "not a number");
+	expect_error(a3, "no command given");
+	expect_error(a4, "unknown option --bogus");
+	expect_error(a5, "use local, ssh or slurm");
+	expect_error(a6, "want seconds");
+	expect_error(a7, "not a variable name");
+	expect_error(a8, "unknown placeholder %z");
+	expect_error(a9, "-n needs a value");
+	expect_error(a10, "above zero");
+	expect_error(a11, "empty string");
+}
