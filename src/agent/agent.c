@@ -367,7 +367,10 @@ sigterm_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct agent	*a = arg;
 
-	log_warn("got SIGTERM: stopping this host's ranks");
+	/* Tell the launcher why, so it reports this and not a dying rank. */
+	agent_error(a, AP_NORANK, 128 + SIGTERM, "%s: the agent got SIGTERM "
+	    "(dtrun-kill, or the host is shutting down): stopping its ranks",
+	    a->host);
 	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
 }
 
