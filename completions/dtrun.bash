@@ -1,0 +1,42 @@
+# bash completion for dtrun and dtrun-kill
+_dtrun()
+{
+	local cur prev opts i
+	COMPREPLY=()
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+	opts="--np --nproc-per-node --launcher --prefix --output-dir --timestamp
+	      --export --kill-grace --timeout --dry-run --verbose --quiet
+	      --version --help -n -x -v -q -V -h"
+
+	# After the command word, complete the command's own arguments.
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		--) _command_offset $((i + 1)); return ;;
+		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--kill-grace|--timeout)
+			((i++)) ;;
+		-*) ;;
+		*) _command_offset $i; return ;;
+		esac
+	done
+
+	case $prev in
+	--launcher) COMPREPLY=($(compgen -W "local ssh slurm" -- "$cur")); return ;;
+	--output-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	-x|--export) COMPREPLY=($(compgen -e -- "$cur")); return ;;
+	-n|--np|--nproc-per-node|--kill-grace|--timeout|--prefix) return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -c -- "$cur"))
+	fi
+}
+complete -F _dtrun dtrun
+
+_dtrun_kill()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]}
+	COMPREPLY=($(compgen -W "--all --wait --quiet --help" -- "$cur"))
+}
+complete -F _dtrun_kill dtrun-kill
