@@ -26,12 +26,14 @@
 #include <event2/event.h>
 
 #include "cli.h"
+#include "env.h"
 #include "err.h"
 #include "job.h"
 #include "log.h"
 #include "output.h"
 #include "plan.h"
 #include "proto.h"
+#include "strv.h"
 #include "wire.h"
 #include "xmalloc.h"
 
@@ -223,24 +225,6 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
 
-/* Puts "NAME=value" into v[*n]. */
-static void
-env_add(char **v, size_t *n, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void
-env_add(char **v, size_t *n, const char *name, const char *fmt, ...)
-{
-	va_list	 ap;
-	char	*val;
-
-	va_start(ap, fmt);
-	if (vasprintf(&val, fmt, ap) < 0)
-		val = NULL;
-	va_end(ap);
-	xasprintf(&v[(*n)++], "%s=%s", name, val ? val : "");
-	free(val);
-}
-
 /* HELLO from h: send the job, the host's ranks, and PREPARE. */
 static void
 job_host_hello(struct job_host *h)
@@ -248,26 +232,19 @@ job_host_hello(struct job_host *h)
 	struct job		*j = h->job;
 	const struct plan	*p = j->plan;
 	const struct plan_host	*ph = h->ph;
+	struct env_ctx		 ec;
+	struct strv		 env = { 0 }, renv = { 0 };
 	struct ap_job		 aj;
 	struct ap_rank		 ar;
-	char			*env[32 + 1], *renv[8];
 	char			 cwd[4096];
-	size_t			 n = 0, i, m;
 	int			 r;
 
-	env_add(env, &n, "WORLD_SIZE", "%zu", p->nranks);
-	env_add(env, &n, "LOCAL_WORLD_SIZE", "%d", ph->nranks);
-	env_add(env, &n, "NODE_RANK", "%d", h->index);
-	env_add(env, &n, "GROUP_RANK", "%d", h->index);
-	env_add(env, &n, "NNODES", "%zu", p->nhosts);
-	env_add(env, &n, "ROLE_WORLD_SIZE", "%zu", p->nranks);
-	env_add(env, &n, "MASTER_ADDR", "%s", j->master_addr);
-	env_add(env, &n, "MASTER_PORT", "%d", j->master_port);
-	env_add(env, &n, "DTRUN_JOB_ID", "%s", j->id);
-	env_add(env, &n, "DTRUN_HOST", "%s", ph->name);
-	env_add(env, &n, "DTRUN_WORLD_SIZE", "%zu", p->nranks);
-	env_add(env, &n, "DTRUN_NODE_RANK", "%d", h->index);
-	env_add(env, &n, "DTRUN_NNODES", "%zu", p->nhosts);
+	ec.o = j->o;
+	ec.plan = p;
+	ec.job_id = j->id;
+	ec.master_addr = j->master_addr;
+	ec.master_port = j->master_port;
+	env_host(&ec, h->index, &env);
 
 	memset(&aj, 0, sizeof(aj));
 	aj.version = AP_VERSION;
@@ -276,39 +253,27 @@ job_host_hello(struct job_host *h)
 	aj.cwd = p->local || getcwd(cwd, sizeof(cwd)) == NULL ? "" : cwd;
 	aj.kill_grace_ms = (uint32_t)(j->o->kill_grace * 1000);
 	aj.nranks = ph->nranks;
-	/* -x comes last so the user can override anything above. */
-	aj.env = xreallocarray(NULL, n + j->o->nexports, sizeof(char *));
-	memcpy(aj.env, env, n * sizeof(char *));
-	memcpy(aj.env + n, j->o->exports, j->o->nexports * sizeof(char *));
-	aj.nenv = n + j->o->nexports;
+	aj.env = env.v;
+	aj.nenv = env.n;
 	ap_put_job(&j->wb, &aj);
 	job_send(h);
-	free(aj.env);
+	strv_free(&env);
 
 	for (r = ph->first_rank; r < ph->first_rank + ph->nranks; r++) {
-		m = 0;
-		env_add(renv, &m, "RANK", "%d", r);
-		env_add(renv, &m, "LOCAL_RANK", "%d", p->ranks[r].local_rank);
-		env_add(renv, &m, "ROLE_RANK", "%d", r);
-		env_add(renv, &m, "DTRUN_RANK", "%d", r);
-		env_add(renv, &m, "DTRUN_LOCAL_RANK", "%d",
-		    p->ranks[r].local_rank);
+		env_rank(&ec, r, &renv);
 		ar.rank = r;
 		ar.local_rank = p->ranks[r].local_rank;
 		ar.argv = j->o->cmd;
 		ar.argc = j->o->ncmd;
-		ar.env = renv;
-		ar.nenv = m;
+		ar.env = renv.v;
+		ar.nenv = renv.n;
 		ap_put_rank(&j->wb, &ar);
-		for (i = 0; i < m; i++)
-			free(renv[i]);
+		strv_free(&renv);
 		if (j->wb.len > 64 * 1024)
 			job_send(h);
 	}
 	ap_put_empty(&j->wb, AP_PREPARE);
 	job_send(h);
-	for (i = 0; i < n; i++)
-		free(env[i]);
 }
 
 /* Every host has checked its commands: start all ranks everywhere. */

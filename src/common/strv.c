@@ -1,0 +1,67 @@
+/* strv.c -- string vectors for argv and environments. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strv.h"
+#include "xmalloc.h"
+
+/* Appends s (taking ownership), keeping the vector NULL-terminated. */
+static void
+strv_take(struct strv *sv, char *s)
+{
+	if (sv->n + 2 > sv->cap) {
+		sv->cap = sv->cap ? sv->cap * 2 : 16;
+		sv->v = xreallocarray(sv->v, sv->cap, sizeof(*sv->v));
+	}
+	sv->v[sv->n++] = s;
+	sv->v[sv->n] = NULL;
+}
+
+void
+strv_addf(struct strv *sv, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = xstrdup("");	/* only on ENOMEM, where xstrdup exits */
+	va_end(ap);
+	strv_take(sv, s);
+}
+
+void
+strv_setf(struct strv *sv, const char *name, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*val;
+
+	va_start(ap, fmt);
+	if (vasprintf(&val, fmt, ap) < 0)
+		val = xstrdup("");
+	va_end(ap);
+	strv_addf(sv, "%s=%s", name, val);
+	free(val);
+}
+
+void
+strv_addv(struct strv *sv, char *const *v, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		strv_take(sv, xstrdup(v[i]));
+}
+
+void
+strv_free(struct strv *sv)
+{
+	size_t	i;
+
+	for (i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	memset(sv, 0, sizeof(*sv));
+}
