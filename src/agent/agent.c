@@ -10,10 +10,13 @@
  * launcher breaks, it stops everything itself.
  */
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -651,6 +654,26 @@ agent_link_close(void *arg, int err, const char *why)
 	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
 }
 
+/* A TCP port nobody listens on here, for MASTER_PORT when rank 0 is on this host. */
+static uint32_t
+free_port(void)
+{
+	struct sockaddr_in	sin;
+	socklen_t		len = sizeof(sin);
+	uint32_t		port = 0;
+	int			fd;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return 0;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sin, &len) == 0)
+		port = ntohs(sin.sin_port);
+	close(fd);
+	return port;
+}
+
 /* Lets the agent start many ranks: use all the fds we are allowed. */
 static void
 raise_nofile(void)
@@ -707,6 +730,7 @@ agent_run(int rfd, int wfd)
 	h.version = AP_VERSION;
 	h.hostname = a.host;
 	h.pid = getpid();
+	h.free_port = free_port();
 	ap_put_hello(&a.wb, &h);
 	agent_flush_wb(&a);
 

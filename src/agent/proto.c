@@ -20,6 +20,7 @@ ap_put_hello(struct dt_wbuf *b, const struct ap_hello *h)
 	dt_wbuf_u32(b, h->version);
 	dt_wbuf_str(b, h->hostname);
 	dt_wbuf_u32(b, h->pid);
+	dt_wbuf_u32(b, h->free_port);
 	return put_end(b, st);
 }
 
@@ -128,6 +129,7 @@ ap_get_hello(const uint8_t *p, size_t n, struct ap_hello *h)
 	h->version = dt_rbuf_u32(&r);
 	h->hostname = dt_rbuf_strdup(&r, 1024);
 	h->pid = dt_rbuf_u32(&r);
+	h->free_port = dt_rbuf_u32(&r);
 	if (dt_rbuf_end(&r) != 0) {
 		ap_hello_free(h);
 		return DT_ERR_PROTO;

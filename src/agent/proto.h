@@ -5,8 +5,8 @@
  * for the local launcher, an ssh channel remotely, TCP under Slurm. Every
  * message is one frame (src/common/wire.h). The conversation:
  *
- *	agent	 HELLO(version, hostname, pid)
- *	launcher JOB(...), RANK(...) x n, PREPARE
+ *	agent	 HELLO(version, hostname, pid, free port)
+ *	launcher JOB(...), RANK(...) x n, PREPARE	-- once every host said HELLO
  *	agent	 PREPARED  or  ERROR(code, msg)	-- commands resolved, nothing started
  *	launcher START
  *	agent	 STARTED(rank, pid) ..., OUTPUT(rank, stream, bytes) ...,
@@ -57,6 +57,7 @@ struct ap_hello {
 	uint32_t	 version;
 	char		*hostname;
 	uint32_t	 pid;
+	uint32_t	 free_port;	/* a TCP port free on this host (MASTER_PORT) */
 };
 
 struct ap_job {

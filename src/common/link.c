@@ -170,41 +170,61 @@ link_closed(const struct link *l)
 	return l->closed;
 }
 
+int
+link_frames(struct evbuffer *in, size_t max, link_frame_cb cb, void *arg,
+    int (*more)(void *), void *more_arg, const char **why)
+{
+	uint8_t		*p, type;
+	const uint8_t	*payload;
+	size_t		 have, plen, used, len;
+	int		 rc;
+
+	while (more(more_arg)) {
+		have = evbuffer_get_length(in);
+		if (have < DT_FRAME_HDR)
+			return 0;
+		p = evbuffer_pullup(in, 4);
+		len = (size_t)p[0] << 24 | (size_t)p[1] << 16 |
+		    (size_t)p[2] << 8 | p[3];
+		if (len + 4 > max) {
+			*why = "frame over the size limit";
+			return DT_ERR_TOOBIG;
+		}
+		if (have < len + 4)
+			return 0;
+		p = evbuffer_pullup(in, len + 4);
+		rc = dt_frame_parse(p, len + 4, max, &type, &payload, &plen,
+		    &used);
+		if (rc != 0) {
+			*why = "bad frame header";
+			return DT_ERR_PROTO;
+		}
+		cb(arg, type, payload, plen);
+		if (!more(more_arg))
+			return 0;	/* the owner may have freed what holds in */
+		evbuffer_drain(in, used);
+	}
+	return 0;
+}
+
+/* Whether link_frames should go on delivering. */
+static int
+link_more(void *arg)
+{
+	struct link	*l = arg;
+
+	return !l->closed && !l->dead && !l->paused;
+}
+
 /* Hands every whole frame in the input buffer to the owner. */
 static void
 link_deliver(struct link *l)
 {
-	uint8_t		*p, type;
-	const uint8_t	*payload;
-	size_t		 have, plen, used;
-	int		 rc;
+	const char	*why = NULL;
 
-	while (!l->closed && !l->dead && !l->paused) {
-		have = evbuffer_get_length(l->in);
-		if (have < DT_FRAME_HDR)
-			return;
-		p = evbuffer_pullup(l->in, 4);
-		rc = dt_frame_parse(p, 4, l->max_frame, &type, &payload, &plen,
-		    &used);
-		if (rc == DT_ERR_AGAIN) {
-			/* Header alone is fine: now pull up the whole frame. */
-			size_t len = (size_t)p[0] << 24 | (size_t)p[1] << 16 |
-			    (size_t)p[2] << 8 | p[3];
-			if (have < len + 4)
-				return;
-			p = evbuffer_pullup(l->in, len + 4);
-			rc = dt_frame_parse(p, len + 4, l->max_frame, &type,
-			    &payload, &plen, &used);
-		}
-		if (rc != 0) {
-			link_down(l, DT_ERR_PROTO, rc == DT_ERR_TOOBIG ?
-			    "frame over the size limit" : "bad frame header");
-			return;
-		}
-		l->cb.frame(l->cb.arg, type, payload, plen);
-		if (!l->dead)
-			evbuffer_drain(l->in, used);
-	}
+	if (link_frames(l->in, l->max_frame, l->cb.frame, l->cb.arg,
+	    link_more, l, &why) != 0)
+		link_down(l, DT_ERR_PROTO, why);
 }
 
 /* ARGSUSED */

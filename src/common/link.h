@@ -49,6 +49,17 @@ void		 link_watermarks(struct link *, size_t low, size_t high);
 void		 link_flush(struct link *, int ms);
 /* True once the stream has closed or broken. */
 int		 link_closed(const struct link *);
+struct evbuffer;
+/*
+ * Hands every whole frame at the front of in (at most max bytes each) to
+ * cb, consuming it, while more(more_arg) is true; stops before draining if
+ * more turns false during cb (cb may have freed in's owner). For streams
+ * that are not fds (an ssh channel). Returns 0, or DT_ERR_PROTO or
+ * DT_ERR_TOOBIG with *why set: the stream is then unusable.
+ */
+int		 link_frames(struct evbuffer *in, size_t max, link_frame_cb cb,
+		    void *arg, int (*more)(void *), void *more_arg,
+		    const char **why);
 /* Closes the fds and frees; safe to call from within the link's own callbacks. */
 void		 link_free(struct link *);
 

@@ -59,6 +59,7 @@ struct job {
 	struct dt_wbuf		 wb;
 	char			 master_addr[64];
 	int			 master_port;
+	size_t			 nhello;
 	size_t			 nprepared;
 	size_t			 ndone;
 	size_t			 nrunning;
@@ -225,7 +226,7 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
 
-/* HELLO from h: send the job, the host's ranks, and PREPARE. */
+/* Sends h the job, the host's ranks, and PREPARE. */
 static void
 job_host_hello(struct job_host *h)
 {
@@ -276,6 +277,19 @@ job_host_hello(struct job_host *h)
 	job_send(h);
 }
 
+/* Every agent said HELLO: hand each its part of the job. */
+static void
+job_send_all(struct job *j)
+{
+	size_t	h;
+
+	/* MASTER_PORT must be free on rank 0's host: its agent found one. */
+	j->master_port = j->hosts[0].free_port ? (int)j->hosts[0].free_port :
+	    29500;
+	for (h = 0; h < j->plan->nhosts; h++)
+		job_host_hello(&j->hosts[h]);
+}
+
 /* Every host has checked its commands: start all ranks everywhere. */
 static void
 job_start_all(struct job *j)
@@ -307,6 +321,7 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 			break;
 		h->hello = 1;
 		h->agent_host = hello.hostname;
+		h->free_port = hello.free_port;
 		if (hello.version != AP_VERSION) {
 			log_error("%s: agent speaks protocol %u, dtrun %d: "
 			    "install the same dtrun version there",
@@ -315,8 +330,8 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 			job_stop(j, SIGTERM, j->o->kill_grace);
 			return;
 		}
-		if (!j->stopping)
-			job_host_hello(h);
+		if (++j->nhello == j->plan->nhosts && !j->stopping)
+			job_send_all(j);
 		return;
 	case AP_PREPARED:
 		if (h->prepared || ap_get_empty(p, n) != 0)
@@ -478,25 +493,6 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
 
-/* Picks a TCP port nobody listens on for rank 0's MASTER_PORT. */
-static int
-free_port(void)
-{
-	struct sockaddr_in	sin;
-	socklen_t		len = sizeof(sin);
-	int			fd, port = 29500;
-
-	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		return port;
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 &&
-	    getsockname(fd, (struct sockaddr *)&sin, &len) == 0)
-		port = ntohs(sin.sin_port);
-	close(fd);
-	return port;
-}
-
 int
 job_run(const struct opts *o, const struct plan *p, const char *id)
 {
@@ -545,7 +541,6 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 
 	snprintf(j.master_addr, sizeof(j.master_addr), "%s",
 	    p->local ? "127.0.0.1" : p->hosts[0].name);
-	j.master_port = free_port();
 
 	j.hosts = xcalloc(p->nhosts, sizeof(*j.hosts));
 	for (i = 0; i < p->nhosts; i++) {

@@ -46,6 +46,7 @@ struct job_host {
 	void			*priv;		/* the backend's */
 	char			*agent_host;	/* hostname the agent reported */
 	int			 hello;
+	uint32_t		 free_port;	/* from HELLO */
 	int			 prepared;
 	int			 done;		/* DONE received, or link lost */
 };

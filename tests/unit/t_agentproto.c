@@ -76,7 +76,7 @@ TEST(ap_job_and_rank_roundtrip)
 TEST(ap_small_messages_roundtrip)
 {
 	struct dt_wbuf	 b;
-	struct ap_hello	 h = { AP_VERSION, "node1", 42 }, h2;
+	struct ap_hello	 h = { AP_VERSION, "node1", 42, 29500 }, h2;
 	struct ap_stop	 s = { 15, 2500 }, s2;
 	struct ap_exit	 x = { 3, AP_SIGNALED, 9 }, x2;
 	struct ap_error	 e = { AP_NORANK, 2, "bad" }, e2;
@@ -91,6 +91,7 @@ TEST(ap_small_messages_roundtrip)
 	CHECK_INT(ap_get_hello(pl, n, &h2), 0);
 	CHECK_STR(h2.hostname, "node1");
 	CHECK_INT(h2.pid, 42);
+	CHECK_INT(h2.free_port, 29500);
 	ap_hello_free(&h2);
 
 	dt_wbuf_reset(&b);
