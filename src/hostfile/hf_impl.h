@@ -59,4 +59,18 @@ long		 hfi_expand(const char *p, size_t len, hf_name_fn fn,
  */
 size_t		 hfi_item_end(const char *p, size_t len, int sep);
 
+/*
+ * Reads file path (a `what`, for messages) into a malloc'ed, NUL-ended
+ * *buf of *len bytes. Returns 0 or a negative DT_ERR_* with *e filled.
+ */
+int		 hfi_slurp(const char *path, const char *what, char **buf,
+		     size_t *len, struct dt_err *e);
+
+/*
+ * Parses the comma list of host entries list (no NUL inside) as line
+ * `line` of file starting at column col. Returns 0 or a negative DT_ERR_*.
+ */
+int		 hfi_parse_items(struct hf_hosts *hs, const char *file,
+		     int line, int col, const char *list, struct dt_err *e);
+
 #endif

@@ -6,12 +6,9 @@
  */
 #include <sys/stat.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "hf_impl.h"
 #include "hosts.h"
@@ -316,7 +313,8 @@ hf_parse_buf(struct hf_hosts *hs, const char *name, const char *buf,
 }
 
 int
-hf_parse_list(struct hf_hosts *hs, const char *list, struct dt_err *e)
+hfi_parse_items(struct hf_hosts *hs, const char *file, int line, int col,
+    const char *list, struct dt_err *e)
 {
 	size_t	len = strlen(list), off = 0, end;
 	int	r;
@@ -324,8 +322,8 @@ hf_parse_list(struct hf_hosts *hs, const char *list, struct dt_err *e)
 	hs->nexpanded = 0;
 	for (;;) {
 		end = off + hfi_item_end(list + off, len - off, ',');
-		if ((r = hf_parse_entry(hs, "-H", 1, (int)off + 1, list + off,
-		    end - off, e)) != 0)
+		if ((r = hf_parse_entry(hs, file, line, col + (int)off,
+		    list + off, end - off, e)) != 0)
 			return r;
 		if (end == len)
 			return 0;
@@ -334,42 +332,22 @@ hf_parse_list(struct hf_hosts *hs, const char *list, struct dt_err *e)
 }
 
 int
+hf_parse_list(struct hf_hosts *hs, const char *list, struct dt_err *e)
+{
+	return hfi_parse_items(hs, "-H", 1, 1, list, e);
+}
+
+int
 hf_parse_file(struct hf_hosts *hs, const char *path, struct dt_err *e)
 {
-	struct stat	 st;
-	char		*buf;
-	size_t		 got = 0;
-	ssize_t		 n;
-	int		 fd, r;
+	char	*buf;
+	size_t	 len;
+	int	 r;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return dt_errf(e, path, 0, 0, errno == ENOENT ?
-		    DT_ERR_NOTFOUND : DT_ERR_IO, "cannot open hostfile: %s",
-		    strerror(errno));
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return dt_errf(e, path, 0, 0, DT_ERR_IO, "not a regular file");
-	}
-	if ((buf = malloc(st.st_size + 1)) == NULL) {
-		close(fd);
-		return dt_errf(e, path, 0, 0, DT_ERR_NOMEM, "out of memory "
-		    "reading %lld bytes", (long long)st.st_size);
-	}
-	while (got < (size_t)st.st_size) {
-		n = read(fd, buf + got, st.st_size - got);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			r = dt_errf(e, path, 0, 0, DT_ERR_IO, "read: %s",
-			    n == 0 ? "file shrank" : strerror(errno));
-			goto out;
-		}
-		got += n;
-	}
-	r = hf_parse_buf(hs, path, buf, got, e);
-out:
+	if ((r = hfi_slurp(path, "hostfile", &buf, &len, e)) != 0)
+		return r;
+	r = hf_parse_buf(hs, path, buf, len, e);
 	free(buf);
-	close(fd);
 	return r;
 }
 

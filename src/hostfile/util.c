@@ -2,11 +2,16 @@
  * util.c -- small helpers the hostfile library shares: bounded strings and
  * numbers, name characters, did-you-mean by edit distance, notes for -v.
  */
+#include <sys/stat.h>
+
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hf_impl.h"
 
@@ -164,4 +169,50 @@ hfi_item_end(const char *p, size_t len, int sep)
 			break;
 	}
 	return i;
+}
+
+int
+hfi_slurp(const char *path, const char *what, char **bufp, size_t *lenp,
+    struct dt_err *e)
+{
+	struct stat	 st;
+	char		*buf = NULL;
+	size_t		 got = 0;
+	ssize_t		 n;
+	int		 fd, r = 0;
+
+	*bufp = NULL;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return dt_errf(e, path, 0, 0, errno == ENOENT ?
+		    DT_ERR_NOTFOUND : DT_ERR_IO, "cannot open %s: %s", what,
+		    strerror(errno));
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		r = dt_errf(e, path, 0, 0, DT_ERR_IO, "%s is not a regular "
+		    "file", what);
+		goto out;
+	}
+	if ((buf = malloc(st.st_size + 1)) == NULL) {
+		r = dt_errf(e, path, 0, 0, DT_ERR_NOMEM, "out of memory "
+		    "reading %lld bytes", (long long)st.st_size);
+		goto out;
+	}
+	while (got < (size_t)st.st_size) {
+		n = read(fd, buf + got, st.st_size - got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = dt_errf(e, path, 0, 0, DT_ERR_IO, "read: %s",
+			    n == 0 ? "file shrank" : strerror(errno));
+			goto out;
+		}
+		got += n;
+	}
+	buf[got] = '\0';
+	*bufp = buf;
+	*lenp = got;
+	buf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return r;
 }

@@ -1,0 +1,226 @@
+/*
+ * t_hf_config.c -- engine.yaml: the samples in tests/data/hostfile/yaml
+ * (NAME.yaml against NAME.expect; with-*.yaml merged over template.yaml),
+ * the bad ones in yaml/bad (NAME.yaml against the error in NAME.err),
+ * template merges and durations.
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "err.h"
+#include "test.h"
+
+#define DUMP_MAX	8192
+
+/* Appends to the dump. */
+#define OUT(...)	(n += snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
+
+/* Appends " [a] [b]" for a string list. */
+static size_t
+cfg_list(char *buf, size_t n, size_t len, char **v, size_t nv)
+{
+	size_t	i;
+
+	for (i = 0; i < nv; i++)
+		OUT(" [%s]", v[i]);
+	return n;
+}
+
+/* Writes every field c has, in HF_C_* order, with its position. */
+static const char *
+cfg_dump(const struct hf_config *c, char *buf, size_t len)
+{
+	static const char *const names[HF_C_NFIELDS] = {
+		"apiVersion", "commands", "numGPUs", "environment", "hosts",
+		"hostfile", "slotsPerHost", "launcher", "sync.dst",
+		"sync.exclude", "ssh.port", "ssh.user", "ssh.identityFile",
+		"ssh.options", "killGrace", "timeout", "prefix", "outputDir",
+		"framework"
+	};
+	const struct hf_host	*h;
+	size_t			 n = 0, i;
+	int			 f;
+
+	buf[0] = '\0';
+	for (f = 0; f < HF_C_NFIELDS; f++) {
+		if (!hf_config_has(c, f))
+			continue;
+		OUT("%s:", names[f]);
+		switch (f) {
+		case HF_C_APIVERSION: OUT(" %s", c->api_version); break;
+		case HF_C_COMMANDS:
+			n = cfg_list(buf, n, len, c->commands, c->ncommands);
+			break;
+		case HF_C_NUMGPUS: OUT(" %d", c->num_gpus); break;
+		case HF_C_ENVIRONMENT:
+			for (i = 0; i < c->nenv; i++)
+				OUT(" %s=%s", c->env[i].name, c->env[i].value);
+			break;
+		case HF_C_HOSTS:
+			for (i = 0; i < c->hosts.n; i++) {
+				h = &c->hosts.v[i];
+				OUT("%s %s slots=%d%s", i ? "," : "", h->name,
+				    h->slots, h->slots_set ? "" : " default");
+				if (h->user)
+					OUT(" user=%s", h->user);
+				if (h->port)
+					OUT(" port=%d", h->port);
+				OUT(" @%d:%d", h->line, h->col);
+			}
+			break;
+		case HF_C_HOSTFILE: OUT(" %s", c->hostfile); break;
+		case HF_C_SLOTSPERHOST: OUT(" %d", c->slots_per_host); break;
+		case HF_C_LAUNCHER: OUT(" %s", c->launcher); break;
+		case HF_C_SYNC_DST: OUT(" %s", c->sync_dst); break;
+		case HF_C_SYNC_EXCLUDE:
+			n = cfg_list(buf, n, len, c->sync_exclude,
+			    c->nsync_exclude);
+			break;
+		case HF_C_SSH_PORT: OUT(" %d", c->ssh_port); break;
+		case HF_C_SSH_USER: OUT(" %s", c->ssh_user); break;
+		case HF_C_SSH_IDENTITY: OUT(" %s", c->ssh_identity); break;
+		case HF_C_SSH_OPTIONS:
+			n = cfg_list(buf, n, len, c->ssh_options,
+			    c->nssh_options);
+			break;
+		case HF_C_KILLGRACE: OUT(" %lldms", c->kill_grace_ms); break;
+		case HF_C_TIMEOUT: OUT(" %lldms", c->timeout_ms); break;
+		case HF_C_PREFIX: OUT(" %s", c->prefix); break;
+		case HF_C_OUTPUTDIR: OUT(" %s", c->output_dir); break;
+		case HF_C_FRAMEWORK: OUT(" %s", c->framework); break;
+		}
+		OUT(" @%s:%d:%d\n", c->pos[f].file, c->pos[f].line,
+		    c->pos[f].col);
+	}
+	for (i = 0; i < c->nnotes; i++)
+		OUT("note: %s\n", c->notes[i]);
+	return buf;
+}
+
+/* Reads t_datadir/hostfile/rel into a malloc'ed string, or NULL. */
+static char *
+cfg_read(const char *rel, size_t *lenp)
+{
+	char	 path[1024], *buf;
+	FILE	*f;
+	long	 n;
+
+	snprintf(path, sizeof(path), "%s/hostfile/%s", t_datadir, rel);
+	if ((f = fopen(path, "rb")) == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	if ((buf = malloc(n + 1)) != NULL && fread(buf, 1, n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	if (buf != NULL)
+		buf[n] = '\0';
+	if (lenp != NULL)
+		*lenp = n;
+	return buf;
+}
+
+/*
+ * Loads yaml/rel (over yaml/template.yaml for with-*) under its base name
+ * and returns the dump, or "ERR: file:line:col: msg".
+ */
+static const char *
+cfg_load(const char *rel, char *out, size_t len)
+{
+	struct hf_config	 c;
+	struct dt_err		 e;
+	char			 path[512], eb[1024], *buf, *tbuf = NULL;
+	const char		*name = strrchr(rel, '/') + 1;
+	size_t			 n, tn = 0;
+
+	snprintf(path, sizeof(path), "yaml/%s", rel);
+	if ((buf = cfg_read(path, &n)) == NULL) {
+		snprintf(out, len, "cannot read %s", path);
+		return out;
+	}
+	if (strncmp(name, "with-", 5) == 0)
+		tbuf = cfg_read("yaml/template.yaml", &tn);
+	if (hf_config_load_buf(&c, name, buf, n, "template.yaml", tbuf, tn,
+	    &e) != 0)
+		snprintf(out, len, "ERR: %s", dt_err_str(&e, eb, sizeof(eb)));
+	else
+		cfg_dump(&c, out, len);
+	hf_config_free(&c);
+	free(buf);
+	free(tbuf);
+	return out;
+}
+
+/* Runs fn on every dir/NAME.yaml (template.yaml aside); returns the count. */
+static int
+cfg_each(const char *dir, void (*fn)(const char *))
+{
+	char		 path[1024];
+	DIR		*d;
+	struct dirent	*de;
+	size_t		 n;
+	int		 count = 0;
+
+	snprintf(path, sizeof(path), "%s/hostfile/yaml/%s", t_datadir, dir);
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		n = strlen(de->d_name);
+		if (n < 5 || strcmp(de->d_name + n - 5, ".yaml") != 0 ||
+		    strcmp(de->d_name, "template.yaml") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		fn(path);
+		count++;
+	}
+	closedir(d);
+	return count;
+}
+
+/* Checks one sample against NAME.expect (or NAME.err). */
+static void
+cfg_one(const char *rel, const char *ext, const char *prefix)
+{
+	char	 got[DUMP_MAX], exp[512], *want;
+
+	snprintf(exp, sizeof(exp), "yaml/%.*s%s", (int)strlen(rel) - 5, rel,
+	    ext);
+	if ((want = cfg_read(exp, NULL)) == NULL) {
+		t_fail(__FILE__, __LINE__, "no %s", exp);
+		return;
+	}
+	cfg_load(rel, got, sizeof(got));
+	if (strncmp(got, prefix, strlen(prefix)) != 0 ||
+	    strcmp(got + strlen(prefix), want) != 0)
+		t_fail(__FILE__, __LINE__, "%s:\n%s\nwant:\n%s%s", rel, got,
+		    prefix, want);
+	free(want);
+}
+
+/* cfg_each callbacks for the good and the bad samples. */
+static void
+cfg_good(const char *rel)
+{
+	cfg_one(rel, ".expect", "");
+}
+
+static void
+cfg_bad(const char *rel)
+{
+	cfg_one(rel, ".err", "ERR: ");
+}
+
+TEST(hf_config_samples)
+{
+	CHECK_INT(cfg_each(".", cfg_good), 7);
+}
+
+TEST(hf_config_bad_samples)
+{
+	CHECK_INT(cfg_each("bad", cfg_bad), 33);
+}
