@@ -194,6 +194,8 @@ cfg_one(const char *rel, const char *ext, const char *prefix)
 		t_fail(__FILE__, __LINE__, "no %s", exp);
 		return;
 	}
+	if (prefix[0] != '\0')
+		want[strcspn(want, "\n")] = '\0';	/* an error is one line */
 	cfg_load(rel, got, sizeof(got));
 	if (strncmp(got, prefix, strlen(prefix)) != 0 ||
 	    strcmp(got + strlen(prefix), want) != 0)
