@@ -47,7 +47,9 @@
 
 #include "err.h"
 
+#ifndef HF_EXPAND_MAX		/* the fuzz targets build with a smaller one */
 #define HF_EXPAND_MAX	1000000	/* names from one pattern, list or file */
+#endif
 #define HF_SLOTS_MAX	1024	/* slots or max_slots of one host */
 #define HF_RANKS_MAX	1000000	/* processes in one plan */
 #define HF_NAME_MAX	255	/* length of a host name after expansion */

@@ -176,6 +176,7 @@ range_parse(struct range_pat *pat, size_t budget)
 	unsigned long long	 count = 1, n, width;
 	size_t			 i = 0, lit = 0, g, k, longest;
 	int			 r, wmax;
+	char			 why[80];
 
 	if (pat->len == 0)
 		return dt_errf(pat->e, pat->file, pat->line, pat->col,
@@ -224,11 +225,14 @@ range_parse(struct range_pat *pat, size_t budget)
 				break;
 		}
 		count = n > budget ? budget + 1 : count * n;
-		if (count > budget)
+		if (count > budget) {
+			snprintf(why, sizeof(why), " (more than %s%d names%s)",
+			    budget == HF_EXPAND_MAX ? "" : "the ", HF_EXPAND_MAX,
+			    budget == HF_EXPAND_MAX ? "" : " one source may "
+			    "expand to");
 			return range_error(pat, 0, DT_ERR_RANGE,
-			    "too many hosts from", budget == HF_EXPAND_MAX ?
-			    " (more than 1000000 names)" : " (more than the "
-			    "1000000 names one source may expand to)");
+			    "too many hosts from", why);
+		}
 		longest += pat->g[g].litlen + wmax;
 	}
 	if (longest > HF_NAME_MAX)
