@@ -226,3 +226,149 @@ TEST(hf_config_bad_samples)
 {
 	CHECK_INT(cfg_each("bad", cfg_bad), 33);
 }
+
+TEST(hf_config_load_files)
+{
+	struct hf_config	c;
+	struct dt_err		e;
+	char			path[1024], tpath[1024], want[1100], eb[2048];
+
+	snprintf(path, sizeof(path), "%s/hostfile/yaml/with-template.yaml",
+	    t_datadir);
+	snprintf(tpath, sizeof(tpath), "%s/hostfile/yaml/template.yaml",
+	    t_datadir);
+	CHECK_INT(hf_config_load(&c, path, tpath, &e), 0);
+	CHECK_INT(c.num_gpus, 4);
+	CHECK_INT(c.hosts.n, 3);
+	CHECK_STR(c.hosts.v[0].file, tpath);
+	CHECK_STR(c.hosts.v[2].file, path);
+	CHECK_STR(c.pos[HF_C_APIVERSION].file, tpath);
+	CHECK(!hf_config_has(&c, HF_C_LAUNCHER));
+	hf_config_free(&c);
+
+	snprintf(path, sizeof(path), "%s/hostfile/yaml/dtrun-full.yaml",
+	    t_datadir);
+	CHECK_INT(hf_config_load(&c, path, NULL, &e), 0);
+	snprintf(want, sizeof(want), "%s/hostfile/yaml/hosts/cluster.txt",
+	    t_datadir);
+	CHECK_STR(c.hostfile, want);
+	hf_config_free(&c);
+
+	CHECK_INT(hf_config_load(&c, "no/such.yaml", NULL, &e),
+	    DT_ERR_NOTFOUND);
+	CHECK_STR(dt_err_str(&e, eb, sizeof(eb)), "no/such.yaml: cannot open "
+	    "config: No such file or directory");
+	hf_config_free(&c);
+	CHECK_INT(hf_config_load(&c, path, "no/tmpl.yaml", &e),
+	    DT_ERR_NOTFOUND);
+	CHECK_STR(dt_err_str(&e, eb, sizeof(eb)), "no/tmpl.yaml: cannot open "
+	    "template: No such file or directory");
+	hf_config_free(&c);
+}
+
+/* Loads config text over template text; returns the dump or the error. */
+static const char *
+cfg_merge(const char *conf, const char *tmpl, char *out)
+{
+	struct hf_config	c;
+	struct dt_err		e;
+	char			eb[1024];
+
+	if (hf_config_load_buf(&c, "c.yaml", conf, strlen(conf), "t.yaml",
+	    tmpl, tmpl ? strlen(tmpl) : 0, &e) != 0)
+		snprintf(out, DUMP_MAX, "ERR: %s", dt_err_str(&e, eb,
+		    sizeof(eb)));
+	else
+		cfg_dump(&c, out, DUMP_MAX);
+	hf_config_free(&c);
+	return out;
+}
+
+TEST(hf_config_template_merge)
+{
+	char	b[DUMP_MAX];
+
+	/* Scalars: the config wins; a template-only key comes through. */
+	CHECK_STR(cfg_merge("numGPUs: 2\n", "numGPUs: 8\nprefix: /opt\n", b),
+	    "numGPUs: 2 @c.yaml:1:10\nprefix: /opt @t.yaml:2:9\n");
+	/* Lists: template first. */
+	CHECK_STR(cfg_merge("sync: {exclude: [b]}\n",
+	    "sync: {exclude: [a], dst: /x}\n", b),
+	    "sync.dst: /x @t.yaml:1:27\n"
+	    "sync.exclude: [a] [b] @c.yaml:1:17\n");
+	/* A list over a scalar: the config's kind wins. */
+	CHECK_STR(cfg_merge("commands: [b]\n", "commands: a\n", b),
+	    "commands: [b] @c.yaml:1:11\n");
+	/* Maps merge recursively; null in the config removes a value. */
+	CHECK_STR(cfg_merge("ssh:\n  user: me\n  port:\n",
+	    "ssh: {port: 22, user: you, identityFile: k}\n", b),
+	    "ssh.user: me @c.yaml:2:9\nssh.identityFile: k @t.yaml:1:42\n");
+	/* An empty config is the template. */
+	CHECK_STR(cfg_merge("", "launcher: local\n", b),
+	    "launcher: local @t.yaml:1:11\n");
+	CHECK_STR(cfg_merge("# nothing\n", NULL, b), "");
+	/* Errors in the template name the template. */
+	CHECK_STR(cfg_merge("numGPUs: 2\n", "numGPU: 8\n", b),
+	    "ERR: t.yaml:1:1: unknown key \"numGPU\" (did you mean "
+	    "\"numGPUs\"?)");
+	CHECK_STR(cfg_merge("command: a\n", "commands: [b]\n", b),
+	    "ERR: t.yaml:1:1: give command or commands, not both");
+	CHECK_STR(cfg_merge("numGPUs: 2\n", "numGPUs: [\n", b),
+	    "ERR: t.yaml:2:1: YAML: did not find expected node content "
+	    "while parsing a flow node");
+	/* Anchors and aliases are copies. */
+	CHECK_STR(cfg_merge("x: &h [a:2]\nhosts: *h\n", NULL, b),
+	    "ERR: c.yaml:1:1: unknown key \"x\" (see dtrun.yaml(5) for the "
+	    "keys)");
+	CHECK_STR(cfg_merge("sync: {exclude: &e [a, b]}\nssh: {options: *e}\n",
+	    NULL, b), "sync.exclude: [a] [b] @c.yaml:1:17\n"
+	    "ssh.options: [a] [b] @c.yaml:1:17\n");
+}
+
+TEST(hf_config_values)
+{
+	char	b[DUMP_MAX];
+
+	CHECK_STR(cfg_merge("hosts: \"a:2, b[1-2]\"\n", NULL, b),
+	    "hosts: a slots=2 @1:9, b1 slots=1 default @1:14, b2 slots=1 "
+	    "default @1:14 @c.yaml:1:8\n");
+	CHECK_STR(cfg_merge("hosts: []\n", NULL, b),
+	    "ERR: c.yaml:1:8: hosts: the list is empty");
+	CHECK_STR(cfg_merge("environment: {A: 1, B: '', C: true, A: 2}\n",
+	    NULL, b), "ERR: c.yaml:1:37: key \"A\" given twice (first at "
+	    "line 1)");
+	CHECK_STR(cfg_merge("environment: {A: 1, B: '', C: true, D: ~}\n", NULL,
+	    b), "environment: A=1 B= C=true D= @c.yaml:1:14\n");
+	CHECK_STR(cfg_merge("environment: [A=1, A=2=3]\n", NULL, b),
+	    "environment: A=2=3 @c.yaml:1:14\n");
+	CHECK_STR(cfg_merge("commands: [a, '']\n", NULL, b),
+	    "ERR: c.yaml:1:15: commands: empty string in the list");
+	CHECK_STR(cfg_merge("killGrace: 250ms\ntimeout: 0\n", NULL, b),
+	    "killGrace: 250ms @c.yaml:1:12\ntimeout: 0ms @c.yaml:2:10\n");
+	CHECK_STR(cfg_merge("ssh: {user: [a]}\n", NULL, b),
+	    "ERR: c.yaml:1:13: ssh.user: expected a string, got a list");
+	CHECK_STR(cfg_merge("launcher: Local\n", NULL, b),
+	    "ERR: c.yaml:1:11: launcher: unknown value \"Local\" (did you "
+	    "mean \"local\"?)");
+}
+
+TEST(hf_config_durations)
+{
+	long long	ms;
+
+	CHECK_INT(hf_duration_ms("30", &ms), 0);
+	CHECK_INT(ms, 30000);
+	CHECK_INT(hf_duration_ms("1.5s", &ms), 0);
+	CHECK_INT(ms, 1500);
+	CHECK_INT(hf_duration_ms("2m", &ms), 0);
+	CHECK_INT(ms, 120000);
+	CHECK_INT(hf_duration_ms("1h", &ms), 0);
+	CHECK_INT(ms, 3600000);
+	CHECK_INT(hf_duration_ms("10ms", &ms), 0);
+	CHECK_INT(ms, 10);
+	CHECK_INT(hf_duration_ms("-1", &ms), DT_ERR_PARSE);
+	CHECK_INT(hf_duration_ms("1d", &ms), DT_ERR_PARSE);
+	CHECK_INT(hf_duration_ms("s", &ms), DT_ERR_PARSE);
+	CHECK_INT(hf_duration_ms("1e300", &ms), DT_ERR_PARSE);
+	CHECK_INT(hf_duration_ms("", &ms), DT_ERR_PARSE);
+}
