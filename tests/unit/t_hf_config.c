@@ -372,3 +372,28 @@ TEST(hf_config_durations)
 	CHECK_INT(hf_duration_ms("1e300", &ms), DT_ERR_PARSE);
 	CHECK_INT(hf_duration_ms("", &ms), DT_ERR_PARSE);
 }
+
+TEST(hf_config_examples_load)
+{
+	static const char *const files[] = {
+		"engine-v1.yaml", "engine-v2.yaml", "engine-v3.yaml",
+		"engine-dtrun.yaml", "engine-with-template.yaml",
+	};
+	struct hf_config	c;
+	struct dt_err		e;
+	char			path[1024], tpath[1024], eb[2048];
+	size_t			i;
+
+	/* tests/data -> examples */
+	snprintf(tpath, sizeof(tpath), "%s/../../examples/engine-template.yaml",
+	    t_datadir);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/../../examples/%s", t_datadir,
+		    files[i]);
+		if (hf_config_load(&c, path, strstr(files[i], "with-") ?
+		    tpath : NULL, &e) != 0)
+			t_fail(__FILE__, __LINE__, "%s", dt_err_str(&e, eb,
+			    sizeof(eb)));
+		hf_config_free(&c);
+	}
+}
