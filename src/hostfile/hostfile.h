@@ -149,9 +149,10 @@ typedef int	(*hf_name_fn)(const char *name, size_t len, void *arg);
 
 /*
  * Expands spec, a comma list of patterns ("gpu[01-04,09],login"), calling
- * fn for each name in order. Errors are reported against file "spec",
- * line 1 and a column. At most HF_EXPAND_MAX names (DT_ERR_RANGE, checked
- * before the first call). Returns the number of names, fn's nonzero
+ * fn for each name in order with a NUL-terminated name valid during the
+ * call. Errors are reported against file "spec", line 1 and a column. At
+ * most HF_EXPAND_MAX names in all (DT_ERR_RANGE, checked for each pattern
+ * before its first name). Returns the number of names, fn's nonzero
  * return, or a negative DT_ERR_* with *e filled.
  */
 long	 hf_expand(const char *spec, hf_name_fn fn, void *arg,

@@ -186,7 +186,7 @@ static int	yn_node(struct yn_parser *, yaml_event_t *, struct ynode **,
 static int
 yn_map(struct yn_parser *p, struct ynode *n, int depth)
 {
-	yaml_event_t	 ev;
+	yaml_event_t	 ev, kev;
 	struct ynode	*v, *c;
 	int		 r;
 
@@ -215,8 +215,7 @@ yn_map(struct yn_parser *p, struct ynode *n, int depth)
 			yaml_event_delete(&ev);
 			return r;
 		}
-		yaml_event_t	kev = ev;
-
+		kev = ev;
 		if ((r = yn_event(p, &ev)) != 0) {
 			yaml_event_delete(&kev);
 			return r;
@@ -384,7 +383,9 @@ out:
 struct ynode *
 ynode_merge(struct ynode *c, struct ynode *t)
 {
-	struct ynode	*tc, *next, *cc, *prev;
+	struct ynode	*tc, *next, *cc, *prev, *m, *after;
+	char		*key;
+	int		 kl, kc;
 
 	if (t == NULL)
 		return c;
@@ -417,10 +418,10 @@ ynode_merge(struct ynode *c, struct ynode *t)
 			continue;
 		}
 		/* Replace cc by the merge of cc and tc, in place. */
-		struct ynode	*m, *after = cc->next;
-		char		*key = cc->key;
-		int		 kl = cc->kline, kc = cc->kcol;
-
+		after = cc->next;
+		key = cc->key;
+		kl = cc->kline;
+		kc = cc->kcol;
 		cc->key = NULL;
 		free(tc->key);
 		tc->key = NULL;
