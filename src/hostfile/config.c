@@ -351,6 +351,9 @@ cf_setenv(struct cf_ctx *x, const struct ynode *n, const char *name,
 		    c->env[i].name[nlen] == '\0')
 			break;
 	if (i == c->nenv) {
+		if (c->nenv == YN_KEYS_MAX)
+			return cf_error(x, &at, "environment", "more than "
+			    "10000 variables (at \"%.*s\")", name);
 		if ((ne = realloc(c->env, (c->nenv + 1) * sizeof(*ne))) == NULL)
 			return DT_ERR_NOMEM;
 		c->env = ne;

@@ -188,6 +188,7 @@ yn_map(struct yn_parser *p, struct ynode *n, int depth)
 {
 	yaml_event_t	 ev, kev;
 	struct ynode	*v, *c;
+	size_t		 nkeys = 0;
 	int		 r;
 
 	for (;;) {
@@ -201,6 +202,13 @@ yn_map(struct yn_parser *p, struct ynode *n, int depth)
 			r = dt_errf(p->e, p->file, (int)ev.start_mark.line + 1,
 			    (int)ev.start_mark.column + 1, DT_ERR_PARSE,
 			    "map keys must be plain strings");
+			yaml_event_delete(&ev);
+			return r;
+		}
+		if (++nkeys > YN_KEYS_MAX) {
+			r = dt_errf(p->e, p->file, (int)ev.start_mark.line + 1,
+			    (int)ev.start_mark.column + 1, DT_ERR_RANGE,
+			    "more than %d keys in one map", YN_KEYS_MAX);
 			yaml_event_delete(&ev);
 			return r;
 		}

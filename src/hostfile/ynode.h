@@ -16,6 +16,7 @@
 
 #define YN_DEPTH_MAX	64	/* nesting */
 #define YN_NODES_MAX	100000	/* nodes in one file, aliases expanded */
+#define YN_KEYS_MAX	10000	/* keys in one map (checks are quadratic) */
 
 struct ynode {
 	int		 type;		/* YN_* */

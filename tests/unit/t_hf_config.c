@@ -397,3 +397,24 @@ TEST(hf_config_examples_load)
 		hf_config_free(&c);
 	}
 }
+
+TEST(hf_config_map_cap)
+{
+	struct hf_config	 c;
+	struct dt_err		 e;
+	char			*buf, eb[1024];
+	size_t			 n = 0, len = 10001 * 16 + 32;
+	int			 i;
+
+	if ((buf = malloc(len)) == NULL)
+		return;
+	n += snprintf(buf + n, len - n, "environment:\n");
+	for (i = 0; i < 10001; i++)
+		n += snprintf(buf + n, len - n, "  V%d: x\n", i);
+	CHECK_INT(hf_config_load_buf(&c, "big.yaml", buf, n, NULL, NULL, 0,
+	    &e), DT_ERR_RANGE);
+	CHECK_STR(dt_err_str(&e, eb, sizeof(eb)), "big.yaml:10002:3: more than "
+	    "10000 keys in one map");
+	hf_config_free(&c);
+	free(buf);
+}
