@@ -4,13 +4,13 @@
  * the bad ones in yaml/bad (NAME.yaml against the error in NAME.err),
  * template merges and durations.
  */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "err.h"
 #include "test.h"
+#include "t_hf.h"
 
 #define DUMP_MAX	8192
 
@@ -99,34 +99,8 @@ cfg_dump(const struct hf_config *c, char *buf, size_t len)
 	return buf;
 }
 
-/* Reads t_datadir/hostfile/rel into a malloc'ed string, or NULL. */
-static char *
-cfg_read(const char *rel, size_t *lenp)
-{
-	char	 path[1024], *buf;
-	FILE	*f;
-	long	 n;
-
-	snprintf(path, sizeof(path), "%s/hostfile/%s", t_datadir, rel);
-	if ((f = fopen(path, "rb")) == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	if ((buf = malloc(n + 1)) != NULL && fread(buf, 1, n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	if (buf != NULL)
-		buf[n] = '\0';
-	if (lenp != NULL)
-		*lenp = n;
-	return buf;
-}
-
 /*
- * Loads yaml/rel (over yaml/template.yaml for with-*) under its base name
+ * Loads rel (over yaml/template.yaml for with-*) under its base name
  * and returns the dump, or "ERR: file:line:col: msg".
  */
 static const char *
@@ -134,17 +108,16 @@ cfg_load(const char *rel, char *out, size_t len)
 {
 	struct hf_config	 c;
 	struct dt_err		 e;
-	char			 path[512], eb[1024], *buf, *tbuf = NULL;
+	char			 eb[1024], *buf, *tbuf = NULL;
 	const char		*name = strrchr(rel, '/') + 1;
 	size_t			 n, tn = 0;
 
-	snprintf(path, sizeof(path), "yaml/%s", rel);
-	if ((buf = cfg_read(path, &n)) == NULL) {
-		snprintf(out, len, "cannot read %s", path);
+	if ((buf = t_hf_read(rel, &n)) == NULL) {
+		snprintf(out, len, "cannot read %s", rel);
 		return out;
 	}
 	if (strncmp(name, "with-", 5) == 0)
-		tbuf = cfg_read("yaml/template.yaml", &tn);
+		tbuf = t_hf_read("yaml/template.yaml", &tn);
 	if (hf_config_load_buf(&c, name, buf, n, "template.yaml", tbuf, tn,
 	    &e) != 0)
 		snprintf(out, len, "ERR: %s", dt_err_str(&e, eb, sizeof(eb)));
@@ -156,41 +129,16 @@ cfg_load(const char *rel, char *out, size_t len)
 	return out;
 }
 
-/* Runs fn on every dir/NAME.yaml (template.yaml aside); returns the count. */
-static int
-cfg_each(const char *dir, void (*fn)(const char *))
-{
-	char		 path[1024];
-	DIR		*d;
-	struct dirent	*de;
-	size_t		 n;
-	int		 count = 0;
-
-	snprintf(path, sizeof(path), "%s/hostfile/yaml/%s", t_datadir, dir);
-	if ((d = opendir(path)) == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL) {
-		n = strlen(de->d_name);
-		if (n < 5 || strcmp(de->d_name + n - 5, ".yaml") != 0 ||
-		    strcmp(de->d_name, "template.yaml") == 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		fn(path);
-		count++;
-	}
-	closedir(d);
-	return count;
-}
-
 /* Checks one sample against NAME.expect (or NAME.err). */
 static void
 cfg_one(const char *rel, const char *ext, const char *prefix)
 {
 	char	 got[DUMP_MAX], exp[512], *want;
 
-	snprintf(exp, sizeof(exp), "yaml/%.*s%s", (int)strlen(rel) - 5, rel,
-	    ext);
-	if ((want = cfg_read(exp, NULL)) == NULL) {
+	if (strcmp(rel, "yaml/template.yaml") == 0)
+		return;		/* the template of with-*.yaml */
+	snprintf(exp, sizeof(exp), "%.*s%s", (int)strlen(rel) - 5, rel, ext);
+	if ((want = t_hf_read(exp, NULL)) == NULL) {
 		t_fail(__FILE__, __LINE__, "no %s", exp);
 		return;
 	}
@@ -219,12 +167,12 @@ cfg_bad(const char *rel)
 
 TEST(hf_config_samples)
 {
-	CHECK_INT(cfg_each(".", cfg_good), 7);
+	CHECK_INT(t_hf_each("yaml", ".yaml", cfg_good), 8);
 }
 
 TEST(hf_config_bad_samples)
 {
-	CHECK_INT(cfg_each("bad", cfg_bad), 33);
+	CHECK_INT(t_hf_each("yaml/bad", ".yaml", cfg_bad), 33);
 }
 
 TEST(hf_config_load_files)

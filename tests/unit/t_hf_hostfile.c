@@ -10,12 +10,12 @@
 #include "err.h"
 #include "hostfile.h"
 #include "test.h"
+#include "t_hf.h"
 
 #define DUMP_MAX	8192
 
-/* Reads t_datadir/hostfile/rel into a malloc'ed string, or NULL. */
-static char *
-hf_read(const char *rel, size_t *lenp)
+char *
+t_hf_read(const char *rel, size_t *lenp)
 {
 	char	 path[1024], *buf;
 	FILE	*f;
@@ -95,9 +95,8 @@ hf_list(const char *list, char *buf, size_t len)
 	return hf_result(&hs, hf_parse_list(&hs, list, &e), &e, buf, len);
 }
 
-/* Calls fn for every file in t_datadir/hostfile/dir ending in suffix. */
-static int
-hf_each(const char *dir, const char *suffix, void (*fn)(const char *))
+int
+t_hf_each(const char *dir, const char *suffix, void (*fn)(const char *))
 {
 	char		 path[1024];
 	DIR		*d;
@@ -120,67 +119,60 @@ hf_each(const char *dir, const char *suffix, void (*fn)(const char *))
 	return count;
 }
 
-/* Checks one good hostfile against its .expect. */
+/*
+ * Parses corpus file rel (under its base name) and compares the dump, or
+ * the error line, with the file of the same name ending in ext.
+ */
 static void
-hf_good_one(const char *rel)
+hf_corpus_one(const char *rel, const char *ext)
 {
 	struct hf_hosts	 hs;
 	struct dt_err	 e;
-	char		 exp[1024], dump[DUMP_MAX], eb[1024], *want, *buf;
+	char		 exp[1024], got[DUMP_MAX], *want, *buf;
 	size_t		 len;
+	int		 r;
 
-	buf = hf_read(rel, &len);
-	snprintf(exp, sizeof(exp), "%.*s.expect", (int)strlen(rel) - 6, rel);
-	want = hf_read(exp, NULL);
+	buf = t_hf_read(rel, &len);
+	snprintf(exp, sizeof(exp), "%.*s%s", (int)strlen(rel) - 6, rel, ext);
+	want = t_hf_read(exp, NULL);
 	CHECK(buf != NULL && want != NULL);
-	if (buf == NULL || want == NULL)
-		return;
-	hf_hosts_init(&hs);
-	if (hf_parse_buf(&hs, rel, buf, len, &e) != 0) {
-		t_fail(__FILE__, __LINE__, "%s", dt_err_str(&e, eb, sizeof(eb)));
-	} else if (strcmp(hf_dump(&hs, dump, sizeof(dump)), want) != 0)
-		t_fail(__FILE__, __LINE__, "%s:\n%swant:\n%s", rel, dump, want);
-	hf_hosts_free(&hs);
+	if (buf != NULL && want != NULL) {
+		hf_hosts_init(&hs);
+		r = hf_parse_buf(&hs, strrchr(rel, '/') + 1, buf, len, &e);
+		hf_result(&hs, r, &e, got, sizeof(got));
+		if (r != 0) {	/* .err holds the error line without "ERR: " */
+			memmove(got, got + 5, strlen(got + 5) + 1);
+			strcat(got, "\n");
+		}
+		if (strcmp(got, want) != 0)
+			t_fail(__FILE__, __LINE__, "%s:\n%swant:\n%s", rel,
+			    got, want);
+	}
 	free(buf);
 	free(want);
+}
+
+/* t_hf_each callbacks: good files dump as .expect, bad ones fail as .err. */
+static void
+hf_good_one(const char *rel)
+{
+	hf_corpus_one(rel, ".expect");
+}
+
+static void
+hf_bad_one(const char *rel)
+{
+	hf_corpus_one(rel, ".err");
 }
 
 TEST(hf_corpus_good)
 {
-	CHECK_INT(hf_each("good", ".hosts", hf_good_one), 9);
-}
-
-/* Checks that one bad hostfile fails with exactly its .err line. */
-static void
-hf_bad_one(const char *rel)
-{
-	struct hf_hosts	 hs;
-	struct dt_err	 e;
-	char		 exp[1024], eb[1024], *want, *buf, *name;
-	size_t		 len;
-
-	buf = hf_read(rel, &len);
-	snprintf(exp, sizeof(exp), "%.*s.err", (int)strlen(rel) - 6, rel);
-	want = hf_read(exp, NULL);
-	CHECK(buf != NULL && want != NULL);
-	if (buf == NULL || want == NULL)
-		return;
-	want[strcspn(want, "\n")] = '\0';
-	name = strrchr(rel, '/') + 1;
-	hf_hosts_init(&hs);
-	if (hf_parse_buf(&hs, name, buf, len, &e) == 0)
-		t_fail(__FILE__, __LINE__, "%s parsed; want %s", rel, want);
-	else if (strcmp(dt_err_str(&e, eb, sizeof(eb)), want) != 0)
-		t_fail(__FILE__, __LINE__, "%s:\n  got  %s\n  want %s", rel, eb,
-		    want);
-	hf_hosts_free(&hs);
-	free(buf);
-	free(want);
+	CHECK_INT(t_hf_each("good", ".hosts", hf_good_one), 9);
 }
 
 TEST(hf_corpus_bad)
 {
-	CHECK_INT(hf_each("bad", ".hosts", hf_bad_one), 23);
+	CHECK_INT(t_hf_each("bad", ".hosts", hf_bad_one), 23);
 }
 
 TEST(hf_list_inline)

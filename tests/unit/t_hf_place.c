@@ -7,13 +7,13 @@
  *	# slots: 0 1 0 1		(optional: each process's device id)
  *	# error: MESSAGE		(or the plan, one "RANK HOST LOCAL_RANK" a line)
  */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "err.h"
 #include "hostfile.h"
 #include "test.h"
+#include "t_hf.h"
 
 #define PLAN_MAX	8192
 
@@ -104,17 +104,18 @@ golden_run(struct golden *g, char *out, size_t len, char *slots, size_t slen)
 	hf_hosts_free(&hs);
 }
 
-/* Checks one golden file. */
+/* Checks one golden file, rel under t_datadir/hostfile. */
 static void
-golden_one(const char *path)
+golden_one(const char *rel)
 {
 	struct golden	 g;
 	FILE		*f;
 	char		 line[512], opts[256] = "", want[PLAN_MAX] = "";
-	char		 got[PLAN_MAX], slots[256];
+	char		 got[PLAN_MAX], slots[256], path[1024];
 	size_t		 n = 0;
 
 	memset(&g, 0, sizeof(g));
+	snprintf(path, sizeof(path), "%s/hostfile/%s", t_datadir, rel);
 	if ((f = fopen(path, "r")) == NULL) {
 		t_fail(__FILE__, __LINE__, "cannot open %s", path);
 		return;
@@ -140,27 +141,7 @@ golden_one(const char *path)
 
 TEST(hf_place_golden)
 {
-	char		 dir[1024], path[2048];
-	DIR		*d;
-	struct dirent	*de;
-	size_t		 n;
-	int		 count = 0;
-
-	snprintf(dir, sizeof(dir), "%s/hostfile/place", t_datadir);
-	if ((d = opendir(dir)) == NULL) {
-		t_fail(__FILE__, __LINE__, "no %s", dir);
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		n = strlen(de->d_name);
-		if (n > 7 && strcmp(de->d_name + n - 7, ".golden") == 0) {
-			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			golden_one(path);
-			count++;
-		}
-	}
-	closedir(d);
-	CHECK_INT(count, 13);
+	CHECK_INT(t_hf_each("place", ".golden", golden_one), 13);
 }
 
 /* hf_plan_dmlc_env callback: appends "K=V " to the buffer arg. */
