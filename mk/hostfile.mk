@@ -12,7 +12,6 @@
 FUZZ_CC		?= clang
 FUZZ_TIME	?= 60
 FUZZ_RUNS	?= -1
-FUZZ_JOBS	?= 1
 FUZZ_FLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE \
 		   -Isrc/common -Isrc/hostfile -DHF_EXPAND_MAX=20000
@@ -27,7 +26,7 @@ build-fuzz/fuzz-%: fuzz/hostfile/fuzz_%.c $(HF_FUZZ_LIB) \
 $(addprefix fuzz-,$(HF_FUZZ)): fuzz-%: build-fuzz/fuzz-%
 	@mkdir -p build-fuzz/corpus-$*
 	build-fuzz/fuzz-$* -max_total_time=$(FUZZ_TIME) -runs=$(FUZZ_RUNS) \
-	    -jobs=$(FUZZ_JOBS) -print_final_stats=1 -max_len=4096 \
+	    -print_final_stats=1 -max_len=4096 \
 	    build-fuzz/corpus-$* fuzz/hostfile/$*
 
 fuzz-merge-hostfile: $(addprefix build-fuzz/fuzz-,$(HF_FUZZ))

@@ -74,11 +74,15 @@ struct hf_host {
 	int		 col;
 };
 
-/* An ordered set of hosts; a name appears once (see REPEATED HOSTS). */
+/*
+ * An ordered set of hosts; a name appears once (see REPEATED HOSTS). The
+ * functions that append to it may leave part of a source there when they
+ * fail; hf_hosts_free it either way.
+ */
 struct hf_hosts {
 	struct hf_host	*v;
 	size_t		 n;
-	/* Notes for -v: merged repeats, defaulted slots. */
+	/* Notes for -v: the repeats that were merged. */
 	char		**notes;
 	size_t		 nnotes;
 	/* private */
@@ -136,7 +140,7 @@ int	 hf_parse_buf(struct hf_hosts *hs, const char *name, const char *buf,
 int	 hf_parse_list(struct hf_hosts *hs, const char *list, struct dt_err *e);
 
 /*
- * Appends one host entry (the THE HOST LINE grammar, no comment) to hs, as
+ * Appends one host entry (THE HOST LINE grammar, no comment) to hs, as
  * if it were line `line` of `file` starting at column `col`. For callers
  * that read entries from elsewhere (engine.yaml's hosts list).
  * Returns 0 or a negative DT_ERR_* with *e filled.
