@@ -1,0 +1,133 @@
+/*
+ * config.h -- engine.yaml (-f FILE) and --template FILE as struct
+ * hf_config. The schema is documented in dtrun.yaml(5).
+ *
+ * Engine ML's keys (apiVersion "1.1.0", "2.0.0" or "3.0.0"): command or
+ * commands, numGPUs, environment; dataBucket, dataBucketSubdirectory,
+ * build, preemptible, repository and pythonVersion are accepted, have no
+ * meaning for dtrun, and are listed in notes for -v. dtrun's own keys:
+ * hosts, hostfile, slotsPerHost, launcher, sync {dst, exclude}, ssh
+ * {port, user, identityFile, options}, killGrace, timeout, prefix,
+ * outputDir, framework.
+ *
+ * A template merges under the config as Determined merges templates:
+ * scalars from the config win, lists are concatenated (template first),
+ * maps merge key by key. A null in the config ("key:" or "key: null")
+ * wins too, so it removes the template's value.
+ *
+ * Unknown keys (with a did-you-mean), wrong types, bad values and YAML
+ * syntax errors are DT_ERR_PARSE with file:line:col of the key or value.
+ * The loader only reads: the launcher decides what the command line
+ * overrides (every field has a bit in set) and loads hostfile itself.
+ */
+#ifndef DT_HF_CONFIG_H
+#define DT_HF_CONFIG_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "hostfile.h"
+
+/* One field each; hf_config.set has bit 1 << HF_C_* when it was given. */
+enum hf_cfield {
+	HF_C_APIVERSION,
+	HF_C_COMMANDS,		/* command or commands */
+	HF_C_NUMGPUS,
+	HF_C_ENVIRONMENT,
+	HF_C_HOSTS,
+	HF_C_HOSTFILE,
+	HF_C_SLOTSPERHOST,
+	HF_C_LAUNCHER,
+	HF_C_SYNC_DST,
+	HF_C_SYNC_EXCLUDE,
+	HF_C_SSH_PORT,
+	HF_C_SSH_USER,
+	HF_C_SSH_IDENTITY,
+	HF_C_SSH_OPTIONS,
+	HF_C_KILLGRACE,
+	HF_C_TIMEOUT,
+	HF_C_PREFIX,
+	HF_C_OUTPUTDIR,
+	HF_C_FRAMEWORK,
+	HF_C_NFIELDS
+};
+
+/* Nonzero if field f (HF_C_*) was given in the file or its template. */
+#define hf_config_has(c, f)	(((c)->set >> (f)) & 1)
+
+/* Where a field's value was written, for the launcher's own messages. */
+struct hf_cpos {
+	const char	*file;		/* NULL if not set */
+	int		 line;
+	int		 col;
+};
+
+/* One environment variable, in file order. */
+struct hf_env {
+	char		*name;
+	char		*value;
+};
+
+struct hf_config {
+	unsigned long	 set;		/* 1 << HF_C_* per field given */
+	struct hf_cpos	 pos[HF_C_NFIELDS];
+	char		*api_version;	/* "1.1.0", "2.0.0", "3.0.0" */
+	char		**commands;	/* command: one; commands: in order */
+	size_t		 ncommands;
+	int		 num_gpus;	/* total worker ranks (-n) */
+	struct hf_env	*env;
+	size_t		 nenv;
+	struct hf_hosts	 hosts;		/* hosts, ranges expanded */
+	char		*hostfile;	/* relative to the file that named it */
+	int		 slots_per_host; /* slots of hosts that give none */
+	char		*launcher;	/* "local", "ssh" or "slurm" */
+	char		*sync_dst;
+	char		**sync_exclude;
+	size_t		 nsync_exclude;
+	int		 ssh_port;
+	char		*ssh_user;
+	char		*ssh_identity;
+	char		**ssh_options;	/* each as for ssh -o */
+	size_t		 nssh_options;
+	long long	 kill_grace_ms;
+	long long	 timeout_ms;
+	char		*prefix;
+	char		*output_dir;
+	char		*framework;	/* see dtrun.yaml(5) for the names */
+	/* For -v: "engine.yaml:5:1: dataBucket: ...; ignored". */
+	char		**notes;
+	size_t		 nnotes;
+	/* private */
+	char		**files;
+	size_t		 nfiles;
+};
+
+/* Makes c empty. */
+void	 hf_config_init(struct hf_config *c);
+
+/* Frees what c holds and makes it empty again. */
+void	 hf_config_free(struct hf_config *c);
+
+/*
+ * Loads engine.yaml path into c (initialised here), with template_path
+ * (or NULL) merged under it. Returns 0 or a negative DT_ERR_* with *e
+ * filled; c may be freed either way.
+ */
+int	 hf_config_load(struct hf_config *c, const char *path,
+	     const char *template_path, struct dt_err *e);
+
+/*
+ * As hf_config_load, from buffers: the config named name, and the template
+ * tname in tbuf[0..tlen) when tbuf is not NULL.
+ */
+int	 hf_config_load_buf(struct hf_config *c, const char *name,
+	     const char *buf, size_t len, const char *tname, const char *tbuf,
+	     size_t tlen, struct dt_err *e);
+
+/*
+ * Reads a duration ("30", "1.5", "500ms", "30s", "2m", "1h") into
+ * milliseconds. Returns 0 or DT_ERR_PARSE (no message: callers say where).
+ */
+int	 hf_duration_ms(const char *s, long long *ms);
+
+#endif

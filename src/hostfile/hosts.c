@@ -1,0 +1,230 @@
+/*
+ * hosts.c -- the ordered host set: adding a host (merging a repeated name
+ * into its first entry), finding one by name through a hash table, and
+ * freeing. The parsers in hostfile.c, slurm.c and config.c feed it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hf_impl.h"
+#include "hosts.h"
+
+void
+hf_hosts_init(struct hf_hosts *hs)
+{
+	memset(hs, 0, sizeof(*hs));
+}
+
+void
+hf_hosts_free(struct hf_hosts *hs)
+{
+	size_t	i;
+
+	for (i = 0; i < hs->n; i++)
+		hosts_host_free(&hs->v[i]);
+	free(hs->v);
+	free(hs->ht);
+	hfi_strv_free(hs->notes, hs->nnotes);
+	hfi_strv_free(hs->files, hs->nfiles);
+	hf_hosts_init(hs);
+}
+
+void
+hosts_host_free(struct hf_host *h)
+{
+	free(h->name);
+	free(h->user);
+	free(h->slot_ids);
+}
+
+/* FNV-1a over name[0..len). */
+static size_t
+hosts_hash(const char *name, size_t len)
+{
+	size_t	h = 1469598103934665603ULL & (size_t)-1, i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)name[i];
+		h *= 1099511628211ULL & (size_t)-1;
+	}
+	return h;
+}
+
+/* The hash slot of name: its entry, or the empty slot where it would go. */
+static size_t
+hosts_slot(const struct hf_hosts *hs, const char *name, size_t len)
+{
+	size_t	i = hosts_hash(name, len) & (hs->htcap - 1), k;
+
+	while ((k = hs->ht[i]) != 0) {
+		if (strncmp(hs->v[k - 1].name, name, len) == 0 &&
+		    hs->v[k - 1].name[len] == '\0')
+			break;
+		i = (i + 1) & (hs->htcap - 1);
+	}
+	return i;
+}
+
+/* Rebuilds the table at cap slots. */
+static int
+hosts_rehash(struct hf_hosts *hs, size_t cap)
+{
+	size_t	i;
+
+	free(hs->ht);
+	if ((hs->ht = calloc(cap, sizeof(*hs->ht))) == NULL) {
+		hs->htcap = 0;
+		return DT_ERR_NOMEM;
+	}
+	hs->htcap = cap;
+	for (i = 0; i < hs->n; i++)
+		hs->ht[hosts_slot(hs, hs->v[i].name, strlen(hs->v[i].name))] =
+		    i + 1;
+	return 0;
+}
+
+int
+hosts_reindex(struct hf_hosts *hs)
+{
+	size_t	cap = 64;
+
+	while (cap < hs->n * 2 + 2)
+		cap *= 2;
+	return hosts_rehash(hs, cap);
+}
+
+long
+hf_hosts_find(const struct hf_hosts *hs, const char *name)
+{
+	size_t	k;
+
+	if (hs->htcap == 0)
+		return -1;
+	k = hs->ht[hosts_slot(hs, name, strlen(name))];
+	return k == 0 ? -1 : (long)k - 1;
+}
+
+const char *
+hosts_intern(char ***files, size_t *n, const char *file)
+{
+	char	**nv, *s;
+	size_t	  i;
+
+	if (file == NULL)
+		return NULL;
+	for (i = *n; i-- > 0;)
+		if (strcmp((*files)[i], file) == 0)
+			return (*files)[i];
+	if ((nv = realloc(*files, (*n + 1) * sizeof(*nv))) == NULL)
+		return NULL;
+	*files = nv;
+	if ((s = strdup(file)) == NULL)
+		return NULL;
+	nv[(*n)++] = s;
+	return s;
+}
+
+const char *
+hosts_file(struct hf_hosts *hs, const char *file)
+{
+	return hosts_intern(&hs->files, &hs->nfiles, file);
+}
+
+int
+hosts_copy(struct hf_host *dst, const struct hf_host *src, char ***files,
+    size_t *nfiles)
+{
+	*dst = *src;
+	dst->user = dst->name = NULL;
+	dst->slot_ids = NULL;
+	if ((dst->name = strdup(src->name)) == NULL)
+		return DT_ERR_NOMEM;
+	if (src->user != NULL && (dst->user = strdup(src->user)) == NULL)
+		return DT_ERR_NOMEM;
+	if (src->slot_ids != NULL) {
+		dst->slot_ids = malloc(src->nslot_ids * sizeof(*dst->slot_ids));
+		if (dst->slot_ids == NULL)
+			return DT_ERR_NOMEM;
+		memcpy(dst->slot_ids, src->slot_ids,
+		    src->nslot_ids * sizeof(*dst->slot_ids));
+	}
+	if (src->file != NULL &&
+	    (dst->file = hosts_intern(files, nfiles, src->file)) == NULL)
+		return DT_ERR_NOMEM;
+	return 0;
+}
+
+/* Both NULL, or equal strings. */
+static int
+hosts_same(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+/* Merges t (the repeat of name) into its first entry h. */
+static int
+hosts_merge(struct hf_hosts *hs, struct hf_host *h, const struct hf_host *t,
+    struct dt_err *e)
+{
+	if (!hosts_same(h->user, t->user) || h->port != t->port)
+		return dt_errf(e, t->file, t->line, t->col, DT_ERR_INVAL,
+		    "host \"%s\" listed again with a different %s (first at "
+		    "%s:%d); repeated hosts merge their slots only when user "
+		    "and port agree", h->name, h->port != t->port ? "port" :
+		    "user", h->file, h->line);
+	if (h->slots + t->slots > HF_SLOTS_MAX)
+		return dt_errf(e, t->file, t->line, t->col, DT_ERR_RANGE,
+		    "host \"%s\" listed again (first at %s:%d): merged slots "
+		    "%d are more than %d", h->name, h->file, h->line,
+		    h->slots + t->slots, HF_SLOTS_MAX);
+	h->slots += t->slots;
+	h->slots_set = 1;	/* a repeat is a count, as in Open MPI */
+	if (h->max_slots == 0 || t->max_slots == 0)
+		h->max_slots = 0;
+	else
+		h->max_slots += t->max_slots;
+	return hfi_note(&hs->notes, &hs->nnotes, "%s:%d: %s listed again "
+	    "(first at %s:%d), slots merged to %d", t->file, t->line,
+	    h->name, h->file, h->line, h->slots);
+}
+
+int
+hosts_add(struct hf_hosts *hs, const char *name, size_t len,
+    const struct hf_host *t, struct dt_err *e)
+{
+	struct hf_host	*nv, *h;
+	size_t		 cap, i;
+	int		 r;
+
+	if (hs->htcap == 0 || (hs->n + 1) * 2 > hs->htcap)
+		if ((r = hosts_rehash(hs, hs->htcap ? hs->htcap * 2 : 64)) != 0)
+			goto nomem;
+	i = hosts_slot(hs, name, len);
+	if (hs->ht[i] != 0)
+		return hosts_merge(hs, &hs->v[hs->ht[i] - 1], t, e);
+	if (hs->n == hs->cap) {
+		cap = hs->cap ? hs->cap * 2 : 16;
+		if ((nv = realloc(hs->v, cap * sizeof(*nv))) == NULL)
+			goto nomem;
+		hs->v = nv;
+		hs->cap = cap;
+	}
+	h = &hs->v[hs->n];
+	*h = *t;
+	h->slot_ids = NULL;
+	h->nslot_ids = 0;
+	h->user = NULL;
+	if ((h->name = hfi_strndup(name, len)) == NULL)
+		goto nomem;
+	if (t->user != NULL && (h->user = strdup(t->user)) == NULL) {
+		free(h->name);
+		goto nomem;
+	}
+	hs->ht[i] = ++hs->n;
+	return 0;
+nomem:
+	return dt_errf(e, t->file, t->line, t->col, DT_ERR_NOMEM,
+	    "out of memory adding host %zu", hs->n + 1);
+}
