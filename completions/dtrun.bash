@@ -5,15 +5,20 @@ _dtrun()
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	opts="--np --nproc-per-node --launcher --prefix --output-dir --timestamp
-	      --export --kill-grace --timeout --dry-run --verbose --quiet
-	      --version --help -n -x -v -q -V -h"
+	opts="--np --nproc-per-node --hosts --hostfile --config --template
+	      --include --exclude --oversubscribe --servers --launcher --prefix
+	      --output-dir --timestamp --export --kill-grace --timeout --dry-run
+	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-fanout
+	      --ssh-agent-dir --verbose --quiet --version --help
+	      -n -H -f -s -x -p -i -F -v -q -V -h"
 
 	# After the command word, complete the command's own arguments.
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		--) _command_offset $((i + 1)); return ;;
-		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--kill-grace|--timeout)
+		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--kill-grace|--timeout|\
+		-H|--hosts|--hostfile|-f|--config|--template|--include|--exclude|-s|--servers|\
+		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|--ssh-fanout|--ssh-agent-dir)
 			((i++)) ;;
 		-*) ;;
 		*) _command_offset $i; return ;;
@@ -22,9 +27,12 @@ _dtrun()
 
 	case $prev in
 	--launcher) COMPREPLY=($(compgen -W "local ssh slurm" -- "$cur")); return ;;
-	--output-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--output-dir|--ssh-agent-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	-H|--hosts|--hostfile|-f|--config|--template|-i|--ssh-identity|-F|--ssh-config)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--ssh-option) COMPREPLY=($(compgen -W "User= Port= IdentityFile= StrictHostKeyChecking= UserKnownHostsFile= ConnectTimeout=" -- "$cur")); return ;;
 	-x|--export) COMPREPLY=($(compgen -e -- "$cur")); return ;;
-	-n|--np|--nproc-per-node|--kill-grace|--timeout|--prefix) return ;;
+	-n|--np|--nproc-per-node|--kill-grace|--timeout|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

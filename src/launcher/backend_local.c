@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agentbin.h"
 #include "err.h"
 #include "job.h"
 #include "link.h"
@@ -31,40 +32,6 @@ struct local {
 	struct link	*link;
 	pid_t		 pid;
 };
-
-/* Finds dtrun-agent: $DTRUN_AGENT, else beside the dtrun binary. */
-static int
-agent_path(char *buf, size_t len, struct dt_err *e)
-{
-	const char	*env = getenv("DTRUN_AGENT");
-	char		 self[PATH_MAX];
-	ssize_t		 n;
-	char		*slash;
-
-	if (env != NULL && env[0] != '\0') {
-		snprintf(buf, len, "%s", env);
-		if (access(buf, X_OK) != 0)
-			return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND,
-			    "DTRUN_AGENT=%s: %s (point it at dtrun-agent)",
-			    buf, strerror(errno));
-		return 0;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "cannot find "
-		    "my own binary: %s (set DTRUN_AGENT)", strerror(errno));
-	self[n] = '\0';
-	if ((slash = strrchr(self, '/')) != NULL)
-		*slash = '\0';
-	if ((size_t)snprintf(buf, len, "%s/dtrun-agent", self) >= len)
-		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "path of "
-		    "dtrun-agent too long (set DTRUN_AGENT)");
-	if (access(buf, X_OK) != 0)
-		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "%s: %s "
-		    "(install dtrun-agent beside dtrun, or set DTRUN_AGENT)",
-		    buf, strerror(errno));
-	return 0;
-}
 
 static void
 local_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
@@ -91,7 +58,7 @@ local_start(struct job_host *h, struct dt_err *e)
 	int			 sv[2], rc;
 	pid_t			 pid;
 
-	if ((rc = agent_path(path, sizeof(path), e)) != 0)
+	if ((rc = agentbin_path(path, sizeof(path), e)) != 0)
 		return rc;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "socketpair: %s",

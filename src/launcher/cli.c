@@ -22,9 +22,17 @@ const char cli_usage[] =
 "Starts COMMAND as the ranks of one distributed job, forwards their output\n"
 "line by line, and stops them all as soon as one fails.\n"
 "\n"
-"  -n, --np N              number of ranks (local default 1)\n"
+"  -n, --np N              number of ranks (default: every slot; 1 locally)\n"
 "      --nproc-per-node N  ranks per host\n"
-"      --launcher KIND     local, ssh or slurm (default: local without hosts)\n"
+"  -H, --hosts LIST|FILE   hosts: a hostfile, or a list like a:2,gpu[01-04]:8\n"
+"      --hostfile FILE     hosts from FILE (host, host:N, host slots=N ...)\n"
+"  -f, --config FILE       an engine.yaml job file; options here win\n"
+"      --template FILE     merge FILE under the engine.yaml\n"
+"      --include SPEC      only these hosts/devices (host1:0,1@host2)\n"
+"      --exclude SPEC      not these hosts/devices\n"
+"      --oversubscribe     allow more ranks than slots\n"
+"  -s, --servers N         MXNet parameter servers (and a scheduler)\n"
+"      --launcher KIND     local, ssh or slurm (default: ssh with hosts)\n"
 "      --prefix FORMAT     line prefix: %r rank, %l local rank, %h host,\n"
 "                          %s stream (out/err), %% percent; default \"[%r] \";\n"
 "                          \"\" turns prefixes off\n"
@@ -35,6 +43,14 @@ const char cli_usage[] =
 "      --kill-grace SECS   between SIGTERM and SIGKILL when stopping (default 5)\n"
 "      --timeout SECS      stop the job after SECS and exit 124\n"
 "      --dry-run           print the plan, one line per rank, and exit\n"
+"  -p, --ssh-port PORT     ssh port (default 22, or ssh_config's)\n"
+"  -i, --ssh-identity FILE ssh private key to try (repeatable)\n"
+"      --ssh-option K=V    ssh -o option: User, Port, IdentityFile,\n"
+"                          StrictHostKeyChecking, UserKnownHostsFile,\n"
+"                          ConnectTimeout (repeatable)\n"
+"  -F, --ssh-config FILE   ssh_config to read (default ~/.ssh/config)\n"
+"      --ssh-fanout N      hosts connecting at once (default 64)\n"
+"      --ssh-agent-dir DIR where hosts cache dtrun-agent (~/.cache/dtrun)\n"
 "  -v, --verbose           say more (repeat for debug output)\n"
 "  -q, --quiet             only errors\n"
 "  -V, --version           print the version\n"
@@ -46,6 +62,8 @@ const char cli_usage[] =
 enum {
 	OPT_NPROC = 256, OPT_LAUNCHER, OPT_PREFIX, OPT_OUTPUT_DIR,
 	OPT_TIMESTAMP, OPT_KILL_GRACE, OPT_TIMEOUT, OPT_DRY_RUN,
+	OPT_HOSTFILE, OPT_TEMPLATE, OPT_INCLUDE, OPT_EXCLUDE, OPT_OVERSUB,
+	OPT_SSH_OPTION, OPT_SSH_FANOUT, OPT_SSH_AGENT_DIR,
 };
 
 static const struct option longopts[] = {
@@ -59,6 +77,20 @@ static const struct option longopts[] = {
 	{ "kill-grace",		required_argument,	NULL, OPT_KILL_GRACE },
 	{ "timeout",		required_argument,	NULL, OPT_TIMEOUT },
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
+	{ "hosts",		required_argument,	NULL, 'H' },
+	{ "hostfile",		required_argument,	NULL, OPT_HOSTFILE },
+	{ "config",		required_argument,	NULL, 'f' },
+	{ "template",		required_argument,	NULL, OPT_TEMPLATE },
+	{ "include",		required_argument,	NULL, OPT_INCLUDE },
+	{ "exclude",		required_argument,	NULL, OPT_EXCLUDE },
+	{ "oversubscribe",	no_argument,		NULL, OPT_OVERSUB },
+	{ "servers",		required_argument,	NULL, 's' },
+	{ "ssh-port",		required_argument,	NULL, 'p' },
+	{ "ssh-identity",	required_argument,	NULL, 'i' },
+	{ "ssh-option",		required_argument,	NULL, OPT_SSH_OPTION },
+	{ "ssh-config",		required_argument,	NULL, 'F' },
+	{ "ssh-fanout",		required_argument,	NULL, OPT_SSH_FANOUT },
+	{ "ssh-agent-dir",	required_argument,	NULL, OPT_SSH_AGENT_DIR },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -157,7 +189,7 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 
 	optind = 0;		/* glibc: restart, so the unit tests can call us again */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:n:x:vqVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:n:x:H:f:s:p:i:F:vqVh", longopts, NULL)) != -1) {
 		rc = 0;
 		switch (c) {
 		case 'n':
@@ -179,7 +211,59 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 				    "--launcher \"%s\": unknown (use local, ssh "
 				    "or slurm)", optarg);
 			break;
+		case 'H':
+		case OPT_HOSTFILE:
+			o->hosts = xreallocarray(o->hosts, o->nhosts + 1,
+			    sizeof(*o->hosts));
+			o->hosts[o->nhosts++] = optarg;
+			break;
+		case 'f':
+			o->config = optarg;
+			break;
+		case OPT_TEMPLATE:
+			o->template = optarg;
+			break;
+		case OPT_INCLUDE:
+			o->include = optarg;
+			break;
+		case OPT_EXCLUDE:
+			o->exclude = optarg;
+			break;
+		case OPT_OVERSUB:
+			o->oversubscribe = 1;
+			break;
+		case 's':
+			rc = parse_count("-s", optarg, 0, &o->nservers, e);
+			break;
+		case 'p':
+			rc = parse_count("-p", optarg, 1, &o->ssh.port, e);
+			if (rc == 0 && o->ssh.port > 65535)
+				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "-p "
+				    "%d: want a port, 1 to 65535", o->ssh.port);
+			break;
+		case 'i':
+			o->ssh.identities = xreallocarray(o->ssh.identities,
+			    o->ssh.nidentities + 1, sizeof(char *));
+			o->ssh.identities[o->ssh.nidentities++] = optarg;
+			break;
+		case OPT_SSH_OPTION:
+			rc = ssh_cli_option(&o->ssh, optarg, e);
+			break;
+		case 'F':
+			o->ssh.config = optarg;
+			break;
+		case OPT_SSH_FANOUT:
+			rc = parse_count("--ssh-fanout", optarg, 1,
+			    &o->ssh.fanout, e);
+			break;
+		case OPT_SSH_AGENT_DIR:
+			if (optarg[0] == '\0')
+				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+				    "--ssh-agent-dir needs a directory");
+			o->ssh.agent_dir = optarg;
+			break;
 		case OPT_PREFIX:
+			o->prefix_set = 1;
 			o->prefix = optarg;
 			rc = prefix_check(optarg, e);
 			break;
@@ -198,9 +282,11 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 		case OPT_KILL_GRACE:
 			rc = parse_secs("--kill-grace", optarg, &o->kill_grace,
 			    e);
+			o->kill_grace_set = 1;
 			break;
 		case OPT_TIMEOUT:
 			rc = parse_secs("--timeout", optarg, &o->timeout, e);
+			o->timeout_set = 1;
 			if (rc == 0 && o->timeout == 0)
 				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
 				    "--timeout 0: give a time above zero, or "
@@ -240,6 +326,8 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 		}
 	}
 	if (optind >= argc) {
+		if (o->config != NULL)
+			return CLI_RUN;		/* the command may be in engine.yaml */
 		cli_free(o);
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "no command given "
 		    "(usage: dtrun [options] [--] COMMAND [ARGS...])");
@@ -264,4 +352,12 @@ cli_free(struct opts *o)
 	free(o->exports);
 	o->exports = NULL;
 	o->nexports = 0;
+	free(o->hosts);
+	o->hosts = NULL;
+	o->nhosts = 0;
+	free(o->ssh.identities);
+	o->ssh.identities = NULL;
+	o->ssh.nidentities = 0;
+	free(o->cmd_owned);
+	o->cmd_owned = NULL;
 }

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "sshconf.h"
+
 struct dt_err;
 
 enum launcher_kind { LAUNCH_AUTO = 0, LAUNCH_LOCAL, LAUNCH_SSH, LAUNCH_SLURM };
@@ -24,6 +26,24 @@ struct opts {
 	int		 quiet;
 	char		**cmd;		/* COMMAND ARGS..., NULL-terminated (points into argv) */
 	int		 ncmd;
+
+	/* Hosts and placement (src/hostfile). */
+	char		**hosts;	/* -H/--hostfile args, in order */
+	size_t		 nhosts;
+	const char	*config;	/* -f engine.yaml */
+	const char	*template;	/* --template */
+	const char	*include;	/* --include (DeepSpeed syntax) */
+	const char	*exclude;
+	int		 oversubscribe;
+	int		 nservers;	/* -s: MXNet parameter servers */
+
+	/* ssh. */
+	struct ssh_cli	 ssh;
+
+	/* What the command line gave, so engine.yaml fills in only the rest. */
+	int		 prefix_set, kill_grace_set, timeout_set;
+	char		*cmd_owned;	/* a command built from engine.yaml */
+	char		*argv_owned[4];
 };
 
 #define CLI_RUN		0

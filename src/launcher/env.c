@@ -15,21 +15,29 @@ env_host(const struct env_ctx *c, int h, struct strv *sv)
 {
 	const struct plan	*p = c->plan;
 
-	strv_setf(sv, "WORLD_SIZE", "%zu", p->nranks);
-	strv_setf(sv, "LOCAL_WORLD_SIZE", "%d", p->hosts[h].nranks);
+	strv_setf(sv, "WORLD_SIZE", "%d", p->nworkers);
+	strv_setf(sv, "LOCAL_WORLD_SIZE", "%d", p->hosts[h].nworkers);
 	strv_setf(sv, "NODE_RANK", "%d", h);
 	strv_setf(sv, "GROUP_RANK", "%d", h);
 	strv_setf(sv, "NNODES", "%zu", p->nhosts);
-	strv_setf(sv, "ROLE_WORLD_SIZE", "%zu", p->nranks);
+	strv_setf(sv, "ROLE_WORLD_SIZE", "%d", p->nworkers);
 	strv_setf(sv, "MASTER_ADDR", "%s", c->master_addr);
 	strv_setf(sv, "MASTER_PORT", "%d", c->master_port);
 	strv_setf(sv, "DTRUN_JOB_ID", "%s", c->job_id);
 	strv_setf(sv, "DTRUN_HOST", "%s", p->hosts[h].name);
-	strv_setf(sv, "DTRUN_WORLD_SIZE", "%zu", p->nranks);
+	strv_setf(sv, "DTRUN_WORLD_SIZE", "%d", p->nworkers);
 	strv_setf(sv, "DTRUN_NODE_RANK", "%d", h);
 	strv_setf(sv, "DTRUN_NNODES", "%zu", p->nhosts);
 	/* -x comes last so the user can override anything above. */
 	strv_addv(sv, c->o->exports, c->o->nexports);
+}
+
+/* Adds one DMLC_* variable (hf_plan_dmlc_env's callback). */
+static int
+env_dmlc(const char *name, const char *value, void *arg)
+{
+	strv_setf(arg, name, "%s", value);
+	return 0;
 }
 
 void
@@ -37,6 +45,13 @@ env_rank(const struct env_ctx *c, int r, struct strv *sv)
 {
 	int	local = c->plan->ranks[r].local_rank;
 
+	/* MXNet's parameter servers (-s): roles and the scheduler's address. */
+	hf_plan_dmlc_env(&c->plan->hf, r, env_dmlc, sv);
+	if (c->plan->ranks[r].role != HF_ROLE_WORKER) {
+		strv_setf(sv, "DTRUN_ROLE", "%s", c->plan->ranks[r].role ==
+		    HF_ROLE_SERVER ? "server" : "scheduler");
+		return;
+	}
 	strv_setf(sv, "RANK", "%d", r);
 	strv_setf(sv, "LOCAL_RANK", "%d", local);
 	strv_setf(sv, "ROLE_RANK", "%d", r);

@@ -238,7 +238,7 @@ job_host_hello(struct job_host *h)
 	struct ap_job		 aj;
 	struct ap_rank		 ar;
 	char			 cwd[4096];
-	int			 r;
+	int			 i, r;
 
 	ec.o = j->o;
 	ec.plan = p;
@@ -260,7 +260,8 @@ job_host_hello(struct job_host *h)
 	job_send(h);
 	strv_free(&env);
 
-	for (r = ph->first_rank; r < ph->first_rank + ph->nranks; r++) {
+	for (i = 0; i < ph->nranks; i++) {
+		r = ph->ranks[i];
 		env_rank(&ec, r, &renv);
 		ar.rank = r;
 		ar.local_rank = p->ranks[r].local_rank;
@@ -301,7 +302,7 @@ job_start_all(struct job *j)
 		ap_put_empty(&j->wb, AP_START);
 		job_send(&j->hosts[h]);
 	}
-	log_info("started %zu ranks on %zu host%s (job %s)", j->plan->nranks,
+	log_info("started %zu processes on %zu host%s (job %s)", j->plan->nranks,
 	    j->plan->nhosts, j->plan->nhosts == 1 ? "" : "s", j->id);
 }
 
@@ -393,10 +394,10 @@ static void
 job_kill_orphans(struct job_host *h)
 {
 	struct job	*j = h->job;
-	int		 r;
+	int		 i, r;
 
-	for (r = h->ph->first_rank; r < h->ph->first_rank + h->ph->nranks;
-	    r++) {
+	for (i = 0; i < h->ph->nranks; i++) {
+		r = h->ph->ranks[i];
 		if (j->ranks[r].pid > 0 && j->ranks[r].state == R_RUNNING) {
 			kill(-j->ranks[r].pid, SIGKILL);
 			j->ranks[r].state = R_EXITED;
@@ -545,9 +546,11 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 	j.hosts = xcalloc(p->nhosts, sizeof(*j.hosts));
 	for (i = 0; i < p->nhosts; i++) {
 		j.hosts[i].job = &j;
+		j.hosts[i].o = o;
 		j.hosts[i].index = i;
 		j.hosts[i].ph = &p->hosts[i];
-		j.hosts[i].be = &backend_local;
+		j.hosts[i].be = o->launcher == LAUNCH_SSH ? &backend_ssh :
+		    &backend_local;
 	}
 	for (i = 0; i < p->nhosts; i++) {
 		if (j.hosts[i].be->start(&j.hosts[i], &e) != 0) {

@@ -37,9 +37,11 @@ struct backend {
 };
 
 extern const struct backend backend_local;
+extern const struct backend backend_ssh;
 
 struct job_host {
 	struct job		*job;
+	const struct opts	*o;
 	int			 index;		/* node rank */
 	const struct plan_host	*ph;
 	const struct backend	*be;

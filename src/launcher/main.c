@@ -52,15 +52,9 @@ main(int argc, char **argv)
 	}
 	log_level = o.quiet ? -1 : o.verbose;
 
-	if (o.launcher == LAUNCH_SSH || o.launcher == LAUNCH_SLURM) {
-		log_error("--launcher %s: not available in this build yet "
-		    "(use --launcher local)", o.launcher == LAUNCH_SSH ?
-		    "ssh" : "slurm");
-		cli_free(&o);
-		return 2;
-	}
-	if (plan_local(&p, &o, &e) != 0) {
+	if (plan_build(&p, &o, &e) != 0) {
 		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
+		plan_free(&p);
 		cli_free(&o);
 		return 2;
 	}

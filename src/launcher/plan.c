@@ -1,51 +1,224 @@
-/* plan.c -- rank placement and its --dry-run listing. */
+/*
+ * plan.c -- from options to processes: engine.yaml fills what the command
+ * line left unset, hosts come from -H/--hostfile, engine.yaml or this
+ * machine, and src/hostfile places the ranks.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "config.h"
 #include "err.h"
+#include "hostfile.h"
+#include "log.h"
 #include "plan.h"
+#include "prefix.h"
 #include "xmalloc.h"
 
-/* Sets plan to n ranks on the hosts already in it, host-major. */
+/* Joins engine.yaml's commands into one "sh -c" word: run in order, stop at the first failure. */
 static void
-plan_fill(struct plan *p)
+plan_config_command(struct opts *o, const struct hf_config *c)
 {
-	size_t	h;
-	int	r = 0, l;
+	size_t	i, len = 1;
+	char	*s;
 
-	p->nranks = 0;
-	for (h = 0; h < p->nhosts; h++)
-		p->nranks += p->hosts[h].nranks;
-	p->ranks = xcalloc(p->nranks, sizeof(*p->ranks));
-	for (h = 0; h < p->nhosts; h++) {
-		p->hosts[h].first_rank = r;
-		for (l = 0; l < p->hosts[h].nranks; l++, r++) {
-			p->ranks[r].host = h;
-			p->ranks[r].local_rank = l;
+	for (i = 0; i < c->ncommands; i++)
+		len += strlen(c->commands[i]) + 4;
+	s = xmalloc(len);
+	s[0] = '\0';
+	for (i = 0; i < c->ncommands; i++) {
+		if (i > 0)
+			strcat(s, " && ");
+		strcat(s, c->commands[i]);
+	}
+	o->cmd_owned = s;
+	o->argv_owned[0] = "/bin/sh";
+	o->argv_owned[1] = "-c";
+	o->argv_owned[2] = s;
+	o->argv_owned[3] = NULL;
+	o->cmd = o->argv_owned;
+	o->ncmd = 3;
+}
+
+/* Fills the options the command line left unset from engine.yaml. */
+static int
+plan_apply_config(struct opts *o, struct hf_config *c, struct dt_err *e)
+{
+	size_t	 i, n;
+	char	**v;
+
+	for (i = 0; i < c->nnotes; i++)
+		log_info("%s", c->notes[i]);
+	if (o->ncmd == 0) {
+		if (c->ncommands == 0)
+			return dt_errf(e, o->config, 0, 0, DT_ERR_INVAL, "no "
+			    "command: give one on the command line, or "
+			    "command: in this file");
+		plan_config_command(o, c);
+	}
+	if (o->np == 0 && hf_config_has(c, HF_C_NUMGPUS))
+		o->np = c->num_gpus;
+	if (c->nenv > 0) {
+		/* The file's environment first, so -x wins. */
+		n = c->nenv + o->nexports;
+		v = xreallocarray(NULL, n, sizeof(char *));
+		for (i = 0; i < c->nenv; i++)
+			xasprintf(&v[i], "%s=%s", c->env[i].name,
+			    c->env[i].value);
+		memcpy(v + c->nenv, o->exports, o->nexports * sizeof(char *));
+		free(o->exports);
+		o->exports = v;
+		o->nexports = n;
+	}
+	if (o->launcher == LAUNCH_AUTO && hf_config_has(c, HF_C_LAUNCHER))
+		o->launcher = strcmp(c->launcher, "ssh") == 0 ? LAUNCH_SSH :
+		    strcmp(c->launcher, "slurm") == 0 ? LAUNCH_SLURM :
+		    LAUNCH_LOCAL;
+	if (!o->kill_grace_set && hf_config_has(c, HF_C_KILLGRACE))
+		o->kill_grace = c->kill_grace_ms / 1000.0;
+	if (!o->timeout_set && hf_config_has(c, HF_C_TIMEOUT))
+		o->timeout = c->timeout_ms / 1000.0;
+	if (!o->prefix_set && hf_config_has(c, HF_C_PREFIX)) {
+		if (prefix_check(c->prefix, e) != 0) {
+			e->line = c->pos[HF_C_PREFIX].line;
+			e->col = c->pos[HF_C_PREFIX].col;
+			snprintf(e->file, sizeof(e->file), "%s",
+			    c->pos[HF_C_PREFIX].file);
+			return DT_ERR_PARSE;
 		}
+		o->prefix = c->prefix;
+	}
+	if (o->output_dir == NULL && hf_config_has(c, HF_C_OUTPUTDIR))
+		o->output_dir = c->output_dir;
+	if (o->ssh.port == 0 && hf_config_has(c, HF_C_SSH_PORT))
+		o->ssh.port = c->ssh_port;
+	if (o->ssh.user == NULL && hf_config_has(c, HF_C_SSH_USER))
+		o->ssh.user = c->ssh_user;
+	if (hf_config_has(c, HF_C_SSH_IDENTITY)) {
+		o->ssh.identities = xreallocarray(o->ssh.identities,
+		    o->ssh.nidentities + 1, sizeof(char *));
+		o->ssh.identities[o->ssh.nidentities++] = c->ssh_identity;
+	}
+	for (i = 0; i < c->nssh_options; i++) {
+		if (ssh_cli_option(&o->ssh, c->ssh_options[i], e) != 0) {
+			e->line = c->pos[HF_C_SSH_OPTIONS].line;
+			snprintf(e->file, sizeof(e->file), "%s", o->config);
+			return DT_ERR_PARSE;
+		}
+	}
+	return 0;
+}
+
+/* Gathers the hosts: -H/--hostfile, else engine.yaml's, else this machine. */
+static int
+plan_hosts(struct hf_hosts *hs, struct opts *o, struct hf_config *c,
+    int *given, struct dt_err *e)
+{
+	char	 spec[64];
+	size_t	 i;
+	int	 rc = 0;
+
+	*given = 1;
+	if (o->nhosts > 0) {
+		for (i = 0; i < o->nhosts && rc == 0; i++)
+			rc = hf_load_arg(hs, o->hosts[i], e);
+	} else if (hf_config_has(c, HF_C_HOSTS)) {
+		*hs = c->hosts;		/* take them over */
+		hf_hosts_init(&c->hosts);
+	} else if (hf_config_has(c, HF_C_HOSTFILE))
+		rc = hf_parse_file(hs, c->hostfile, e);
+	else {
+		*given = 0;
+		snprintf(spec, sizeof(spec), "localhost:%d", o->nproc_per_node ?
+		    o->nproc_per_node : o->np ? o->np : 1);
+		rc = hf_parse_list(hs, spec, e);
+	}
+	if (rc == 0 && hf_config_has(c, HF_C_SLOTSPERHOST))
+		rc = hf_hosts_default_slots(hs, c->slots_per_host, e);
+	if (rc == 0 && (o->include != NULL || o->exclude != NULL))
+		rc = hf_filter(hs, o->include, o->exclude, e);
+	for (i = 0; rc == 0 && i < hs->nnotes; i++)
+		log_info("%s", hs->notes[i]);
+	return rc;
+}
+
+/* Copies the library's plan into ours. */
+static void
+plan_from_hf(struct plan *p)
+{
+	const struct hf_plan	*h = &p->hf;
+	struct plan_host	*ph;
+	size_t			 i;
+
+	p->nhosts = h->nhosts;
+	p->hosts = xcalloc(h->nhosts, sizeof(*p->hosts));
+	for (i = 0; i < h->nhosts; i++) {
+		ph = &p->hosts[i];
+		ph->name = xstrdup(h->hosts[i].name);
+		ph->user = h->hosts[i].user ? xstrdup(h->hosts[i].user) : NULL;
+		ph->port = h->hosts[i].port;
+		ph->nworkers = h->host_nworkers[i];
+		ph->ranks = xcalloc(h->host_nprocs[i], sizeof(int));
+	}
+	p->nranks = h->nranks;
+	p->nworkers = h->nworkers;
+	p->ranks = xcalloc(h->nranks, sizeof(*p->ranks));
+	for (i = 0; i < h->nranks; i++) {
+		p->ranks[i].host = h->ranks[i].host;
+		p->ranks[i].local_rank = h->ranks[i].local_rank;
+		p->ranks[i].slot = h->ranks[i].slot;
+		p->ranks[i].role = h->ranks[i].role;
+		ph = &p->hosts[h->ranks[i].host];
+		ph->ranks[ph->nranks++] = i;
 	}
 }
 
 int
-plan_local(struct plan *p, const struct opts *o, struct dt_err *e)
+plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 {
+	struct hf_config	*c = &p->cfg;
+	struct hf_hosts		hs;
+	struct hf_place_opts	po;
+	int			rc = 0, given;
+
 	memset(p, 0, sizeof(*p));
-	p->local = 1;
-	p->nhosts = 1;
-	p->hosts = xcalloc(1, sizeof(*p->hosts));
-	p->hosts[0].name = xstrdup("localhost");
-	if (o->np > 0 && o->nproc_per_node > 0 && o->np != o->nproc_per_node) {
-		plan_free(p);
-		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "-n %d and "
-		    "--nproc-per-node %d disagree on one local host (give "
-		    "one of them)", o->np, o->nproc_per_node);
+	hf_config_init(c);
+	hf_hosts_init(&hs);
+	if (o->config != NULL &&
+	    (rc = hf_config_load(c, o->config, o->template, e)) == 0)
+		rc = plan_apply_config(o, c, e);
+	else if (o->config == NULL && o->template != NULL)
+		rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--template needs "
+		    "an engine.yaml to merge under (-f FILE)");
+	if (rc == 0)
+		rc = plan_hosts(&hs, o, c, &given, e);
+	if (rc == 0 && o->launcher == LAUNCH_AUTO)
+		o->launcher = given ? LAUNCH_SSH : LAUNCH_LOCAL;
+	if (rc == 0 && o->launcher == LAUNCH_SLURM)
+		rc = dt_errf(e, NULL, 0, 0, DT_ERR_UNSUPPORTED, "--launcher "
+		    "slurm: not in this build yet (use ssh or local)");
+	if (rc == 0) {
+		memset(&po, 0, sizeof(po));
+		po.np = o->np;
+		/* Locally without hosts, -n and --nproc-per-node both mean "this many here". */
+		po.nproc_per_node = given ? o->nproc_per_node : 0;
+		po.oversubscribe = o->oversubscribe;
+		po.nservers = o->nservers;
+		if (!given && o->np > 0 && o->nproc_per_node > 0 &&
+		    o->np != o->nproc_per_node)
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "-n %d and "
+			    "--nproc-per-node %d disagree on one local host "
+			    "(give one of them)", o->np, o->nproc_per_node);
+		if (rc == 0)
+			rc = hf_place(&hs, &po, &p->hf, e);
 	}
-	p->hosts[0].nranks = o->np ? o->np : o->nproc_per_node ?
-	    o->nproc_per_node : 1;
-	plan_fill(p);
-	return 0;
+	if (rc == 0) {
+		plan_from_hf(p);
+		p->local = o->launcher == LAUNCH_LOCAL;
+	}
+	hf_hosts_free(&hs);
+	return rc;
 }
 
 /* Prints s quoted for a POSIX shell when it needs quoting. */
@@ -72,16 +245,20 @@ print_word(FILE *f, const char *s)
 void
 plan_print(const struct plan *p, const struct opts *o, const char *job_id)
 {
+	static const char *const kinds[] = { "auto", "local", "ssh", "slurm" };
+	char	line[512];
 	size_t	r;
 	int	i;
 
-	printf("# dtrun plan: job %s, %zu rank%s on %zu host%s\n", job_id,
-	    p->nranks, p->nranks == 1 ? "" : "s", p->nhosts,
-	    p->nhosts == 1 ? "" : "s");
+	printf("# dtrun plan: job %s, %zu process%s (%d worker%s) on %zu "
+	    "host%s, launcher %s\n", job_id, p->nranks,
+	    p->nranks == 1 ? "" : "es", p->nworkers,
+	    p->nworkers == 1 ? "" : "s", p->nhosts, p->nhosts == 1 ? "" : "s",
+	    kinds[o->launcher]);
 	printf("# RANK HOST LOCAL_RANK COMMAND\n");
 	for (r = 0; r < p->nranks; r++) {
-		printf("%zu %s %d", r, p->hosts[p->ranks[r].host].name,
-		    p->ranks[r].local_rank);
+		hf_plan_line(&p->hf, r, line, sizeof(line));
+		fputs(line, stdout);
 		for (i = 0; i < o->ncmd; i++) {
 			putchar(' ');
 			print_word(stdout, o->cmd[i]);
@@ -99,8 +276,11 @@ plan_free(struct plan *p)
 	for (h = 0; h < p->nhosts; h++) {
 		free(p->hosts[h].name);
 		free(p->hosts[h].user);
+		free(p->hosts[h].ranks);
 	}
 	free(p->hosts);
 	free(p->ranks);
+	hf_plan_free(&p->hf);
+	hf_config_free(&p->cfg);
 	memset(p, 0, sizeof(*p));
 }

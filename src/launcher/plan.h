@@ -1,11 +1,16 @@
 /*
- * plan.h -- which rank runs where. Ranks are host-major: the ranks of one
- * host are contiguous, and a host's node rank is its index.
+ * plan.h -- the job's processes and where they run, built from the
+ * command line, engine.yaml and the hostfile library's placement. Workers
+ * come first (rank = index, host-major: one host's workers are contiguous),
+ * then MXNet's parameter servers and scheduler when -s asks for them.
  */
 #ifndef DT_PLAN_H
 #define DT_PLAN_H
 
 #include <stddef.h>
+
+#include "config.h"
+#include "hostfile.h"
 
 struct dt_err;
 struct opts;
@@ -14,25 +19,36 @@ struct plan_host {
 	char	*name;		/* as the user wrote it; "localhost" locally */
 	char	*user;		/* NULL = default */
 	int	 port;		/* 0 = default */
-	int	 nranks;
-	int	 first_rank;
+	int	 nranks;	/* processes here, any role */
+	int	 nworkers;	/* workers here: LOCAL_WORLD_SIZE */
+	int	*ranks;		/* the nranks process indices on this host */
 };
 
 struct plan_rank {
-	int	 host;		/* index into hosts */
-	int	 local_rank;
+	int	 host;		/* index into hosts: NODE_RANK */
+	int	 local_rank;	/* index among its role on its host */
+	int	 slot;		/* device id on the host, -1 = none */
+	int	 role;		/* HF_ROLE_* */
 };
 
 struct plan {
 	struct plan_host *hosts;
 	size_t		 nhosts;
 	struct plan_rank *ranks;
-	size_t		 nranks;
-	int		 local;	/* every host is this machine */
+	size_t		 nranks;	/* every process */
+	int		 nworkers;	/* WORLD_SIZE */
+	int		 local;		/* every agent runs on this machine */
+	struct hf_plan	 hf;		/* the library's plan, for DMLC_* */
+	struct hf_config cfg;		/* engine.yaml: opts may point into it */
 };
 
-/* The local launcher's plan: every rank on this machine. Returns 0 or DT_ERR_*. */
-int	plan_local(struct plan *, const struct opts *, struct dt_err *);
+/*
+ * Builds the plan: loads -f engine.yaml (filling what the command line
+ * left unset in o), reads the hosts, picks the launcher, places the
+ * processes. Returns 0, or a negative DT_ERR_* with e naming the file,
+ * line and fix. Notes for -v go to log_info.
+ */
+int	plan_build(struct plan *, struct opts *, struct dt_err *e);
 /* Prints the plan for --dry-run: "#" headers, then "RANK HOST LOCAL_RANK COMMAND..." lines. */
 void	plan_print(const struct plan *, const struct opts *, const char *job_id);
 void	plan_free(struct plan *);

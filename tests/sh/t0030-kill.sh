@@ -6,7 +6,7 @@ export XDG_RUNTIME_DIR=$TRASH/run
 mkdir -p "$XDG_RUNTIME_DIR"
 
 test_expect_success 'the agent records its job while it runs, and removes it after' '
-	dtrun -n 2 sh -c "ls \$XDG_RUNTIME_DIR/dtrun >seen.\$RANK" &&
+	dtrun -n 2 sh -c "until ls \$XDG_RUNTIME_DIR/dtrun | grep -qv tmp; do sleep 0.05; done; ls \$XDG_RUNTIME_DIR/dtrun >seen.\$RANK" &&
 	grep -q "^[0-9a-f]*-[0-9a-f]*\.[0-9]*\$" seen.0 &&
 	test -z "$(ls "$XDG_RUNTIME_DIR/dtrun")"
 '

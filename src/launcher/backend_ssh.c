@@ -1,0 +1,1054 @@
+/*
+ * backend_ssh.c -- agents on other hosts, reached over ssh with libssh2 in
+ * non-blocking mode inside the job's one event loop.
+ *
+ * Per host: TCP connect, handshake, host key check against known_hosts,
+ * public-key auth (ssh-agent, then -i/IdentityFile keys, then the default
+ * keys), then one channel running the agent; the agent protocol flows over
+ * its stdin/stdout and the agent's own complaints over its stderr. When an
+ * operation says EAGAIN, we wait on the socket in the direction
+ * libssh2_session_block_directions() names, then run the state machine
+ * again. At most --ssh-fanout hosts are connecting at once.
+ *
+ * The agent started is this build's exact dtrun-agent: the host's cache
+ * (~/.cache/dtrun/ID/dtrun-agent) or a dtrun-agent on its PATH that prints
+ * the same version. If neither is there the remote command exits 97, and
+ * we upload ours over the same session (cat into a temp file, then rename)
+ * and start it. The job's secret and environment travel inside the agent
+ * protocol, never on a command line.
+ */
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <netdb.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <libssh2.h>
+
+#include "agentbin.h"
+#include "cli.h"
+#include "err.h"
+#include "job.h"
+#include "link.h"
+#include "log.h"
+#include "plan.h"
+#include "proto.h"
+#include "sshconf.h"
+#include "xmalloc.h"
+
+#define EXIT_NEED_AGENT	97
+#define FANOUT_DEFAULT	64
+
+enum sstate {
+	SS_QUEUED,		/* waiting for a fan-out slot */
+	SS_CONNECT,		/* TCP connect in progress */
+	SS_HANDSHAKE,
+	SS_AUTH,		/* list methods, then try keys */
+	SS_OPEN,		/* channel for the agent */
+	SS_EXEC,
+	SS_PROBE,		/* agent command started: HELLO, or exit 97 */
+	SS_UP_OPEN,		/* channel for the upload */
+	SS_UP_EXEC,
+	SS_UP_WRITE,
+	SS_UP_EOF,
+	SS_UP_WAIT,
+	SS_RUNNING,
+	SS_DEAD
+};
+
+struct sshc {
+	struct job_host		*h;
+	struct ssh_target	 t;
+	enum sstate		 st;
+	int			 fd;
+	struct addrinfo		*ai, *ai_cur;
+	LIBSSH2_SESSION		*s;
+	LIBSSH2_CHANNEL		*ch, *up;
+	/* auth */
+	int			 listed;
+	LIBSSH2_AGENT		*agent;
+	struct libssh2_agent_publickey *agent_id;
+	int			 agent_done;
+	char			**keys;
+	size_t			 nkeys, key;
+	char			 tried[1024];
+	int			 rsa;
+	/* events */
+	struct event		*ev;
+	struct event		*timer;
+	struct evbuffer		*in, *out, *err;
+	int			 paused;
+	int			 slot;		/* holds a fan-out slot */
+	/* agent upload */
+	int			 uploaded;
+	int			 close_sent;	/* for the exit status of a finished command */
+	size_t			 up_off;
+	char			 up_err[512];
+	size_t			 up_errlen;
+	int			 busy, dead;
+};
+
+static struct {
+	int		 init;
+	int		 active;	/* connections holding a fan-out slot */
+	int		 fanout;
+	struct sshc	**queue;
+	size_t		 nqueue, qhead;
+} g;
+
+static void	sshc_step(struct sshc *);
+
+/* A shell word for s, single-quoted. "~/x" keeps ~ working as "$HOME"/'x'. */
+static void
+shell_word(char *buf, size_t len, const char *s)
+{
+	size_t	n = 0;
+
+	if (s[0] == '~' && s[1] == '/') {
+		n = snprintf(buf, len, "\"$HOME\"/");
+		s += 2;
+	}
+	if (n < len)
+		buf[n++] = '\'';
+	for (; *s != '\0' && n + 5 < len; s++) {
+		if (*s == '\'') {
+			memcpy(buf + n, "'\\''", 4);
+			n += 4;
+		} else
+			buf[n++] = *s;
+	}
+	if (n + 1 < len)
+		buf[n++] = '\'';
+	buf[n < len ? n : len - 1] = '\0';
+}
+
+/* The agent cache directory on hosts, as a shell word. */
+static void
+cache_dir(char *buf, size_t len, const struct opts *o, const char *id)
+{
+	char	dir[1024];
+
+	snprintf(dir, sizeof(dir), "%s/%s", o->ssh.agent_dir != NULL ?
+	    o->ssh.agent_dir : "~/.cache/dtrun", id);
+	shell_word(buf, len, dir);
+}
+
+/* Fails the connection: tells the job once, with the host named. */
+static void
+sshc_fail(struct sshc *c, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void
+sshc_fail(struct sshc *c, int code, const char *fmt, ...)
+{
+	char	msg[1024];
+	va_list	ap;
+
+	if (c->st == SS_DEAD)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->st = SS_DEAD;
+	if (c->ev != NULL)
+		event_del(c->ev);
+	if (c->timer != NULL)
+		event_del(c->timer);
+	if (c->slot) {
+		c->slot = 0;
+		g.active--;
+	}
+	job_host_closed(c->h, code, msg);
+}
+
+/* The last libssh2 error, as text. */
+static const char *
+ssh_errmsg(struct sshc *c)
+{
+	char	*m = NULL;
+
+	if (c->s == NULL)
+		return "?";
+	libssh2_session_last_error(c->s, &m, NULL, 0);
+	return m != NULL && *m != '\0' ? m : "unknown error";
+}
+
+/* ARGSUSED */
+static void
+sshc_ev_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sshc_step(arg);
+}
+
+/*
+ * Waits on the socket, then steps again: for what (EV_READ/EV_WRITE) when
+ * given, else in the directions libssh2 says it is blocked on.
+ */
+static void
+sshc_arm(struct sshc *c, short what)
+{
+	int	dirs;
+
+	if (what == 0 && c->s != NULL) {
+		dirs = libssh2_session_block_directions(c->s);
+		if (dirs & LIBSSH2_SESSION_BLOCK_INBOUND)
+			what |= EV_READ;
+		if (dirs & LIBSSH2_SESSION_BLOCK_OUTBOUND)
+			what |= EV_WRITE;
+	}
+	/* A running channel must always hear the agent, unless paused. */
+	if (c->st == SS_RUNNING && !c->paused)
+		what |= EV_READ;
+	if (what == 0)
+		what = EV_READ;
+	event_del(c->ev);
+	event_assign(c->ev, job_base(c->h), c->fd, what, sshc_ev_cb, c);
+	event_add(c->ev, NULL);
+}
+
+/* ARGSUSED */
+static void
+sshc_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sshc	*c = arg;
+	static const char *const what_s[] = {
+		[SS_QUEUED] = "waiting", [SS_CONNECT] = "connecting",
+		[SS_HANDSHAKE] = "in the ssh handshake",
+		[SS_AUTH] = "authenticating", [SS_OPEN] = "opening a channel",
+		[SS_EXEC] = "starting the agent",
+		[SS_PROBE] = "starting the agent",
+		[SS_UP_OPEN] = "uploading the agent",
+		[SS_UP_EXEC] = "uploading the agent",
+		[SS_UP_WRITE] = "uploading the agent",
+		[SS_UP_EOF] = "uploading the agent",
+		[SS_UP_WAIT] = "uploading the agent",
+	};
+
+	if (c->st >= SS_RUNNING)
+		return;
+	sshc_fail(c, DT_ERR_TIMEOUT, "timed out after %g s %s (ConnectTimeout)",
+	    c->t.connect_timeout, what_s[c->st]);
+}
+
+/* Starts queued connections while fan-out slots are free. */
+static void
+queue_kick(void)
+{
+	struct sshc	*c;
+
+	while (g.qhead < g.nqueue && g.active < g.fanout) {
+		c = g.queue[g.qhead++];
+		if (c->st != SS_QUEUED)
+			continue;
+		c->slot = 1;
+		g.active++;
+		c->st = SS_CONNECT;
+		sshc_step(c);
+	}
+}
+
+/* Gives back c's fan-out slot. */
+static void
+sshc_release(struct sshc *c)
+{
+	if (c->slot) {
+		c->slot = 0;
+		g.active--;
+		queue_kick();
+	}
+}
+
+/* Starts a non-blocking connect to the current address; 0, or -1 when none is left. */
+static int
+sshc_connect(struct sshc *c)
+{
+	for (; c->ai_cur != NULL; c->ai_cur = c->ai_cur->ai_next) {
+		if (c->fd >= 0)
+			close(c->fd);
+		c->fd = socket(c->ai_cur->ai_family, c->ai_cur->ai_socktype |
+		    SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (c->fd == -1)
+			continue;
+		if (connect(c->fd, c->ai_cur->ai_addr, c->ai_cur->ai_addrlen) ==
+		    0 || errno == EINPROGRESS)
+			return 0;
+	}
+	return -1;
+}
+
+/* Adds a key file to try, once. */
+static void
+key_add(struct sshc *c, const char *path)
+{
+	size_t	i;
+
+	for (i = 0; i < c->nkeys; i++)
+		if (strcmp(c->keys[i], path) == 0)
+			return;
+	c->keys = xreallocarray(c->keys, c->nkeys + 1, sizeof(char *));
+	c->keys[c->nkeys++] = xstrdup(path);
+}
+
+/* The keys to try after the agent: explicit ones, then ssh's defaults. */
+static void
+keys_init(struct sshc *c)
+{
+	static const char *const defaults[] = { "id_ed25519", "id_ecdsa",
+	    "id_rsa", NULL };
+	const char	*home = getenv("HOME");
+	char		 path[4096];
+	size_t		 i;
+
+	for (i = 0; i < c->t.nidentities; i++)
+		key_add(c, c->t.identities[i]);
+	if (c->t.identities_only && c->t.nidentities > 0)
+		return;
+	for (i = 0; defaults[i] != NULL && home != NULL; i++) {
+		snprintf(path, sizeof(path), "%s/.ssh/%s", home, defaults[i]);
+		if (access(path, R_OK) == 0)
+			key_add(c, path);
+	}
+}
+
+/* Notes a key that did not get us in, for the final message. */
+static void
+tried_add(struct sshc *c, const char *what, int is_rsa)
+{
+	size_t	n = strlen(c->tried);
+
+	snprintf(c->tried + n, sizeof(c->tried) - n, "%s%s", n ? ", " : "",
+	    what);
+	if (is_rsa)
+		c->rsa = 1;
+}
+
+/* True if the key at path is RSA (its .pub says so, or its name). */
+static int
+key_is_rsa(const char *path)
+{
+	char	pub[4096], line[16] = "";
+	FILE	*f;
+
+	snprintf(pub, sizeof(pub), "%s.pub", path);
+	if ((f = fopen(pub, "r")) != NULL) {
+		if (fgets(line, sizeof(line), f) == NULL)
+			line[0] = '\0';
+		fclose(f);
+		return strncmp(line, "ssh-rsa", 7) == 0;
+	}
+	return strstr(path, "rsa") != NULL;
+}
+
+/*
+ * Public-key auth: the agent's keys, then the files. Returns 1 when in,
+ * 0 to wait (armed), -1 when failed (c failed).
+ */
+static int
+sshc_auth(struct sshc *c)
+{
+	const char	*u = c->t.user;
+	char		*list;
+	int		 rc;
+
+	if (!c->listed) {
+		list = libssh2_userauth_list(c->s, u, strlen(u));
+		if (list == NULL) {
+			if (libssh2_userauth_authenticated(c->s))
+				return 1;
+			if (libssh2_session_last_errno(c->s) ==
+			    LIBSSH2_ERROR_EAGAIN) {
+				sshc_arm(c, 0);
+				return 0;
+			}
+			sshc_fail(c, DT_ERR_AUTH, "ssh: %s", ssh_errmsg(c));
+			return -1;
+		}
+		if (strstr(list, "publickey") == NULL) {
+			sshc_fail(c, DT_ERR_AUTH, "the server offers no "
+			    "public-key authentication (it offers: %s)", list);
+			return -1;
+		}
+		c->listed = 1;
+		keys_init(c);
+	}
+	/* ssh-agent first, as OpenSSH does. */
+	while (!c->agent_done) {
+		if (c->agent == NULL) {
+			if (getenv("SSH_AUTH_SOCK") == NULL ||
+			    c->t.identities_only ||
+			    (c->agent = libssh2_agent_init(c->s)) == NULL ||
+			    libssh2_agent_connect(c->agent) != 0 ||
+			    libssh2_agent_list_identities(c->agent) != 0) {
+				c->agent_done = 1;
+				break;
+			}
+			c->agent_id = NULL;
+			if (libssh2_agent_get_identity(c->agent, &c->agent_id,
+			    NULL) != 0) {
+				c->agent_done = 1;
+				break;
+			}
+		}
+		rc = libssh2_agent_userauth(c->agent, u, c->agent_id);
+		if (rc == LIBSSH2_ERROR_EAGAIN) {
+			sshc_arm(c, 0);
+			return 0;
+		}
+		if (rc == 0)
+			return 1;
+		tried_add(c, c->agent_id->comment && *c->agent_id->comment ?
+		    c->agent_id->comment : "an ssh-agent key",
+		    c->agent_id->blob_len > 11 &&
+		    memcmp(c->agent_id->blob + 4, "ssh-rsa", 7) == 0);
+		if (libssh2_agent_get_identity(c->agent, &c->agent_id,
+		    c->agent_id) != 0)
+			c->agent_done = 1;
+	}
+	for (; c->key < c->nkeys; c->key++) {
+		rc = libssh2_userauth_publickey_fromfile_ex(c->s, u, strlen(u),
+		    NULL, c->keys[c->key], NULL);
+		if (rc == LIBSSH2_ERROR_EAGAIN) {
+			sshc_arm(c, 0);
+			return 0;
+		}
+		if (rc == 0)
+			return 1;
+		tried_add(c, c->keys[c->key], key_is_rsa(c->keys[c->key]));
+	}
+	sshc_fail(c, DT_ERR_AUTH, "authentication failed for user %s (tried: "
+	    "%s)%s", u, c->tried[0] ? c->tried : "no keys found; give one "
+	    "with -i", c->rsa ? "; note: this libssh2 signs RSA keys with "
+	    "SHA-1, which OpenSSH 8.8+ refuses: use an ed25519 or ecdsa key" :
+	    "");
+	return -1;
+}
+
+/* Checks the host key against known_hosts; 0 if we may go on. */
+static int
+sshc_hostkey(struct sshc *c)
+{
+	LIBSSH2_KNOWNHOSTS	*kh;
+	struct libssh2_knownhost *found = NULL;
+	const char		*key;
+	size_t			 len;
+	int			 type, mask, rc, ok = 0;
+	static const int	 kmask[] = {
+		[LIBSSH2_HOSTKEY_TYPE_RSA] = LIBSSH2_KNOWNHOST_KEY_SSHRSA,
+		[LIBSSH2_HOSTKEY_TYPE_DSS] = LIBSSH2_KNOWNHOST_KEY_SSHDSS,
+		[LIBSSH2_HOSTKEY_TYPE_ECDSA_256] = LIBSSH2_KNOWNHOST_KEY_ECDSA_256,
+		[LIBSSH2_HOSTKEY_TYPE_ECDSA_384] = LIBSSH2_KNOWNHOST_KEY_ECDSA_384,
+		[LIBSSH2_HOSTKEY_TYPE_ECDSA_521] = LIBSSH2_KNOWNHOST_KEY_ECDSA_521,
+		[LIBSSH2_HOSTKEY_TYPE_ED25519] = LIBSSH2_KNOWNHOST_KEY_ED25519,
+	};
+	char			 hostport[600];
+
+	if ((key = libssh2_session_hostkey(c->s, &len, &type)) == NULL) {
+		sshc_fail(c, DT_ERR_AUTH, "no host key from the server");
+		return -1;
+	}
+	mask = type > 0 && type <= LIBSSH2_HOSTKEY_TYPE_ED25519 ? kmask[type] :
+	    LIBSSH2_KNOWNHOST_KEY_UNKNOWN;
+	if ((kh = libssh2_knownhost_init(c->s)) == NULL) {
+		sshc_fail(c, DT_ERR_NOMEM, "out of memory");
+		return -1;
+	}
+	/* A missing file is an empty one. */
+	libssh2_knownhost_readfile(kh, c->t.known_hosts,
+	    LIBSSH2_KNOWNHOST_FILE_OPENSSH);
+	rc = libssh2_knownhost_checkp(kh, c->t.hostname, c->t.port, key, len,
+	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | mask,
+	    &found);
+	if (c->t.port == 22)
+		snprintf(hostport, sizeof(hostport), "%s", c->t.hostname);
+	else
+		snprintf(hostport, sizeof(hostport), "[%s]:%d", c->t.hostname,
+		    c->t.port);
+	switch (rc) {
+	case LIBSSH2_KNOWNHOST_CHECK_MATCH:
+		ok = 1;
+		break;
+	case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
+		sshc_fail(c, DT_ERR_AUTH, "HOST KEY MISMATCH: the key %s "
+		    "offers is not the one in %s (someone may be intercepting; "
+		    "if the host was reinstalled, remove the old key with "
+		    "ssh-keygen -f %s -R '%s')", hostport, c->t.known_hosts,
+		    c->t.known_hosts, hostport);
+		break;
+	default:
+		if (c->t.strict == SSH_STRICT_NO)
+			ok = 1;
+		else if (c->t.strict == SSH_STRICT_ACCEPT_NEW) {
+			if (libssh2_knownhost_addc(kh, hostport, NULL, key, len,
+			    "added by dtrun", 14, LIBSSH2_KNOWNHOST_TYPE_PLAIN |
+			    LIBSSH2_KNOWNHOST_KEYENC_RAW | mask, NULL) == 0 &&
+			    libssh2_knownhost_writefile(kh, c->t.known_hosts,
+			    LIBSSH2_KNOWNHOST_FILE_OPENSSH) == 0) {
+				log_info("%s: added its host key to %s",
+				    c->t.alias, c->t.known_hosts);
+				ok = 1;
+			} else
+				sshc_fail(c, DT_ERR_IO, "cannot add the host "
+				    "key to %s", c->t.known_hosts);
+		} else
+			sshc_fail(c, DT_ERR_AUTH, "host key not known (%s is "
+			    "not in %s, and StrictHostKeyChecking is yes): "
+			    "check it and add it with ssh-keyscan -p %d %s >> "
+			    "%s, or use --ssh-option "
+			    "StrictHostKeyChecking=accept-new", hostport,
+			    c->t.known_hosts, c->t.port, c->t.hostname,
+			    c->t.known_hosts);
+	}
+	libssh2_knownhost_free(kh);
+	return ok ? 0 : -1;
+}
+
+/* Collects the remote's stderr lines and logs them under the host's name. */
+static void
+sshc_stderr(struct sshc *c, LIBSSH2_CHANNEL *ch)
+{
+	char		 buf[4096];
+	ssize_t		 n;
+	size_t		 len;
+	char		*line;
+
+	while ((n = libssh2_channel_read_stderr(ch, buf, sizeof(buf))) > 0) {
+		if (c->st >= SS_UP_OPEN && c->st <= SS_UP_WAIT) {
+			len = sizeof(c->up_err) - 1 - c->up_errlen;
+			if ((size_t)n < len)
+				len = n;
+			memcpy(c->up_err + c->up_errlen, buf, len);
+			c->up_errlen += len;
+			continue;
+		}
+		evbuffer_add(c->err, buf, n);
+		while ((line = evbuffer_readln(c->err, NULL,
+		    EVBUFFER_EOL_LF)) != NULL) {
+			log_error("%s: %s", c->t.alias, line);
+			free(line);
+		}
+	}
+}
+
+/*
+ * A remote command has sent EOF: close its channel and wait for the close,
+ * after which its exit status is known. Returns the status, or -1 to wait
+ * (armed), or -2 on error (c failed).
+ */
+static int
+sshc_exit_status(struct sshc *c, LIBSSH2_CHANNEL *ch)
+{
+	int	rc;
+
+	if (!c->close_sent) {
+		rc = libssh2_channel_close(ch);
+		if (rc == LIBSSH2_ERROR_EAGAIN) {
+			sshc_arm(c, 0);
+			return -1;
+		}
+		c->close_sent = 1;
+	}
+	rc = libssh2_channel_wait_closed(ch);
+	if (rc == LIBSSH2_ERROR_EAGAIN) {
+		sshc_arm(c, 0);
+		return -1;
+	}
+	c->close_sent = 0;
+	if (rc != 0) {
+		sshc_fail(c, DT_ERR_PROTO, "ssh: %s", ssh_errmsg(c));
+		return -2;
+	}
+	return libssh2_channel_get_exit_status(ch);
+}
+
+static int
+sshc_more(void *arg)
+{
+	struct sshc	*c = arg;
+
+	return !c->dead && c->st == SS_RUNNING && !c->paused;
+}
+
+/* Frames from the agent. */
+static void
+sshc_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
+{
+	struct sshc	*c = arg;
+
+	job_host_frame(c->h, type, p, n);
+}
+
+/* RUNNING: move bytes both ways until libssh2 would block either way. */
+static void
+sshc_run(struct sshc *c)
+{
+	unsigned char	 buf[64 * 1024];
+	const char	*why;
+	ssize_t		 n;
+	size_t		 len;
+	unsigned char	*p;
+	int		 progress;
+
+	do {
+		progress = 0;
+		/* Frames already here first: a HELLO may be waiting. */
+		why = NULL;
+		c->busy++;
+		if (link_frames(c->in, AP_FRAME_MAX, sshc_frame, c, sshc_more,
+		    c, &why) != 0 && !c->dead)
+			sshc_fail(c, DT_ERR_PROTO, "agent: %s", why);
+		c->busy--;
+		if (c->dead || c->st != SS_RUNNING)
+			return;
+		/* Writes before reads: STOP must not wait behind output. */
+		while ((len = evbuffer_get_length(c->out)) > 0) {
+			len = len < sizeof(buf) ? len : sizeof(buf);
+			p = evbuffer_pullup(c->out, len);
+			n = libssh2_channel_write(c->ch, (char *)p, len);
+			if (n == LIBSSH2_ERROR_EAGAIN)
+				break;
+			if (n < 0) {
+				sshc_fail(c, DT_ERR_CLOSED, "ssh: %s",
+				    ssh_errmsg(c));
+				return;
+			}
+			evbuffer_drain(c->out, n);
+			progress = 1;
+		}
+		if (c->paused)
+			break;
+		n = libssh2_channel_read(c->ch, (char *)buf, sizeof(buf));
+		if (n > 0) {
+			evbuffer_add(c->in, buf, n);
+			progress = 1;
+		} else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
+			sshc_fail(c, DT_ERR_CLOSED, "ssh: %s", ssh_errmsg(c));
+			return;
+		}
+	} while (progress);
+	sshc_stderr(c, c->ch);
+	if (!c->paused && evbuffer_get_length(c->in) == 0 &&
+	    libssh2_channel_eof(c->ch)) {
+		c->st = SS_DEAD;
+		event_del(c->ev);
+		job_host_closed(c->h, 0, "the ssh channel closed");
+		return;
+	}
+	sshc_arm(c, 0);
+}
+
+/* Runs c's state machine until it must wait. */
+static void
+sshc_step(struct sshc *c)
+{
+	const unsigned char	*bin;
+	const char		*id;
+	char			 cmd[4096], dir[2048];
+	struct dt_err		 e;
+	ssize_t			 n;
+	size_t			 len;
+	int			 rc, soerr;
+	socklen_t		 sl;
+
+	c->busy++;
+	for (;;) {
+		switch (c->st) {
+		case SS_QUEUED:
+		case SS_DEAD:
+			goto out;
+		case SS_CONNECT:
+			if (c->ai == NULL) {
+				struct addrinfo	hints;
+				char		port[16];
+
+				memset(&hints, 0, sizeof(hints));
+				hints.ai_socktype = SOCK_STREAM;
+				snprintf(port, sizeof(port), "%d", c->t.port);
+				rc = getaddrinfo(c->t.hostname, port, &hints,
+				    &c->ai);
+				if (rc != 0) {
+					sshc_fail(c, DT_ERR_NOTFOUND, "cannot "
+					    "resolve %s: %s", c->t.hostname,
+					    gai_strerror(rc));
+					goto out;
+				}
+				c->ai_cur = c->ai;
+				if (sshc_connect(c) != 0) {
+					sshc_fail(c, DT_ERR_SYS, "connect: %s",
+					    strerror(errno));
+					goto out;
+				}
+				sshc_arm(c, EV_WRITE);
+				goto out;
+			}
+			sl = sizeof(soerr);
+			if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr,
+			    &sl) == -1)
+				soerr = errno;
+			if (soerr == EINPROGRESS) {
+				sshc_arm(c, EV_WRITE);
+				goto out;
+			}
+			if (soerr != 0) {
+				c->ai_cur = c->ai_cur->ai_next;
+				if (c->ai_cur != NULL && sshc_connect(c) == 0) {
+					sshc_arm(c, EV_WRITE);
+					goto out;
+				}
+				sshc_fail(c, DT_ERR_SYS, "cannot connect to "
+				    "%s port %d: %s", c->t.hostname, c->t.port,
+				    strerror(soerr));
+				goto out;
+			}
+			if ((c->s = libssh2_session_init_ex(NULL, NULL, NULL,
+			    c)) == NULL) {
+				sshc_fail(c, DT_ERR_NOMEM, "out of memory");
+				goto out;
+			}
+			libssh2_session_set_blocking(c->s, 0);
+			c->st = SS_HANDSHAKE;
+			break;
+		case SS_HANDSHAKE:
+			rc = libssh2_session_handshake(c->s, c->fd);
+			if (rc == LIBSSH2_ERROR_EAGAIN) {
+				sshc_arm(c, 0);
+				goto out;
+			}
+			if (rc != 0) {
+				sshc_fail(c, DT_ERR_PROTO, "ssh handshake "
+				    "failed: %s", ssh_errmsg(c));
+				goto out;
+			}
+			if (sshc_hostkey(c) != 0)
+				goto out;
+			c->st = SS_AUTH;
+			break;
+		case SS_AUTH:
+			if ((rc = sshc_auth(c)) <= 0)
+				goto out;
+			c->st = SS_OPEN;
+			break;
+		case SS_OPEN:
+		case SS_UP_OPEN:
+			{
+				LIBSSH2_CHANNEL *ch =
+				    libssh2_channel_open_session(c->s);
+				if (ch == NULL) {
+					if (libssh2_session_last_errno(c->s) ==
+					    LIBSSH2_ERROR_EAGAIN) {
+						sshc_arm(c, 0);
+						goto out;
+					}
+					sshc_fail(c, DT_ERR_PROTO, "cannot open "
+					    "an ssh channel: %s", ssh_errmsg(c));
+					goto out;
+				}
+				if (c->st == SS_OPEN) {
+					c->ch = ch;
+					c->st = SS_EXEC;
+				} else {
+					c->up = ch;
+					c->st = SS_UP_EXEC;
+				}
+			}
+			break;
+		case SS_EXEC:
+			if (agentbin_load(&bin, &len, &id, &e) != 0) {
+				sshc_fail(c, DT_ERR_NOTFOUND, "%s", e.msg);
+				goto out;
+			}
+			cache_dir(dir, sizeof(dir), c->h->o, id);
+			snprintf(cmd, sizeof(cmd), "a=%s/dtrun-agent; "
+			    "if [ -x \"$a\" ]; then exec \"$a\"; fi; "
+			    "if p=$(command -v dtrun-agent 2>/dev/null) && "
+			    "[ \"$(\"$p\" --version 2>/dev/null)\" = '%s' ]; "
+			    "then exec \"$p\"; fi; exit %d", dir,
+			    agentbin_version_line(), EXIT_NEED_AGENT);
+			rc = libssh2_channel_exec(c->ch, cmd);
+			if (rc == LIBSSH2_ERROR_EAGAIN) {
+				sshc_arm(c, 0);
+				goto out;
+			}
+			if (rc != 0) {
+				sshc_fail(c, DT_ERR_PROTO, "cannot run the "
+				    "agent: %s", ssh_errmsg(c));
+				goto out;
+			}
+			c->st = SS_PROBE;
+			break;
+		case SS_PROBE:
+			{
+				unsigned char buf[16384];
+
+				n = libssh2_channel_read(c->ch, (char *)buf,
+				    sizeof(buf));
+				if (n > 0) {
+					evbuffer_add(c->in, buf, n);
+					/* The agent is up: the rest is the job's. */
+					if (c->timer != NULL)
+						event_del(c->timer);
+					c->st = SS_RUNNING;
+					sshc_release(c);
+					break;
+				}
+				if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
+					sshc_fail(c, DT_ERR_CLOSED, "ssh: %s",
+					    ssh_errmsg(c));
+					goto out;
+				}
+				sshc_stderr(c, c->ch);
+				if (c->st != SS_PROBE)
+					goto out;
+				if (!libssh2_channel_eof(c->ch)) {
+					sshc_arm(c, 0);
+					goto out;
+				}
+				if ((rc = sshc_exit_status(c, c->ch)) < 0)
+					goto out;
+				if (rc == EXIT_NEED_AGENT && !c->uploaded) {
+					log_info("%s: no dtrun-agent of this "
+					    "build there: uploading it",
+					    c->t.alias);
+					c->st = SS_UP_OPEN;
+					break;
+				}
+				sshc_fail(c, DT_ERR_NOTFOUND, "could not start "
+				    "dtrun-agent there (exit status %d)", rc);
+				goto out;
+			}
+		case SS_UP_EXEC:
+			if (agentbin_load(&bin, &len, &id, &e) != 0) {
+				sshc_fail(c, DT_ERR_NOTFOUND, "%s", e.msg);
+				goto out;
+			}
+			cache_dir(dir, sizeof(dir), c->h->o, id);
+			snprintf(cmd, sizeof(cmd), "umask 077; d=%s; "
+			    "mkdir -p \"$d\" && t=$(mktemp \"$d/.up.XXXXXX\") "
+			    "&& cat >\"$t\" && chmod 700 \"$t\" && "
+			    "mv -f \"$t\" \"$d/dtrun-agent\"", dir);
+			rc = libssh2_channel_exec(c->up, cmd);
+			if (rc == LIBSSH2_ERROR_EAGAIN) {
+				sshc_arm(c, 0);
+				goto out;
+			}
+			if (rc != 0) {
+				sshc_fail(c, DT_ERR_PROTO, "cannot upload the "
+				    "agent: %s", ssh_errmsg(c));
+				goto out;
+			}
+			c->up_off = 0;
+			c->st = SS_UP_WRITE;
+			break;
+		case SS_UP_WRITE:
+			agentbin_load(&bin, &len, &id, &e);
+			while (c->up_off < len) {
+				n = libssh2_channel_write(c->up, (const char *)
+				    bin + c->up_off, len - c->up_off);
+				if (n == LIBSSH2_ERROR_EAGAIN) {
+					sshc_stderr(c, c->up);
+					sshc_arm(c, 0);
+					goto out;
+				}
+				if (n < 0) {
+					sshc_fail(c, DT_ERR_IO, "uploading the "
+					    "agent: %s", ssh_errmsg(c));
+					goto out;
+				}
+				c->up_off += n;
+			}
+			c->st = SS_UP_EOF;
+			break;
+		case SS_UP_EOF:
+			rc = libssh2_channel_send_eof(c->up);
+			if (rc == LIBSSH2_ERROR_EAGAIN) {
+				sshc_arm(c, 0);
+				goto out;
+			}
+			c->st = SS_UP_WAIT;
+			break;
+		case SS_UP_WAIT:
+			{
+				char buf[512];
+
+				while ((n = libssh2_channel_read(c->up, buf,
+				    sizeof(buf))) > 0)
+					;
+				sshc_stderr(c, c->up);
+				if (!libssh2_channel_eof(c->up)) {
+					sshc_arm(c, 0);
+					goto out;
+				}
+				if ((rc = sshc_exit_status(c, c->up)) < 0)
+					goto out;
+				if (rc != 0) {
+					c->up_err[c->up_errlen] = '\0';
+					c->up_err[strcspn(c->up_err, "\n")] =
+					    '\0';
+					sshc_fail(c, DT_ERR_IO, "could not "
+					    "store the agent there (exit %d%s%s)",
+					    rc, c->up_errlen ? ": " : "",
+					    c->up_err);
+					goto out;
+				}
+				c->uploaded = 1;
+				c->st = SS_OPEN;
+			}
+			break;
+		case SS_RUNNING:
+			sshc_run(c);
+			goto out;
+		}
+	}
+out:
+	c->busy--;
+	if (c->dead && c->busy == 0) {
+		/* freed during a callback: finish now */
+		free(c);
+	}
+}
+
+static int
+ssh_start(struct job_host *h, struct dt_err *e)
+{
+	struct sshc	 *c;
+	char		**warn = NULL;
+	size_t		  nwarn = 0, i;
+	struct timeval	  tv;
+	int		  rc;
+
+	if (!g.init) {
+		if (libssh2_init(0) != 0)
+			return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "libssh2 "
+			    "will not start");
+		g.init = 1;
+		g.fanout = h->o->ssh.fanout > 0 ?
+		    h->o->ssh.fanout : FANOUT_DEFAULT;
+	}
+	c = xcalloc(1, sizeof(*c));
+	c->h = h;
+	c->fd = -1;
+	rc = ssh_resolve(&h->o->ssh, h->ph->name, h->ph->user,
+	    h->ph->port, &c->t, &warn, &nwarn, e);
+	for (i = 0; i < nwarn; i++) {
+		log_warn("%s", warn[i]);
+		free(warn[i]);
+	}
+	free(warn);
+	if (rc != 0) {
+		ssh_target_free(&c->t);
+		free(c);
+		return rc;
+	}
+	c->in = evbuffer_new();
+	c->out = evbuffer_new();
+	c->err = evbuffer_new();
+	c->ev = event_new(job_base(h), -1, 0, sshc_ev_cb, c);
+	c->timer = evtimer_new(job_base(h), sshc_timeout_cb, c);
+	h->priv = c;
+	tv.tv_sec = (time_t)c->t.connect_timeout;
+	tv.tv_usec = (suseconds_t)((c->t.connect_timeout - tv.tv_sec) * 1e6);
+	event_add(c->timer, &tv);
+	log_debug("%s: ssh %s@%s port %d", c->t.alias, c->t.user,
+	    c->t.hostname, c->t.port);
+	c->st = SS_QUEUED;
+	g.queue = xreallocarray(g.queue, g.nqueue + 1, sizeof(*g.queue));
+	g.queue[g.nqueue++] = c;
+	queue_kick();
+	return 0;
+}
+
+static int
+ssh_send(struct job_host *h, const void *p, size_t n)
+{
+	struct sshc	*c = h->priv;
+
+	if (c == NULL || c->st == SS_DEAD)
+		return DT_ERR_CLOSED;
+	evbuffer_add(c->out, p, n);
+	if (c->st == SS_RUNNING && c->busy == 0)
+		sshc_step(c);
+	return 0;
+}
+
+static void
+ssh_pause(struct job_host *h, int on)
+{
+	struct sshc	*c = h->priv;
+
+	if (c == NULL || c->paused == on)
+		return;
+	c->paused = on;
+	if (!on && c->st == SS_RUNNING && c->busy == 0)
+		sshc_step(c);
+}
+
+static void
+ssh_kill(struct job_host *h)
+{
+	struct sshc	*c = h->priv;
+
+	/* Dropping the connection makes the remote agent stop everything. */
+	if (c != NULL && c->fd >= 0)
+		shutdown(c->fd, SHUT_RDWR);
+}
+
+static void
+ssh_reaped(struct job_host *h, pid_t pid, int status)
+{
+}
+
+static void
+ssh_free(struct job_host *h)
+{
+	struct sshc	*c = h->priv;
+	size_t		 i;
+
+	if (c == NULL)
+		return;
+	h->priv = NULL;
+	if (c->agent != NULL) {
+		libssh2_agent_disconnect(c->agent);
+		libssh2_agent_free(c->agent);
+	}
+	if (c->s != NULL) {
+		/* Best effort: a blocking goodbye would hold up the exit. */
+		libssh2_session_disconnect(c->s, "dtrun: job done");
+		libssh2_session_free(c->s);
+	}
+	if (c->fd >= 0)
+		close(c->fd);
+	if (c->ai != NULL)
+		freeaddrinfo(c->ai);
+	if (c->ev != NULL)
+		event_free(c->ev);
+	if (c->timer != NULL)
+		event_free(c->timer);
+	evbuffer_free(c->in);
+	evbuffer_free(c->out);
+	evbuffer_free(c->err);
+	for (i = 0; i < c->nkeys; i++)
+		free(c->keys[i]);
+	free(c->keys);
+	ssh_target_free(&c->t);
+	if (c->busy > 0)
+		c->dead = 1;
+	else
+		free(c);
+}
+
+const struct backend backend_ssh = {
+	.name = "ssh",
+	.same_machine = 0,
+	.start = ssh_start,
+	.send = ssh_send,
+	.pause = ssh_pause,
+	.kill = ssh_kill,
+	.reaped = ssh_reaped,
+	.free = ssh_free,
+};
