@@ -63,6 +63,7 @@ struct job {
 	size_t			 nprepared;
 	size_t			 ndone;
 	size_t			 nrunning;
+	size_t			 nexited;
 	int			 started;	/* START sent */
 	int			 stopping;
 	int			 exit_set;
@@ -193,6 +194,7 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	struct job	*j = h->job;
 	struct job_rank	*r;
 	char		 how[128];
+	size_t		 left;
 	int		 code;
 
 	if (x->rank >= j->plan->nranks ||
@@ -201,6 +203,8 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	r = &j->ranks[x->rank];
 	if (r->state == R_RUNNING)
 		j->nrunning--;
+	if (r->state != R_EXITED)
+		j->nexited++;
 	r->state = R_EXITED;
 	output_rank_end(j->out, x->rank);
 	if (x->how == AP_EXITED && x->code == 0)
@@ -214,14 +218,15 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	if (j->stopping)
 		return;		/* stopped by us, or after the first failure */
 	describe_end(how, sizeof(how), x);
+	/* Ranks another host started but has not reported yet count too. */
+	left = j->plan->nranks - j->nexited;
 	if (r->pid > 0)
 		log_error("rank %u on %s (pid %d) %s; stopping %zu other "
-		    "rank%s", x->rank, h->ph->name, (int)r->pid, how,
-		    j->nrunning, j->nrunning == 1 ? "" : "s");
+		    "rank%s", x->rank, h->ph->name, (int)r->pid, how, left,
+		    left == 1 ? "" : "s");
 	else
 		log_error("rank %u on %s %s; stopping %zu other rank%s",
-		    x->rank, h->ph->name, how, j->nrunning,
-		    j->nrunning == 1 ? "" : "s");
+		    x->rank, h->ph->name, how, left, left == 1 ? "" : "s");
 	job_set_exit(j, code);
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
@@ -415,10 +420,11 @@ job_host_closed(struct job_host *h, int err, const char *why)
 		return;
 	h->done = 1;
 	j->ndone++;
-	if (!j->stopping || j->started) {
+	if (!h->hello)		/* never got as far as its agent */
+		log_error("%s: %s", h->ph->name, why);
+	else if (!j->stopping || j->started)
 		log_error("lost the agent on %s (%s)%s", h->ph->name, why,
 		    j->stopping ? "" : ": stopping the job");
-	}
 	job_set_exit(j, EXIT_LOST);
 	if (h->be->same_machine)
 		job_kill_orphans(h);

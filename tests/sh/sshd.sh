@@ -53,9 +53,12 @@ EOC
 	done
 	SSH_KEY=$SSH_DIR/id_ed25519
 	export SSHD_PORT SSH_KEY SSH_KNOWN SSH_DIR
+	# The options that reach it; "dtrun ${SSH_ARGS[@]} ..." keeps dtrun a
+	# direct child when run in the background (a function would not).
+	SSH_ARGS=(--launcher ssh -p "$SSHD_PORT" -i "$SSH_KEY"
+	    --ssh-option UserKnownHostsFile="$SSH_KNOWN")
 }
 
 dtrun_ssh() {
-	dtrun --launcher ssh -p "$SSHD_PORT" -i "$SSH_KEY" \
-	    --ssh-option UserKnownHostsFile="$SSH_KNOWN" "$@"
+	dtrun "${SSH_ARGS[@]}" "$@"
 }

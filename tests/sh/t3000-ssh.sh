@@ -1,0 +1,145 @@
+#!/bin/bash
+# t3000-ssh.sh -- the ssh launcher against a private sshd on 127.0.0.1-3.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sshd.sh"
+
+if why=$(sshd_skip_reason); then
+	test_skip 'ssh launcher scenarios' "$why"
+	test_done
+fi
+sshd_start || { echo "could not start sshd"; exit 1; }
+AGENTS=$TRASH/agents
+H3=127.0.0.1:2,127.0.0.2:2,127.0.0.3:2
+# Every run caches the agent in $AGENTS (the first one uploads it).
+run() { dtrun_ssh --ssh-agent-dir "$AGENTS" "$@"; }
+SSH_ARGS+=(--ssh-agent-dir "$AGENTS")
+
+test_expect_success 'a host without the agent gets it uploaded, then reused' '
+	run -v -H 127.0.0.2 true 2>err &&
+	grep -q "127.0.0.2: no dtrun-agent of this build there: uploading it" err &&
+	test -x "$AGENTS"/*/dtrun-agent &&
+	run -v -H 127.0.0.2 true 2>err2 &&
+	! grep -q uploading err2
+'
+
+test_expect_success '6 ranks on 3 hosts: placement and environment' '
+	run -H $H3 --prefix "" sh -c "echo \$RANK \$LOCAL_RANK \$NODE_RANK \$WORLD_SIZE \$LOCAL_WORLD_SIZE \$NNODES \$(echo \$SSH_CONNECTION | cut -d\" \" -f3,4) \$MASTER_ADDR" >out &&
+	sort -n out >got &&
+	cat >want <<-EOW &&
+	0 0 0 6 2 3 127.0.0.1 $SSHD_PORT 127.0.0.1
+	1 1 0 6 2 3 127.0.0.1 $SSHD_PORT 127.0.0.1
+	2 0 1 6 2 3 127.0.0.2 $SSHD_PORT 127.0.0.1
+	3 1 1 6 2 3 127.0.0.2 $SSHD_PORT 127.0.0.1
+	4 0 2 6 2 3 127.0.0.3 $SSHD_PORT 127.0.0.1
+	5 1 2 6 2 3 127.0.0.3 $SSHD_PORT 127.0.0.1
+	EOW
+	diff want got
+'
+
+test_expect_success 'the job secret and environment are not on any command line' '
+	SECRETISH=s3cr3t-value run -H 127.0.0.2 -x SECRETISH sh -c "ps -eo args; echo \$SECRETISH" >out &&
+	test "$(grep -c s3cr3t-value out)" -eq 1 && grep -qx "\[0\] s3cr3t-value" out &&
+	grep -q "dtrun-agent" out &&
+	true
+'
+
+test_expect_success 'ranks run in the launcher'"'"'s directory' '
+	mkdir -p sub && cd sub &&
+	run -H 127.0.0.3 pwd >out && grep -qx "\[0\] $PWD" out
+'
+
+test_expect_success 'the %h prefix names each rank'"'"'s host' '
+	run -H $H3 --prefix "%h/%r: " echo hi >out &&
+	grep -qx "127.0.0.2/3: hi" out && grep -qx "127.0.0.3/4: hi" out &&
+	test $(wc -l <out) -eq 6
+'
+
+test_expect_success 'MASTER_PORT is one port for all, free on rank 0'"'"'s host' '
+	run -H $H3 --prefix "" sh -c "echo \$MASTER_PORT" >out &&
+	test $(sort -u out | wc -l) -eq 1 && grep -qE "^[0-9]+\$" out
+'
+
+test_expect_success 'fail-fast across hosts: the code, the report, no survivors' '
+	test_expect_code 5 run -H $H3 sh -c "echo \$\$ >\$PWD/pid.\$RANK; sleep 300 & echo \$! >\$PWD/child.\$RANK; [ \$RANK = 4 ] && { sleep 0.5; exit 5; }; wait" 2>err &&
+	grep -q "rank 4 on 127.0.0.3 (pid [0-9]*) exited with code 5; stopping 5 other ranks" err &&
+	wait_gone 5 pid.* child.*
+'
+
+test_expect_success 'kill -9 of dtrun leaves no rank on any host' '
+	dtrun "${SSH_ARGS[@]}" -H $H3 sh -c "echo \$\$ >\$PWD/pid.\$RANK; exec sleep 300" &
+	d=$!
+	wait_for 15 eval "[ \$(ls pid.* 2>/dev/null | wc -l) -eq 6 ]" &&
+	kill -9 $d && { wait $d || true; } &&
+	wait_gone 5 pid.*
+'
+
+test_expect_success 'Ctrl-C stops every host'"'"'s ranks' '
+	dtrun "${SSH_ARGS[@]}" -H $H3 sh -c "echo \$\$ >\$PWD/pid.\$RANK; exec sleep 300" 2>err &
+	d=$!
+	wait_for 15 eval "[ \$(ls pid.* 2>/dev/null | wc -l) -eq 6 ]" &&
+	kill -INT $d && test_expect_code 130 wait $d &&
+	wait_gone 5 pid.*
+'
+
+test_expect_success 'an unreachable host: named, non-zero, nothing left running' '
+	test_expect_code 255 run -H 127.0.0.1,127.0.0.2,127.0.0.9 sh -c "echo \$\$ >\$PWD/pid.\$RANK; exec sleep 300" 2>err &&
+	grep -q "127.0.0.9: cannot connect to 127.0.0.9 port $SSHD_PORT: Connection refused" err &&
+	! ls pid.* 2>/dev/null
+'
+
+test_expect_success 'a missing command on a host: exit 2, nothing started anywhere' '
+	test_expect_code 2 run -H $H3 no-such-cmd-xyz 2>err &&
+	grep -q "no-such-cmd-xyz: command not found in PATH" err
+'
+
+test_expect_success 'a wrong key: authentication failed, naming the keys tried' '
+	ssh-keygen -q -t ed25519 -N "" -f wrongkey </dev/null &&
+	test_expect_code 255 env HOME=$PWD dtrun --launcher ssh -p $SSHD_PORT -i "$PWD/wrongkey" --ssh-option UserKnownHostsFile=$SSH_KNOWN -H 127.0.0.2 true 2>err &&
+	grep -q "127.0.0.2: authentication failed for user root (tried: $PWD/wrongkey)" err
+'
+
+test_expect_success 'an unknown host key is refused with StrictHostKeyChecking yes' '
+	: >known &&
+	test_expect_code 255 dtrun --launcher ssh -p $SSHD_PORT -i "$SSH_KEY" --ssh-option UserKnownHostsFile=$PWD/known -H 127.0.0.2 true 2>err &&
+	grep -q "host key not known" err && grep -q "ssh-keyscan -p $SSHD_PORT 127.0.0.2" err
+'
+
+test_expect_success 'accept-new adds an unknown host key, then it is known' '
+	: >known &&
+	run --ssh-option UserKnownHostsFile=$PWD/known --ssh-option StrictHostKeyChecking=accept-new -H 127.0.0.2 true &&
+	grep -q "^\[127.0.0.2\]:$SSHD_PORT ssh-ed25519 " known &&
+	dtrun --launcher ssh -p $SSHD_PORT -i "$SSH_KEY" --ssh-agent-dir "$AGENTS" --ssh-option UserKnownHostsFile=$PWD/known -H 127.0.0.2 true
+'
+
+test_expect_success 'a changed host key is refused, even with accept-new' '
+	ssh-keygen -q -t ed25519 -N "" -f otherhost </dev/null &&
+	echo "[127.0.0.2]:$SSHD_PORT $(cat otherhost.pub)" >known &&
+	test_expect_code 255 dtrun --launcher ssh -p $SSHD_PORT -i "$SSH_KEY" --ssh-option UserKnownHostsFile=$PWD/known --ssh-option StrictHostKeyChecking=accept-new -H 127.0.0.2 true 2>err &&
+	grep -q "HOST KEY MISMATCH" err && grep -q "ssh-keygen -f $PWD/known -R" err
+'
+
+test_expect_success 'an ssh_config alias: HostName, Port, IdentityFile; ProxyJump warned' '
+	cat >config <<-EOC &&
+	Host node-b
+	    HostName 127.0.0.2
+	    Port $SSHD_PORT
+	    IdentityFile $SSH_KEY
+	    UserKnownHostsFile $SSH_KNOWN
+	    ProxyJump somewhere
+	EOC
+	dtrun --ssh-agent-dir "$AGENTS" -F config -H node-b --prefix "%h " sh -c "echo \$SSH_CONNECTION | cut -d\" \" -f3,4" >out 2>err &&
+	grep -qx "node-b 127.0.0.2 $SSHD_PORT" out &&
+	grep -q "config:6: ProxyJump is not supported by dtrun" err
+'
+
+test_expect_success 'a hostfile with ranges and user@host' '
+	printf "# two hosts\n127.0.0.[2-3] slots=2\nroot@127.0.0.1\n" >hosts &&
+	run -H hosts --prefix "%h " sh -c "echo \$RANK" >out &&
+	test $(wc -l <out) -eq 5 && grep -qx "127.0.0.1 4" out && grep -qx "127.0.0.3 3" out
+'
+
+test_expect_success '--ssh-fanout 1 still reaches every host' '
+	run --ssh-fanout 1 -H $H3 true
+'
+
+test_done
