@@ -1,7 +1,8 @@
 # hostfile.mk -- the hostfile library's fuzz targets and benchmark.
 #
 #   make fuzz-hostfile fuzz-range fuzz-yaml   build and run each libFuzzer
-#                       target for FUZZ_TIME seconds (or FUZZ_RUNS inputs)
+#                       target for FUZZ_TIME seconds (or FUZZ_RUNS inputs);
+#                       FUZZ_ARGS=-fork=2 runs two processes
 #   make bench-hostfile parse + place a generated 100,000-host file
 #
 # The fuzz builds cap range expansion at 20,000 names (not 1,000,000) so
@@ -12,6 +13,7 @@
 FUZZ_CC		?= clang
 FUZZ_TIME	?= 60
 FUZZ_RUNS	?= -1
+FUZZ_ARGS	?=
 FUZZ_FLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE \
 		   -Isrc/common -Isrc/hostfile -DHF_EXPAND_MAX=20000
@@ -26,7 +28,7 @@ build-fuzz/fuzz-%: fuzz/hostfile/fuzz_%.c $(HF_FUZZ_LIB) \
 $(addprefix fuzz-,$(HF_FUZZ)): fuzz-%: build-fuzz/fuzz-%
 	@mkdir -p build-fuzz/corpus-$*
 	build-fuzz/fuzz-$* -max_total_time=$(FUZZ_TIME) -runs=$(FUZZ_RUNS) \
-	    -print_final_stats=1 -max_len=4096 \
+	    -print_final_stats=1 -max_len=4096 $(FUZZ_ARGS) \
 	    build-fuzz/corpus-$* fuzz/hostfile/$*
 
 fuzz-merge-hostfile: $(addprefix build-fuzz/fuzz-,$(HF_FUZZ))
