@@ -216,6 +216,27 @@ id_root(int i, int k, int world)
 	return i * per + (i < extra ? i : extra);
 }
 
+/*
+ * Makes id i with NCCL and publishes it. If NCCL fails, publishes "!" and
+ * the reason instead (never 128 bytes long), so the ranks waiting for the
+ * id fail with that reason rather than wait for ever.
+ */
+static int
+comm_make_id(struct dtcomm *c, int i, uint8_t *id, struct dt_err *e)
+{
+	struct dt_err	ignore;
+	char		key[32], why[DTCOMM_ID_BYTES - 1];
+	int		rc;
+
+	snprintf(key, sizeof(key), ID_KEY, i);
+	if ((rc = dtnccl_unique_id(id, e)) != 0) {
+		snprintf(why, sizeof(why), "!%.*s", (int)sizeof(why) - 2, e->msg);
+		rdzv_client_set(c->cl, key, why, strlen(why), &ignore);
+		return rc;
+	}
+	return rdzv_client_set(c->cl, key, id, DTCOMM_ID_BYTES, e);
+}
+
 /* Makes (if ours) and fetches every id once; they are cached in c. */
 static int
 comm_fetch_ids(struct dtcomm *c)
@@ -233,14 +254,9 @@ comm_fetch_ids(struct dtcomm *c)
 	for (i = 0; i < c->nids; i++)
 		if (id_root(i, c->nids, c->ji.world) == c->ji.rank)
 			mine = i;
-	if (mine >= 0) {
-		snprintf(key, sizeof(key), ID_KEY, mine);
-		if ((rc = dtnccl_unique_id(ids + (size_t)mine *
-		    DTCOMM_ID_BYTES, &e)) != 0 ||
-		    (rc = rdzv_client_set(c->cl, key, ids + (size_t)mine *
-		    DTCOMM_ID_BYTES, DTCOMM_ID_BYTES, &e)) != 0)
-			goto fail;
-	}
+	if (mine >= 0 && (rc = comm_make_id(c, mine, ids + (size_t)mine *
+	    DTCOMM_ID_BYTES, &e)) != 0)
+		goto fail;
 	for (i = 0; i < c->nids; i++) {
 		if (i == mine)
 			continue;
@@ -249,9 +265,12 @@ comm_fetch_ids(struct dtcomm *c)
 		    DTCOMM_ID_BYTES, DTCOMM_ID_BYTES, &n, &e)) != 0)
 			goto fail;
 		if (n != DTCOMM_ID_BYTES) {
-			rc = comm_failf(DT_ERR_PROTO, "NCCL id %d from rank %d "
-			    "has %zu bytes, not %d", i, id_root(i, c->nids,
-			    c->ji.world), n, DTCOMM_ID_BYTES);
+			/* The maker failed and left its reason instead. */
+			ids[n < DTCOMM_ID_BYTES ? n : DTCOMM_ID_BYTES - 1] = 0;
+			rc = comm_failf(DTCOMM_ERR_NCCL, "rank %d could not make "
+			    "NCCL id %d: %s", id_root(i, c->nids, c->ji.world),
+			    i, n > 1 && ids[0] == '!' ? (char *)ids + 1 :
+			    "no reason given");
 			free(ids);
 			return rc;
 		}

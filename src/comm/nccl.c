@@ -89,8 +89,8 @@ nccl_fail(const char *call, int res, struct dt_err *e)
 	const char	*last = nccl.last_error != NULL ?
 			    nccl.last_error(NULL) : NULL;
 
-	return dt_errf(e, NULL, 0, 0, DTCOMM_ERR_NCCL, "%s failed: %s%s%s "
-	    "(NCCL_DEBUG=INFO tells more)", call, what,
+	return dt_errf(e, NULL, 0, 0, DTCOMM_ERR_NCCL, "%s failed: %s%s%s",
+	    call, what,
 	    last != NULL && *last != '\0' ? ": " : "",
 	    last != NULL ? last : "");
 }

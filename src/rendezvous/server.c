@@ -293,8 +293,10 @@ conn_error(struct rdzv_conn *c, int code, const char *fmt, ...)
 static void
 conn_fail(struct rdzv_conn *c)
 {
+	if (!c->dead)
+		c->s->st.dropped++;
 	conn_flush(c);
-	conn_drop(c, 1);
+	conn_drop(c, 0);
 }
 
 /* Sends ABORT with the server's reason. */

@@ -1,10 +1,11 @@
 /*
  * rdzv-probe.c -- a worker that only uses libdtcomm, for scenario tests:
  *
- *	rdzv-probe [-f] [-b] [-c] [-d SECS]
+ *	rdzv-probe [-j] [-f] [-b] [-c] [-d SECS]
  *
  * Joins (dtcomm_init), fetches the NCCL id (rank 0 makes it) and prints
  *	rank R size S local L id <hex of the id's first 16 bytes>
+ * -j only joins and prints "rank R size S local L node N nodes M".
  * -f also prints "idfull <hex of all 128 bytes>", -b ends with a barrier,
  * -c also makes the NCCL communicator, -d sleeps before joining. Errors go
  * to stderr as "rdzv-probe: CALL: NAME: DETAIL"; the exit code is 1, or 4
@@ -42,9 +43,9 @@ main(int argc, char **argv)
 	struct dtcomm	*c;
 	unsigned char	 id[DTCOMM_ID_BYTES];
 	void		*comm = NULL;
-	int		 ch, full = 0, barrier = 0, mkcomm = 0, rc;
+	int		 ch, full = 0, barrier = 0, mkcomm = 0, joinonly = 0, rc;
 
-	while ((ch = getopt(argc, argv, "bcd:f")) != -1) {
+	while ((ch = getopt(argc, argv, "bcd:fj")) != -1) {
 		switch (ch) {
 		case 'b':
 			barrier = 1;
@@ -58,14 +59,26 @@ main(int argc, char **argv)
 		case 'f':
 			full = 1;
 			break;
+		case 'j':
+			joinonly = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: rdzv-probe [-b] [-c] [-d SECS] "
-			    "[-f]\n");
+			fprintf(stderr, "usage: rdzv-probe [-bcfj] [-d SECS]\n");
 			return 1;
 		}
 	}
 	if ((rc = dtcomm_init(&c)) != 0)
 		fail("dtcomm_init", rc, 1);
+	if (joinonly) {
+		printf("rank %d size %d local %d node %d nodes %d\n",
+		    dtcomm_rank(c), dtcomm_size(c), dtcomm_local_rank(c),
+		    dtcomm_node_rank(c), dtcomm_num_nodes(c));
+		fflush(stdout);
+		if (barrier && (rc = dtcomm_barrier(c)) != 0)
+			fail("dtcomm_barrier", rc, 1);
+		dtcomm_free(c);
+		return 0;
+	}
 	if ((rc = dtcomm_nccl_id(c, id)) != 0)
 		fail("dtcomm_nccl_id", rc, 1);
 	printf("rank %d size %d local %d id ", dtcomm_rank(c), dtcomm_size(c),
