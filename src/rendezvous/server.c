@@ -149,6 +149,21 @@ plan_key(uint8_t *buf, const char *host, size_t hostlen, int local_rank)
 	return hostlen + 5;
 }
 
+/* Records in s->index that (host, local rank) is rank r. Returns 0 or DT_ERR_*. */
+static int
+plan_index(struct rdzv_server *s, const char *host, int local_rank, int r)
+{
+	struct rdzv_item	*it;
+	uint8_t			 key[RDZV_MAX_HOST + 5], rb[4];
+
+	rb[0] = (uint8_t)((uint32_t)r >> 24);
+	rb[1] = (uint8_t)((uint32_t)r >> 16);
+	rb[2] = (uint8_t)((uint32_t)r >> 8);
+	rb[3] = (uint8_t)r;
+	return rdzv_store_set(s->index, key, plan_key(key, host, strlen(host),
+	    local_rank), rb, 4, &it);
+}
+
 /* Puts c on a wait list. */
 static void
 wait_push(struct rdzv_conn **head, struct rdzv_conn *c, enum conn_wait w)
@@ -434,10 +449,7 @@ static void
 server_assign(struct rdzv_server *s)
 {
 	struct rdzv_conn	**v, *c;
-	uint8_t			  key[RDZV_MAX_HOST + 5];
-	uint8_t			  rb[4];
 	int			  i, j, n = 0, node = -1;
-	struct rdzv_item	 *it;
 
 	if ((v = calloc(s->world, sizeof(*v))) == NULL ||
 	    (s->plan = calloc(s->world, sizeof(*s->plan))) == NULL) {
@@ -457,14 +469,8 @@ server_assign(struct rdzv_server *s)
 			s->plan[k].local_world = j - i;
 			s->plan[k].node_rank = node;
 			s->plan[k].host = strdup(v[k]->host);
-			rb[0] = (uint8_t)(k >> 24);
-			rb[1] = (uint8_t)(k >> 16);
-			rb[2] = (uint8_t)(k >> 8);
-			rb[3] = (uint8_t)k;
-			if (s->plan[k].host != NULL)
-				rdzv_store_set(s->index, key, plan_key(key,
-				    v[k]->host, strlen(v[k]->host),
-				    v[k]->local_rank), rb, 4, &it);
+			/* A rejoin finds its rank here; failure only stops that. */
+			plan_index(s, v[k]->host, v[k]->local_rank, k);
 		}
 	}
 	s->nnodes = node + 1;
@@ -1108,8 +1114,7 @@ server_copy_plan(struct rdzv_server *s, const struct rdzv_server_cfg *cfg,
     struct dt_err *e)
 {
 	const struct rdzv_rank_info	*ri;
-	struct rdzv_item		*it;
-	uint8_t				 key[RDZV_MAX_HOST + 5], rb[4];
+	uint8_t				 key[RDZV_MAX_HOST + 5];
 	int				 r;
 	size_t				 hl;
 
@@ -1135,11 +1140,7 @@ server_copy_plan(struct rdzv_server *s, const struct rdzv_server_cfg *cfg,
 			return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "rendezvous "
 			    "plan: host %s local rank %d appears twice",
 			    ri->host, ri->local_rank);
-		rb[0] = (uint8_t)(r >> 24);
-		rb[1] = (uint8_t)(r >> 16);
-		rb[2] = (uint8_t)(r >> 8);
-		rb[3] = (uint8_t)r;
-		if (rdzv_store_set(s->index, key, hl + 5, rb, 4, &it) != 0)
+		if (plan_index(s, ri->host, ri->local_rank, r) != 0)
 			return dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM,
 			    "out of memory");
 	}
