@@ -1,0 +1,94 @@
+/*
+ * server.h -- the rendezvous server: lives in the launcher's libevent loop,
+ * authenticates workers, gives them ranks, and serves the key-value
+ * store, barriers and abort notices (protocol in doc/rendezvous.md).
+ *
+ * It never blocks the loop: sockets are non-blocking, every connection's
+ * buffers are bounded, and a connection that sends a bad frame, fails to
+ * authenticate, or stalls mid-frame is dropped without disturbing others.
+ */
+#ifndef DT_RDZV_SERVER_H
+#define DT_RDZV_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct event_base;
+struct dt_err;
+struct rdzv_server;			/* opaque */
+
+/* Where one rank of the launcher's plan runs. */
+struct rdzv_rank_info {
+	int		 rank;		/* its index in the plan */
+	int		 local_rank;	/* 0 .. local_world - 1 on its host */
+	int		 local_world;	/* ranks on its host */
+	int		 node_rank;	/* 0 .. nnodes - 1 */
+	const char	*host;		/* as the launcher names it (DTRUN_HOST) */
+};
+
+struct rdzv_server_cfg {
+	const char	*bind_addr;	/* NULL: every address */
+	int		 port;		/* 0: an ephemeral port */
+	const uint8_t	*secret;	/* the job secret, copied */
+	size_t		 secret_len;	/* RDZV_SECRET_MIN .. RDZV_SECRET_MAX */
+	int		 world;		/* ranks in the job, >= 1 */
+	int		 nnodes;	/* hosts in the plan (ignored without one) */
+	/*
+	 * The plan, world entries indexed by rank, copied. NULL: no plan;
+	 * workers join by (host, local rank) and once all world have come,
+	 * ranks are given in order of host name, then local rank.
+	 */
+	const struct rdzv_rank_info *ranks;
+	double		 start_timeout;	/* seconds for all to join; 0: none */
+	double		 io_timeout;	/* seconds for a handshake, a frame,
+					   or a write to drain; 0: 10 */
+	int		 max_conns;	/* 0: world + 1024 */
+	/*
+	 * Called from the loop (never from inside an rdzv_server_* call), and
+	 * may call rdzv_server_abort or rdzv_server_free. on_timeout gets a
+	 * message naming the ranks and hosts that never joined; every waiting
+	 * worker has already been told the job aborts.
+	 */
+	void		(*on_timeout)(void *arg, const char *msg);
+	void		(*on_all_joined)(void *arg);
+	void		*arg;
+};
+
+/* Counters, for tests and the launcher's verbose output. */
+struct rdzv_server_stats {
+	size_t		 conns;		/* open connections */
+	size_t		 joined;	/* ranks that have joined */
+	size_t		 accepted;	/* connections ever accepted */
+	size_t		 auth_failed;	/* refused: wrong secret or version */
+	size_t		 dropped;	/* bad frame, timeout, or overflow */
+	size_t		 requests;	/* frames handled */
+	size_t		 keys;		/* keys in the store */
+};
+
+/*
+ * Starts listening on cfg's address and serving on base. Returns 0 with
+ * *sp set, or a negative DT_ERR_* with *e filled in (DT_ERR_INVAL for a
+ * bad cfg or plan, DT_ERR_SYS if the socket cannot be made).
+ */
+int	 rdzv_server_new(struct event_base *base,
+	     const struct rdzv_server_cfg *cfg, struct rdzv_server **sp,
+	     struct dt_err *e);
+
+/* The TCP port the server listens on. */
+int	 rdzv_server_port(const struct rdzv_server *);
+
+/*
+ * Marks the job as aborting: every connected worker is sent ABORT with why,
+ * those waiting (get, barrier, join) stop waiting, and every later request
+ * is answered with ABORT. Idempotent; the first why is kept.
+ */
+void	 rdzv_server_abort(struct rdzv_server *, const char *why);
+
+/* Fills *st. */
+void	 rdzv_server_stats(const struct rdzv_server *,
+	     struct rdzv_server_stats *st);
+
+/* Closes every connection and the listener and frees s (NULL is fine). */
+void	 rdzv_server_free(struct rdzv_server *s);
+
+#endif
