@@ -32,7 +32,7 @@
 #include "err.h"
 #include "link.h"
 #include "log.h"
-#include "proto.h"
+#include "agentproto.h"
 #include "record.h"
 #include "procs.h"
 

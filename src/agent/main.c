@@ -9,7 +9,7 @@
 
 #include "agent.h"
 #include "log.h"
-#include "proto.h"
+#include "agentproto.h"
 
 int
 main(int argc, char **argv)

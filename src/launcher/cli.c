@@ -42,6 +42,9 @@ const char cli_usage[] =
 "                          pass a variable to the ranks (repeatable)\n"
 "      --kill-grace SECS   between SIGTERM and SIGKILL when stopping (default 5)\n"
 "      --timeout SECS      stop the job after SECS and exit 124\n"
+"      --start-timeout SECS\n"
+"                          once one rank joined the rendezvous, all must\n"
+"                          within SECS (default 300; 0 = wait forever)\n"
 "      --dry-run           print the plan, one line per rank, and exit\n"
 "  -p, --ssh-port PORT     ssh port (default 22, or ssh_config's)\n"
 "  -i, --ssh-identity FILE ssh private key to try (repeatable)\n"
@@ -57,13 +60,14 @@ const char cli_usage[] =
 "  -h, --help              this text\n"
 "\n"
 "Exit status: 0 when every rank exits 0; else the first failing rank's code\n"
-"(128+N if it died of signal N); 124 after --timeout; 2 for usage errors.\n";
+"(128+N if it died of signal N); 124 after --timeout; 125 when ranks never\n"
+"joined the rendezvous; 2 for usage errors; 255 when a host is lost.\n";
 
 enum {
 	OPT_NPROC = 256, OPT_LAUNCHER, OPT_PREFIX, OPT_OUTPUT_DIR,
 	OPT_TIMESTAMP, OPT_KILL_GRACE, OPT_TIMEOUT, OPT_DRY_RUN,
 	OPT_HOSTFILE, OPT_TEMPLATE, OPT_INCLUDE, OPT_EXCLUDE, OPT_OVERSUB,
-	OPT_SSH_OPTION, OPT_SSH_FANOUT, OPT_SSH_AGENT_DIR,
+	OPT_SSH_OPTION, OPT_SSH_FANOUT, OPT_SSH_AGENT_DIR, OPT_START_TIMEOUT,
 };
 
 static const struct option longopts[] = {
@@ -77,6 +81,7 @@ static const struct option longopts[] = {
 	{ "kill-grace",		required_argument,	NULL, OPT_KILL_GRACE },
 	{ "timeout",		required_argument,	NULL, OPT_TIMEOUT },
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
+	{ "start-timeout",	required_argument,	NULL, OPT_START_TIMEOUT },
 	{ "hosts",		required_argument,	NULL, 'H' },
 	{ "hostfile",		required_argument,	NULL, OPT_HOSTFILE },
 	{ "config",		required_argument,	NULL, 'f' },
@@ -185,6 +190,7 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 	memset(o, 0, sizeof(*o));
 	o->prefix = PREFIX_DEFAULT;
 	o->kill_grace = 5;
+	o->start_timeout = 300;
 	dt_err_clear(e);
 
 	optind = 0;		/* glibc: restart, so the unit tests can call us again */
@@ -291,6 +297,10 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
 				    "--timeout 0: give a time above zero, or "
 				    "leave --timeout out");
+			break;
+		case OPT_START_TIMEOUT:
+			rc = parse_secs("--start-timeout", optarg,
+			    &o->start_timeout, e);
 			break;
 		case OPT_DRY_RUN:
 			o->dry_run = 1;

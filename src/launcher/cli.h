@@ -21,6 +21,7 @@ struct opts {
 	size_t		 nexports;
 	double		 kill_grace;	/* seconds */
 	double		 timeout;	/* seconds; 0 = none */
+	double		 start_timeout;	/* rendezvous: all must join within; 0 = none */
 	int		 dry_run;
 	int		 verbose;
 	int		 quiet;

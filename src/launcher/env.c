@@ -28,6 +28,9 @@ env_host(const struct env_ctx *c, int h, struct strv *sv)
 	strv_setf(sv, "DTRUN_WORLD_SIZE", "%d", p->nworkers);
 	strv_setf(sv, "DTRUN_NODE_RANK", "%d", h);
 	strv_setf(sv, "DTRUN_NNODES", "%zu", p->nhosts);
+	/* The secret travels in the agent protocol, never on a command line. */
+	strv_setf(sv, "DTRUN_RDZV_ADDR", "%s", c->rdzv_addr);
+	strv_setf(sv, "DTRUN_RDZV_TOKEN", "%s", c->rdzv_token);
 	/* -x comes last so the user can override anything above. */
 	strv_addv(sv, c->o->exports, c->o->nexports);
 }

@@ -16,6 +16,8 @@ struct env_ctx {
 	const char		*job_id;
 	const char		*master_addr;
 	int			 master_port;
+	const char		*rdzv_addr;	/* host:port of dtrun's rendezvous */
+	const char		*rdzv_token;	/* the job secret, hex */
 };
 
 /* Appends the variables shared by every rank of host h, then the user's -x. */

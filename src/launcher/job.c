@@ -32,13 +32,16 @@
 #include "log.h"
 #include "output.h"
 #include "plan.h"
-#include "proto.h"
+#include "auth.h"
+#include "agentproto.h"
+#include "server.h"
 #include "strv.h"
 #include "wire.h"
 #include "xmalloc.h"
 
 #define EXIT_CONFIG	2
 #define EXIT_TIMEOUT	124
+#define EXIT_RDZV	125
 #define EXIT_LOST	255
 
 enum rank_state { R_WAITING, R_RUNNING, R_EXITED };
@@ -57,8 +60,11 @@ struct job {
 	struct job_rank		*ranks;
 	struct output		*out;
 	struct dt_wbuf		 wb;
-	char			 master_addr[64];
+	char			 master_addr[256];
 	int			 master_port;
+	struct rdzv_server	*rdzv;
+	char			 rdzv_addr[300];
+	char			 rdzv_token[2 * RDZV_SECRET_LEN + 1];
 	size_t			 nhello;
 	size_t			 nprepared;
 	size_t			 ndone;
@@ -159,6 +165,9 @@ job_stop(struct job *j, int sig, double grace)
 
 	st.signo = sig;
 	st.grace_ms = sig == SIGKILL ? 0 : (uint32_t)(grace * 1000);
+	/* Workers blocked in a rendezvous wait hear of it, not hang. */
+	if (!j->stopping && j->rdzv != NULL)
+		rdzv_server_abort(j->rdzv, "the job is stopping");
 	j->stopping = 1;
 	for (h = 0; h < j->plan->nhosts; h++) {
 		if (j->hosts[h].done)
@@ -250,6 +259,8 @@ job_host_hello(struct job_host *h)
 	ec.job_id = j->id;
 	ec.master_addr = j->master_addr;
 	ec.master_port = j->master_port;
+	ec.rdzv_addr = j->rdzv_addr;
+	ec.rdzv_token = j->rdzv_token;
 	env_host(&ec, h->index, &env);
 
 	memset(&aj, 0, sizeof(aj));
@@ -500,6 +511,94 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
 
+/* Some rank joined the rendezvous, and not all did within --start-timeout. */
+static void
+rdzv_timeout_cb(void *arg, const char *msg)
+{
+	struct job	*j = arg;
+
+	if (j->stopping)
+		return;
+	log_error("%s (--start-timeout %g)", msg, j->o->start_timeout);
+	job_set_exit(j, EXIT_RDZV);
+	job_stop(j, SIGTERM, j->o->kill_grace);
+}
+
+/* ARGSUSED */
+static void
+rdzv_joined_cb(void *arg)
+{
+	struct job	*j = arg;
+
+	log_info("all %d workers joined the rendezvous", j->plan->nworkers);
+}
+
+/* True if every host of the plan is this machine's loopback. */
+static int
+all_loopback(const struct plan *p)
+{
+	size_t	h;
+
+	for (h = 0; h < p->nhosts; h++)
+		if (strncmp(p->hosts[h].name, "127.", 4) != 0 &&
+		    strcmp(p->hosts[h].name, "localhost") != 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * Starts the job's rendezvous on our event base: a fresh secret, the
+ * plan's ranks, and an address every host can reach. Returns 0 or an error.
+ */
+static int
+job_rdzv_start(struct job *j, struct dt_err *e)
+{
+	const struct plan	*p = j->plan;
+	struct rdzv_server_cfg	 cfg;
+	struct rdzv_rank_info	*ri;
+	uint8_t			 secret[RDZV_SECRET_LEN];
+	char			 host[256];
+	int			 r, rc, local = p->local || all_loopback(p);
+
+	if ((rc = rdzv_auth_random(secret, sizeof(secret), e)) != 0)
+		return rc;
+	rdzv_hex_encode(secret, sizeof(secret), j->rdzv_token,
+	    sizeof(j->rdzv_token));
+	ri = xcalloc(p->nworkers, sizeof(*ri));
+	for (r = 0; r < p->nworkers; r++) {
+		ri[r].rank = r;
+		ri[r].local_rank = p->ranks[r].local_rank;
+		ri[r].local_world = p->hosts[p->ranks[r].host].nworkers;
+		ri[r].node_rank = p->ranks[r].host;
+		ri[r].host = p->hosts[p->ranks[r].host].name;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.bind_addr = local ? "127.0.0.1" : NULL;
+	cfg.secret = secret;
+	cfg.secret_len = sizeof(secret);
+	cfg.world = p->nworkers;
+	cfg.nnodes = p->nhosts;
+	cfg.ranks = ri;
+	cfg.start_timeout = j->o->start_timeout;
+	cfg.start_on_first_join = 1;
+	cfg.on_timeout = rdzv_timeout_cb;
+	cfg.on_all_joined = rdzv_joined_cb;
+	cfg.arg = j;
+	rc = rdzv_server_new(j->base, &cfg, &j->rdzv, e);
+	free(ri);
+	memset(secret, 0, sizeof(secret));
+	if (rc != 0)
+		return rc;
+	if (local)
+		snprintf(host, sizeof(host), "127.0.0.1");
+	else if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "localhost");
+	snprintf(j->rdzv_addr, sizeof(j->rdzv_addr), "%s:%d", host,
+	    rdzv_server_port(j->rdzv));
+	log_debug("rendezvous at %s", j->rdzv_addr);
+	return 0;
+}
+
 int
 job_run(const struct opts *o, const struct plan *p, const char *id)
 {
@@ -548,6 +647,11 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 
 	snprintf(j.master_addr, sizeof(j.master_addr), "%s",
 	    p->local ? "127.0.0.1" : p->hosts[0].name);
+	if (job_rdzv_start(&j, &e) != 0) {
+		log_error("rendezvous: %s", dt_err_str(&e, msg, sizeof(msg)));
+		j.exit_code = EXIT_CONFIG;
+		goto out;
+	}
 
 	j.hosts = xcalloc(p->nhosts, sizeof(*j.hosts));
 	for (i = 0; i < p->nhosts; i++) {
@@ -591,6 +695,8 @@ out:
 		free(j.hosts[i].agent_host);
 	}
 	output_free(j.out);
+	if (j.rdzv != NULL)
+		rdzv_server_free(j.rdzv);
 	free(j.hosts);
 	free(j.ranks);
 	dt_wbuf_free(&j.wb);

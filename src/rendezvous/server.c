@@ -418,6 +418,12 @@ server_bind(struct rdzv_server *s, struct rdzv_conn *c, int r)
 	if (!s->slots[r].joined) {
 		s->slots[r].joined = 1;
 		s->njoined++;
+		if (s->njoined == 1 && s->startev != NULL &&
+		    s->cfg.start_on_first_join && s->njoined < s->world) {
+			struct timeval tv = tv_of(s->cfg.start_timeout);
+
+			event_add(s->startev, &tv);
+		}
 		if (s->njoined == s->world) {
 			if (s->startev != NULL)
 				event_del(s->startev);
@@ -1216,7 +1222,7 @@ server_events(struct rdzv_server *s, struct dt_err *e)
 	tv = tv_of(iv < 0.05 ? 0.05 : iv > 1 ? 1 : iv);
 	event_add(s->lev, NULL);
 	event_add(s->sweep, &tv);
-	if (s->startev != NULL) {
+	if (s->startev != NULL && !s->cfg.start_on_first_join) {
 		tv = tv_of(s->cfg.start_timeout);
 		event_add(s->startev, &tv);
 	}

@@ -40,6 +40,12 @@ struct rdzv_server_cfg {
 	 */
 	const struct rdzv_rank_info *ranks;
 	double		 start_timeout;	/* seconds for all to join; 0: none */
+	/*
+	 * Count start_timeout from the first join instead of from now: a job
+	 * whose workers never use the rendezvous (PyTorch env://) must not
+	 * fail for it; one that does must not hang on a missing worker.
+	 */
+	int		 start_on_first_join;
 	double		 io_timeout;	/* seconds for a handshake, a frame,
 					   or a write to drain; 0: 10 */
 	int		 max_conns;	/* 0: world + 1024 */

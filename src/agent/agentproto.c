@@ -1,9 +1,9 @@
-/* proto.c -- encode and decode the launcher <-> agent messages; no I/O. */
+/* agentproto.c -- encode and decode the launcher <-> agent messages; no I/O. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "err.h"
-#include "proto.h"
+#include "agentproto.h"
 
 /* Closes the frame started at st; returns 0 or an error. */
 static int

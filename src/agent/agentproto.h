@@ -1,5 +1,5 @@
 /*
- * proto.h -- the launcher <-> agent protocol.
+ * agentproto.h -- the launcher <-> agent protocol.
  *
  * One agent runs per host and speaks this over a byte stream: a socketpair
  * for the local launcher, an ssh channel remotely, TCP under Slurm. Every
@@ -17,8 +17,8 @@
  * The agent kills everything it started if the stream breaks.
  * Encoders append one whole frame to a dt_wbuf; decoders take one payload.
  */
-#ifndef DT_AGENT_PROTO_H
-#define DT_AGENT_PROTO_H
+#ifndef DT_AGENTPROTO_H
+#define DT_AGENTPROTO_H
 
 #include <stddef.h>
 #include <stdint.h>
