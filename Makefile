@@ -51,7 +51,8 @@ LIBRDZV		:= $(B)/libdtrdzv.a
 LIBAGENT	:= $(B)/libdtagent.a
 LIBS_ALL	:= $(LIBAGENT) $(LIBHOSTFILE) $(LIBRDZV) $(LIBCOMMON)
 
-BINS	:= $(B)/dtrun $(B)/dtrun-agent $(B)/dtrun-kill $(B)/libdtcomm.so
+BINS	:= $(B)/dtrun $(B)/dtrun-agent $(B)/dtrun-kill $(B)/libdtcomm.so \
+	   $(B)/libdtcomm.so.0
 HELPERS	:= $(patsubst tests/helpers/%.c,$(B)/helpers/%,$(HELPER_SRC))
 
 all: $(BINS) $(HELPERS)
@@ -82,10 +83,17 @@ $(B)/dtrun-agent: $(call obj,src/agent/main.c) $(LIBAGENT) $(LIBCOMMON)
 $(B)/dtrun-kill: $(call obj,$(KILL_SRC)) $(LIBS_ALL)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-$(B)/libdtcomm.so: $(call obj,$(COMM_SRC)) $(LIBRDZV) $(LIBCOMMON)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libdtcomm.so.0 -o $@ \
-	    $(call obj,$(COMM_SRC)) -Wl,--whole-archive $(LIBRDZV) \
-	    -Wl,--no-whole-archive $(LIBCOMMON) $(PKG_LIBS) -ldl
+# Workers link libdtcomm: it exports dtcomm_* alone (src/comm/dtcomm.map)
+# and pulls in only the rendezvous client's objects, so it needs just
+# libcrypto and libdl.
+$(B)/libdtcomm.so: $(call obj,$(COMM_SRC)) $(LIBRDZV) $(LIBCOMMON) src/comm/dtcomm.map
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libdtcomm.so.0 \
+	    -Wl,--version-script,src/comm/dtcomm.map -Wl,--no-undefined -o $@ \
+	    $(call obj,$(COMM_SRC)) $(LIBRDZV) $(LIBCOMMON) -lcrypto -ldl
+
+# Programs linked with -ldtcomm look for its soname at run time.
+$(B)/libdtcomm.so.0: $(B)/libdtcomm.so
+	ln -sf libdtcomm.so $@
 
 $(B)/helpers/%: tests/helpers/%.c $(LIBS_ALL) $(B)/libdtcomm.so
 	@mkdir -p $(dir $@)
@@ -127,7 +135,7 @@ asan:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
-	    $(DESTDIR)$(PREFIX)/share/man/man5 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man3 \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
@@ -138,6 +146,7 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	    src/comm/dtcomm.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dtcomm.pc
 	for m in man/*.1; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
+	for m in man/*.3; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man3/; done; true
 	for m in man/*.5; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man5/; done; true
 	install -m 644 completions/dtrun.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dtrun
 	install -m 644 completions/_dtrun $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_dtrun

@@ -7,7 +7,7 @@ _dtrun()
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	opts="--np --nproc-per-node --hosts --hostfile --config --template
 	      --include --exclude --oversubscribe --servers --launcher --prefix
-	      --output-dir --timestamp --export --kill-grace --timeout --dry-run
+	      --output-dir --timestamp --export --kill-grace --timeout --start-timeout --dry-run
 	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-fanout
 	      --ssh-agent-dir --verbose --quiet --version --help
 	      -n -H -f -s -x -p -i -F -v -q -V -h"
@@ -16,7 +16,7 @@ _dtrun()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		--) _command_offset $((i + 1)); return ;;
-		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--kill-grace|--timeout|\
+		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--kill-grace|--timeout|--start-timeout|\
 		-H|--hosts|--hostfile|-f|--config|--template|--include|--exclude|-s|--servers|\
 		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|--ssh-fanout|--ssh-agent-dir)
 			((i++)) ;;
@@ -32,7 +32,7 @@ _dtrun()
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--ssh-option) COMPREPLY=($(compgen -W "User= Port= IdentityFile= StrictHostKeyChecking= UserKnownHostsFile= ConnectTimeout=" -- "$cur")); return ;;
 	-x|--export) COMPREPLY=($(compgen -e -- "$cur")); return ;;
-	-n|--np|--nproc-per-node|--kill-grace|--timeout|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout) return ;;
+	-n|--np|--nproc-per-node|--kill-grace|--timeout|--start-timeout|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

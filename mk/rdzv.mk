@@ -2,10 +2,7 @@
 # load libdtcomm through, the decoder's fuzz target, the load benchmark,
 # and the CUDA example.
 
-# libdtcomm.so's soname is libdtcomm.so.0: programs linked with -ldtcomm
-# (the helpers, with rpath $ORIGIN/..) look for that name at run time.
-$(B)/libdtcomm.so.0: $(B)/libdtcomm.so
-	ln -sf libdtcomm.so $@
+# The helpers (rpath $ORIGIN/..) load libdtcomm by its soname.
 $(HELPERS): $(B)/libdtcomm.so.0
 
 # The load generator: N authenticated workers joining and fetching the id.
