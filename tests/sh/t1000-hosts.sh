@@ -1,0 +1,130 @@
+#!/bin/bash
+# t1000-hosts.sh -- hostfiles, host lists, engine.yaml and placement through
+# dtrun's command line (--dry-run, and real runs with the local launcher).
+. "$(dirname "$0")/lib.sh"
+EX=$SRC/examples
+
+plan() { dtrun --dry-run "$@" | grep -v "^#"; }
+
+test_expect_success 'ranks fill hosts in order, host-major' '
+	plan -n 4 -H a:2,b:2 true >out &&
+	printf "0 a 0 true\n1 a 1 true\n2 b 0 true\n3 b 1 true\n" >want &&
+	diff want out
+'
+
+test_expect_success 'without -n every slot gets a rank' '
+	plan -H "gpu[01-03]:2" hostname >out &&
+	test $(wc -l <out) -eq 6 && grep -qx "5 gpu03 1 hostname" out
+'
+
+test_expect_success '--nproc-per-node overrides slots' '
+	plan --nproc-per-node 3 -H a:8,b:8 true >out &&
+	test $(wc -l <out) -eq 6 && grep -qx "3 b 0 true" out
+'
+
+test_expect_success 'more ranks than slots: exit 2 naming the slot count' '
+	test_expect_code 2 dtrun --dry-run -n 5 -H a:2,b:2 true 2>err &&
+	grep -q "4 slots" err && grep -q "oversubscribe" err
+'
+
+test_expect_success '--oversubscribe allows it' '
+	plan -n 5 -H a:2,b:2 --oversubscribe true >out && test $(wc -l <out) -eq 5
+'
+
+test_expect_success 'every peer hostfile format in examples/hostfiles is read' '
+	for f in "$EX"/hostfiles/*.hosts; do
+		dtrun --dry-run -H "$f" true >/dev/null || { echo "failed: $f"; exit 1; }
+	done
+'
+
+test_expect_success 'a bad hostfile: exit 2, file, line and the fix' '
+	printf "# ok\nnode1 slots=2\ngpu[5-2]\n" >hosts &&
+	test_expect_code 2 dtrun --dry-run -H hosts true 2>err &&
+	test $(wc -l <err) -eq 1 &&
+	grep -q "^dtrun: hosts:3:" err && grep -q "gpu\[5-2\]" err
+'
+
+test_expect_success 'a host listed twice is merged, and -v says so' '
+	printf "a slots=2\nb\na slots=1\n" >hosts &&
+	dtrun -v --dry-run -H hosts true >out 2>err &&
+	test $(grep -c "^[0-9]* a " out) -eq 3 &&
+	grep -q "listed again" err
+'
+
+test_expect_success '--include and --exclude in DeepSpeed syntax' '
+	plan -H a:4,b:4,c:4 --include "a:0,1@c" true >out &&
+	test $(wc -l <out) -eq 6 && ! grep -q " b " out &&
+	plan -H a:4,b:4 --exclude b true >out &&
+	test $(wc -l <out) -eq 4 && ! grep -q " b " out
+'
+
+test_expect_success '--launcher local with hosts runs one agent per host here' '
+	dtrun --launcher local -H a:2,b:1 --prefix "%h " sh -c "echo \$RANK \$NODE_RANK \$LOCAL_RANK \$LOCAL_WORLD_SIZE \$NNODES \$DTRUN_HOST" >out &&
+	grep -qx "a 0 0 0 2 2 a" out && grep -qx "a 1 0 1 2 2 a" out &&
+	grep -qx "b 2 1 0 1 2 b" out
+'
+
+test_expect_success 'MXNet parameter servers and scheduler with -s' '
+	plan -H a:2,b:2 -s 2 true >out &&
+	grep -q "^server:0 a " out && grep -q "^server:1 b " out &&
+	grep -q "^scheduler a " out &&
+	dtrun --launcher local -H a:1,b:1 -s 1 --prefix "" sh -c "echo \$DMLC_ROLE \${RANK:-none} \$DMLC_NUM_WORKER \$DMLC_NUM_SERVER" >out &&
+	test $(grep -c "^worker [01] 2 1\$" out) -eq 2 &&
+	grep -qx "server none 2 1" out && grep -qx "scheduler none 2 1" out
+'
+
+cat >"$TRASH/job.yaml" <<'EOY'
+apiVersion: "3.0.0"
+numGPUs: 3
+commands:
+  - echo first $RANK
+  - echo second $GREETING
+environment:
+  GREETING: hello
+launcher: local
+prefix: "<%r> "
+EOY
+
+test_expect_success 'engine.yaml: commands in order, numGPUs, environment, prefix' '
+	dtrun -f "$TRASH/job.yaml" >out &&
+	test $(wc -l <out) -eq 6 &&
+	grep -qx "<2> first 2" out && grep -qx "<0> second hello" out
+'
+
+test_expect_success 'the command line overrides engine.yaml' '
+	dtrun -f "$TRASH/job.yaml" -n 1 --prefix "" -x GREETING=bye sh -c "echo \$GREETING" >out &&
+	test "$(cat out)" = bye
+'
+
+test_expect_success 'engine.yaml errors: exit 2 with file:line:col and a did-you-mean' '
+	printf "apiVersion: \"3.0.0\"\ncomand: true\n" >bad.yaml &&
+	test_expect_code 2 dtrun -f bad.yaml 2>err &&
+	grep -q "^dtrun: bad.yaml:2:1: " err && grep -q "command" err
+'
+
+test_expect_success 'a bad prefix in engine.yaml is reported at its line' '
+	printf "apiVersion: \"3.0.0\"\ncommand: true\nprefix: \"%%q\"\n" >bad.yaml &&
+	test_expect_code 2 dtrun -f bad.yaml 2>err &&
+	grep -q "^dtrun: bad.yaml:3:9: bad --prefix" err
+'
+
+test_expect_success 'every example engine.yaml is accepted by --dry-run' '
+	for f in "$EX"/engine-*.yaml; do
+		case $f in *template*) continue ;; esac
+		dtrun --dry-run -f "$f" --template "$EX/engine-template.yaml" >/dev/null 2>err ||
+		dtrun --dry-run -f "$f" >/dev/null 2>err || { echo "$f"; cat err; exit 1; }
+	done
+'
+
+test_expect_success '--template merges under the config' '
+	printf "apiVersion: \"3.0.0\"\nenvironment:\n  A: from-template\n  B: from-template\nlauncher: local\n" >t.yaml &&
+	printf "apiVersion: \"3.0.0\"\ncommand: echo \$A \$B\nenvironment:\n  B: from-config\n" >c.yaml &&
+	dtrun -f c.yaml --template t.yaml --prefix "" >out &&
+	test "$(cat out)" = "from-template from-config"
+'
+
+test_expect_success '--template without -f is a usage error' '
+	test_expect_code 2 dtrun --template t.yaml true 2>err && grep -q "needs an engine.yaml" err
+'
+
+test_done
