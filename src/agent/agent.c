@@ -737,7 +737,12 @@ agent_run(int rfd, int wfd)
 	event_base_dispatch(a.base);
 
 	if (a.link != NULL) {
-		link_flush(a.link, 2000);
+		/*
+		 * What is queued is ranks' output the launcher has not taken
+		 * yet (a slow reader pauses it): wait as long as the link
+		 * lives. A dead launcher ends this through the closed socket.
+		 */
+		link_flush(a.link, -1);
 		link_free(a.link);
 	}
 	record_remove(a.rec);

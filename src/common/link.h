@@ -45,7 +45,7 @@ size_t		 link_queued(const struct link *);
 void		 link_pause(struct link *, int);
 /* Sets when drain_cb fires: after queued > high, once queued <= low. */
 void		 link_watermarks(struct link *, size_t low, size_t high);
-/* Tries to write everything queued, blocking up to ms milliseconds. */
+/* Tries to write everything queued, blocking up to ms milliseconds (-1: while the peer lives). */
 void		 link_flush(struct link *, int ms);
 /* True once the stream has closed or broken. */
 int		 link_closed(const struct link *);
