@@ -270,12 +270,16 @@ void
 link_flush(struct link *l, int ms)
 {
 	struct pollfd	pfd;
+	int		n;
 
 	while (!l->closed && evbuffer_get_length(l->out) > 0) {
 		pfd.fd = l->wfd;
 		pfd.events = POLLOUT;
-		if (poll(&pfd, 1, ms) <= 0)
+		if ((n = poll(&pfd, 1, ms)) <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
 			return;
+		}
 		if (evbuffer_write(l->out, l->wfd) <= 0 && errno != EAGAIN &&
 		    errno != EINTR)
 			return;

@@ -688,7 +688,8 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 		event_base_dispatch(j.base);
 
 out:
-	output_finish(j.out, 10000);
+	/* Wait for a slow reader as long as it lives: nothing is dropped. */
+	output_finish(j.out, -1);
 	for (i = 0; j.hosts != NULL && i < p->nhosts; i++) {
 		if (j.hosts[i].priv != NULL)
 			j.hosts[i].be->free(&j.hosts[i]);

@@ -296,12 +296,17 @@ static void
 sink_finish(struct sink *s, int ms)
 {
 	struct pollfd	pfd;
+	int		n;
 
 	while (evbuffer_get_length(s->buf) > 0 && !s->broken) {
 		pfd.fd = s->fd;
 		pfd.events = POLLOUT;
-		if (s->wev != NULL && poll(&pfd, 1, ms) <= 0)
+		/* SIGCHLD of an exiting agent may interrupt the wait: not a reason to drop output. */
+		if (s->wev != NULL && (n = poll(&pfd, 1, ms)) <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
 			break;
+		}
 		if (evbuffer_write(s->buf, s->fd) < 0 && errno != EAGAIN &&
 		    errno != EINTR)
 			break;
