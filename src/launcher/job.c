@@ -7,12 +7,9 @@
  * signal N), 128+N when dtrun itself got signal N, 124 for --timeout, 2 for
  * a configuration error found on a host, 255 for a lost agent.
  */
-#include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-
-#include <netinet/in.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,8 +54,7 @@ struct job {
 	struct job_rank		*ranks;
 	struct output		*out;
 	struct dt_wbuf		 wb;
-	char			 master_addr[64];
-	int			 master_port;
+	struct env_ctx		 env;		/* what the ranks' variables are made of */
 	size_t			 nprepared;
 	size_t			 ndone;
 	size_t			 nrunning;
@@ -232,19 +228,13 @@ job_host_hello(struct job_host *h)
 	struct job		*j = h->job;
 	const struct plan	*p = j->plan;
 	const struct plan_host	*ph = h->ph;
-	struct env_ctx		 ec;
 	struct strv		 env = { 0 }, renv = { 0 };
 	struct ap_job		 aj;
 	struct ap_rank		 ar;
 	char			 cwd[4096];
 	int			 r;
 
-	ec.o = j->o;
-	ec.plan = p;
-	ec.job_id = j->id;
-	ec.master_addr = j->master_addr;
-	ec.master_port = j->master_port;
-	env_host(&ec, h->index, &env);
+	env_host(&j->env, h->index, &env);
 
 	memset(&aj, 0, sizeof(aj));
 	aj.version = AP_VERSION;
@@ -260,7 +250,7 @@ job_host_hello(struct job_host *h)
 	strv_free(&env);
 
 	for (r = ph->first_rank; r < ph->first_rank + ph->nranks; r++) {
-		env_rank(&ec, r, &renv);
+		env_rank(&j->env, r, &renv);
 		ar.rank = r;
 		ar.local_rank = p->ranks[r].local_rank;
 		ar.argv = j->o->cmd;
@@ -478,25 +468,6 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
 
-/* Picks a TCP port nobody listens on for rank 0's MASTER_PORT. */
-static int
-free_port(void)
-{
-	struct sockaddr_in	sin;
-	socklen_t		len = sizeof(sin);
-	int			fd, port = 29500;
-
-	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		return port;
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 &&
-	    getsockname(fd, (struct sockaddr *)&sin, &len) == 0)
-		port = ntohs(sin.sin_port);
-	close(fd);
-	return port;
-}
-
 int
 job_run(const struct opts *o, const struct plan *p, const char *id)
 {
@@ -543,9 +514,11 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 		}
 	}
 
-	snprintf(j.master_addr, sizeof(j.master_addr), "%s",
-	    p->local ? "127.0.0.1" : p->hosts[0].name);
-	j.master_port = free_port();
+	if (env_prepare(&j.env, o, p, id, &e) != 0) {
+		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
+		j.exit_code = EXIT_CONFIG;
+		goto out;
+	}
 
 	j.hosts = xcalloc(p->nhosts, sizeof(*j.hosts));
 	for (i = 0; i < p->nhosts; i++) {
@@ -590,6 +563,7 @@ out:
 	free(j.hosts);
 	free(j.ranks);
 	dt_wbuf_free(&j.wb);
+	env_release(&j.env);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		event_free(j.ev_sig[i]);
 	event_free(j.ev_timeout);
