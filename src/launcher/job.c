@@ -30,6 +30,7 @@
 #include "output.h"
 #include "plan.h"
 #include "proto.h"
+#include "status.h"
 #include "strv.h"
 #include "wire.h"
 #include "xmalloc.h"
@@ -55,6 +56,8 @@ struct job {
 	struct output		*out;
 	struct dt_wbuf		 wb;
 	struct env_ctx		 env;		/* what the ranks' variables are made of */
+	struct status		*st;		/* the terminal's status line */
+	struct status_end	 end;		/* how it failed, for the summary */
 	size_t			 nprepared;
 	size_t			 ndone;
 	size_t			 nrunning;
@@ -102,6 +105,20 @@ job_set_exit(struct job *j, int code)
 		j->exit_set = 1;
 		j->exit_code = code;
 	}
+}
+
+/*
+ * Records the first cause of a failed job's end for its summary; call it
+ * before job_set_exit. Returns NULL if the job's end already had a cause.
+ */
+static struct status_end *
+job_end(struct job *j, int cause)
+{
+	if (j->exit_set || j->end.cause != END_NONE)
+		return NULL;
+	j->end.cause = cause;
+	j->end.stopped = j->nrunning;
+	return &j->end;
 }
 
 /* Queues what the encoders left in j->wb to h's agent. */
@@ -187,6 +204,7 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 {
 	struct job	*j = h->job;
 	struct job_rank	*r;
+	struct status_end *end;
 	char		 how[128];
 	int		 code;
 
@@ -217,6 +235,11 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 		log_error("rank %u on %s %s; stopping %zu other rank%s",
 		    x->rank, h->ph->name, how, j->nrunning,
 		    j->nrunning == 1 ? "" : "s");
+	if ((end = job_end(j, END_RANK)) != NULL) {
+		end->rank = x->rank;
+		end->host = h->ph->name;
+		snprintf(end->how, sizeof(end->how), "%s", how);
+	}
 	job_set_exit(j, code);
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
@@ -305,6 +328,7 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 			job_stop(j, SIGTERM, j->o->kill_grace);
 			return;
 		}
+		status_connected(j->st, h->ph->name, hello.hostname, hello.pid);
 		if (!j->stopping)
 			job_host_hello(h);
 		return;
@@ -312,6 +336,7 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		if (h->prepared || ap_get_empty(p, n) != 0)
 			break;
 		h->prepared = 1;
+		status_add(j->st, ST_READY);
 		if (++j->nprepared == j->plan->nhosts && !j->stopping)
 			job_start_all(j);
 		return;
@@ -323,11 +348,13 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		if (j->ranks[rank].state == R_WAITING) {
 			j->ranks[rank].state = R_RUNNING;
 			j->nrunning++;
+			status_add(j->st, ST_STARTED);
 		}
 		return;
 	case AP_OUTPUT:
 		if (ap_get_output(p, n, &out) != 0 || out.rank >= j->plan->nranks)
 			break;
+		status_done(j->st);
 		output_feed(j->out, out.rank, out.stream, out.data, out.len);
 		return;
 	case AP_EXIT:
@@ -384,11 +411,14 @@ void
 job_host_closed(struct job_host *h, int err, const char *why)
 {
 	struct job	*j = h->job;
+	struct status_end *end;
 
 	if (h->done)
 		return;
 	h->done = 1;
 	j->ndone++;
+	if ((end = job_end(j, END_LOST)) != NULL)
+		end->host = h->ph->name;
 	if (!j->stopping || j->started) {
 		log_error("lost the agent on %s (%s)%s", h->ph->name, why,
 		    j->stopping ? "" : ": stopping the job");
@@ -418,6 +448,7 @@ static void
 signal_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct job	*j = arg;
+	struct status_end *end;
 	pid_t		 pid;
 	size_t		 h;
 	int		 status;
@@ -444,6 +475,8 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 			log_warn("got SIG%s: stopping %zu rank%s (again to "
 			    "kill at once)", sigabbrev_np(sig), j->nrunning,
 			    j->nrunning == 1 ? "" : "s");
+		if ((end = job_end(j, END_SIGNAL)) != NULL)
+			end->signo = sig;
 		job_set_exit(j, 128 + sig);
 		job_stop(j, sig, j->o->kill_grace);
 	} else {
@@ -459,9 +492,12 @@ static void
 timeout_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct job	*j = arg;
+	struct status_end *end;
 
 	if (j->stopping)
 		return;
+	if ((end = job_end(j, END_TIMEOUT)) != NULL)
+		end->timeout = j->o->timeout;
 	log_error("job timed out after %g s (--timeout): stopping %zu rank%s",
 	    j->o->timeout, j->nrunning, j->nrunning == 1 ? "" : "s");
 	job_set_exit(j, EXIT_TIMEOUT);
@@ -501,6 +537,8 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 	oc.prefix = o->prefix;
 	oc.dir = o->output_dir;
 	oc.timestamp = o->timestamp;
+	oc.color[0] = status_color_ok(STDOUT_FILENO);
+	oc.color[1] = status_color_ok(STDERR_FILENO);
 	oc.pressure = job_pressure;
 	oc.arg = &j;
 	j.out = output_new(j.base, &oc, p->nranks);
@@ -520,6 +558,7 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 		goto out;
 	}
 
+	j.st = status_new(!o->quiet, p->nhosts, p->nranks);
 	j.hosts = xcalloc(p->nhosts, sizeof(*j.hosts));
 	for (i = 0; i < p->nhosts; i++) {
 		j.hosts[i].job = &j;
@@ -553,7 +592,10 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 		event_base_dispatch(j.base);
 
 out:
+	status_free(j.st);
 	output_finish(j.out, 10000);
+	if (status_summary(&j.end, msg, sizeof(msg)) != NULL)
+		log_error("%s", msg);
 	for (i = 0; j.hosts != NULL && i < p->nhosts; i++) {
 		if (j.hosts[i].priv != NULL)
 			j.hosts[i].be->free(&j.hosts[i]);
