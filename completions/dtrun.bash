@@ -6,14 +6,15 @@ _dtrun()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	opts="--np --nproc-per-node --launcher --prefix --output-dir --timestamp
-	      --export --kill-grace --timeout --dry-run --verbose --quiet
-	      --version --help -n -x -v -q -V -h"
+	      --export --kill-grace --timeout --dry-run --framework --iface
+	      --seed --verbose --quiet --version --help -n -x -v -q -V -h"
+	local frameworks="pytorch tensorflow mxnet horovod mpi none"
 
 	# After the command word, complete the command's own arguments.
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		--) _command_offset $((i + 1)); return ;;
-		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--kill-grace|--timeout)
+		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--kill-grace|--timeout|--framework|--iface|--seed)
 			((i++)) ;;
 		-*) ;;
 		*) _command_offset $i; return ;;
@@ -24,7 +25,13 @@ _dtrun()
 	--launcher) COMPREPLY=($(compgen -W "local ssh slurm" -- "$cur")); return ;;
 	--output-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-x|--export) COMPREPLY=($(compgen -e -- "$cur")); return ;;
-	-n|--np|--nproc-per-node|--kill-grace|--timeout|--prefix) return ;;
+	--framework)
+		# A comma-separated list: complete the word after the last comma.
+		local given=${cur%"${cur##*,}"}
+		COMPREPLY=($(compgen -P "$given" -W "$frameworks" -- "${cur##*,}"))
+		return ;;
+	--iface) COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur")); return ;;
+	-n|--np|--nproc-per-node|--kill-grace|--timeout|--prefix|--seed) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

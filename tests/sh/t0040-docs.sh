@@ -1,0 +1,62 @@
+#!/bin/bash
+# t0040-docs.sh -- --help, the man page and the bash, zsh and fish completions
+# name the same long options; make install puts everything in place.
+. "$(dirname "$0")/lib.sh"
+
+dtrun --help | grep -oE -- "--[a-z][a-z-]+" | sort -u >"$TRASH/opts"
+
+test_expect_success '--help lists options at all' '
+	test $(wc -l <"$TRASH/opts") -ge 14
+'
+
+for doc in man/dtrun.1 completions/dtrun.bash completions/_dtrun completions/dtrun.fish; do
+	test_expect_success "every --help option is in $doc" '
+		missing=
+		while read -r o; do
+			case $doc in
+			*.1) pat="Fl -${o#--}( |\$)" ;;
+			*.fish) pat="-l ${o#--}( |\$)" ;;
+			*) pat="(^|[^a-z-])$o([^a-z-]|\$)" ;;
+			esac
+			grep -qE -- "$pat" "$SRC/$doc" || missing="$missing $o"
+		done <"$TRASH/opts"
+		test -z "$missing" || { echo "missing:$missing"; false; }
+	'
+done
+
+test_expect_success 'the bash completion loads and offers options' '
+	bash -c ". \"$SRC/completions/dtrun.bash\"; COMP_WORDS=(dtrun --la); COMP_CWORD=1; _dtrun; echo \${COMPREPLY[@]}" >out &&
+	grep -qx -- "--launcher" out
+'
+
+test_expect_success 'the bash completion offers --framework values, also after a comma' '
+	bash -c ". \"$SRC/completions/dtrun.bash\"; COMP_WORDS=(dtrun --framework pytorch,te); COMP_CWORD=2; _dtrun; echo \${COMPREPLY[@]}" >out &&
+	grep -qx -- "pytorch,tensorflow" out
+'
+
+test_expect_success 'every --framework value is in the completions and the man page' '
+	for f in $(dtrun --framework zzzzzzzzzz true 2>&1 | sed -n "s/.*known: \(.*\))/\1/p"); do
+		grep -q "$f" "$SRC/completions/dtrun.bash" &&
+		grep -q "$f" "$SRC/completions/_dtrun" &&
+		grep -q "$f" "$SRC/completions/dtrun.fish" &&
+		grep -q "^\.Cm $f" "$SRC/man/dtrun.1" || { echo "missing $f"; exit 1; }
+	done
+'
+
+# make install needs libdtcomm's header, which comes with another branch.
+if [ -f "$SRC/src/comm/dtcomm.h" ]; then
+test_expect_success 'make install puts binaries, man pages and completions in place' '
+	make -s -C "$SRC" B="$B" install PREFIX=/usr DESTDIR="$PWD/root" >/dev/null &&
+	for f in bin/dtrun bin/dtrun-agent bin/dtrun-kill share/man/man1/dtrun.1 \
+	    share/man/man1/dtrun-kill.1 share/bash-completion/completions/dtrun \
+	    share/zsh/site-functions/_dtrun share/fish/vendor_completions.d/dtrun.fish \
+	    lib/libdtcomm.so.0 include/dtcomm.h lib/pkgconfig/dtcomm.pc; do
+		test -e "root/usr/$f" || { echo "missing $f"; exit 1; }
+	done &&
+	root/usr/bin/dtrun -n 2 true
+'
+else
+	test_skip 'make install puts everything in place' 'no src/comm/dtcomm.h in this tree yet'
+fi
+
+test_done
