@@ -8,9 +8,11 @@ _dtrun()
 	opts="--np --nproc-per-node --hosts --hostfile --config --template
 	      --include --exclude --oversubscribe --servers --launcher --prefix
 	      --output-dir --timestamp --export --kill-grace --timeout --start-timeout --dry-run
+	      --framework --iface --seed
 	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-fanout
 	      --ssh-agent-dir --verbose --quiet --version --help
 	      -n -H -f -s -x -p -i -F -v -q -V -h"
+	local frameworks="pytorch tensorflow mxnet horovod mpi none"
 
 	# After the command word, complete the command's own arguments.
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -18,7 +20,8 @@ _dtrun()
 		--) _command_offset $((i + 1)); return ;;
 		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--kill-grace|--timeout|--start-timeout|\
 		-H|--hosts|--hostfile|-f|--config|--template|--include|--exclude|-s|--servers|\
-		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|--ssh-fanout|--ssh-agent-dir)
+		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|--ssh-fanout|--ssh-agent-dir|\
+		--framework|--iface|--seed)
 			((i++)) ;;
 		-*) ;;
 		*) _command_offset $i; return ;;
@@ -32,7 +35,13 @@ _dtrun()
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--ssh-option) COMPREPLY=($(compgen -W "User= Port= IdentityFile= StrictHostKeyChecking= UserKnownHostsFile= ConnectTimeout=" -- "$cur")); return ;;
 	-x|--export) COMPREPLY=($(compgen -e -- "$cur")); return ;;
-	-n|--np|--nproc-per-node|--kill-grace|--timeout|--start-timeout|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout) return ;;
+	--framework)
+		# A comma-separated list: complete the word after the last comma.
+		local given=${cur%"${cur##*,}"}
+		COMPREPLY=($(compgen -P "$given" -W "$frameworks" -- "${cur##*,}"))
+		return ;;
+	--iface) COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur")); return ;;
+	-n|--np|--nproc-per-node|--kill-grace|--timeout|--start-timeout|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout|--seed) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -30,6 +30,7 @@ struct link {
 	int		 above;		/* queued went over high; drain_cb owed */
 	int		 paused;
 	int		 closed;
+	int		 wdown;		/* writing failed; reading goes on */
 	int		 busy;		/* inside a callback */
 	int		 dead;		/* freed while busy */
 };
@@ -100,7 +101,14 @@ link_write_some(struct link *l)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			break;
-		link_down(l, DT_ERR_CLOSED, n == 0 ? "closed" : strerror(errno));
+		/*
+		 * The peer is gone, but what it sent before leaving (an
+		 * agent's last EXIT and DONE) may still be unread: stop
+		 * writing and let the read side report the end after it.
+		 */
+		l->wdown = 1;
+		event_del(l->wev);
+		evbuffer_drain(l->out, evbuffer_get_length(l->out));
 		return;
 	}
 	if (evbuffer_get_length(l->out) > 0)
@@ -117,7 +125,7 @@ link_write_some(struct link *l)
 int
 link_send(struct link *l, const void *p, size_t n)
 {
-	if (l->closed)
+	if (l->closed || l->wdown)
 		return DT_ERR_CLOSED;
 	if (evbuffer_add(l->out, p, n) != 0)
 		return DT_ERR_NOMEM;

@@ -11,6 +11,7 @@
 #include "log.h"
 
 int		 log_level;
+void		(*log_hook)(void);
 static char	 progname[64] = "dtrun";
 
 void
@@ -37,6 +38,8 @@ log_vwrite(const char *tag, const char *fmt, va_list ap)
 	vsnprintf(buf + n, sizeof(buf) - n - 1, fmt, ap);
 	n = strlen(buf);
 	buf[n++] = '\n';
+	if (log_hook != NULL)
+		log_hook();
 	(void)!write(STDERR_FILENO, buf, n);
 }
 

@@ -5,6 +5,9 @@
 /* 0 = normal, <0 quiet (-q), >0 verbose (-v, -vv). */
 extern int	 log_level;
 
+/* When set, called before each message is written (a status line clears itself). */
+extern void	(*log_hook)(void);
+
 /* Sets the "progname: " every message starts with. */
 void		 log_init(const char *progname);
 const char	*log_progname(void);

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "err.h"
+#include "framework.h"
 #include "prefix.h"
 #include "xmalloc.h"
 
@@ -54,6 +55,12 @@ const char cli_usage[] =
 "  -F, --ssh-config FILE   ssh_config to read (default ~/.ssh/config)\n"
 "      --ssh-fanout N      hosts connecting at once (default 64)\n"
 "      --ssh-agent-dir DIR where hosts cache dtrun-agent (~/.cache/dtrun)\n"
+"      --framework NAME[,NAME...]\n"
+"                          the variables of: pytorch (default), tensorflow,\n"
+"                          mxnet, horovod, mpi; or none (only DTRUN_*)\n"
+"      --iface NAME        network interface for MASTER_ADDR, NCCL and Gloo\n"
+"                          (default: lo on one machine, else the first real one)\n"
+"      --seed N            export DTRUN_SEED=N and a per-rank DTRUN_RANK_SEED\n"
 "  -v, --verbose           say more (repeat for debug output)\n"
 "  -q, --quiet             only errors\n"
 "  -V, --version           print the version\n"
@@ -68,6 +75,7 @@ enum {
 	OPT_TIMESTAMP, OPT_KILL_GRACE, OPT_TIMEOUT, OPT_DRY_RUN,
 	OPT_HOSTFILE, OPT_TEMPLATE, OPT_INCLUDE, OPT_EXCLUDE, OPT_OVERSUB,
 	OPT_SSH_OPTION, OPT_SSH_FANOUT, OPT_SSH_AGENT_DIR, OPT_START_TIMEOUT,
+	OPT_FRAMEWORK, OPT_IFACE, OPT_SEED,
 };
 
 static const struct option longopts[] = {
@@ -96,6 +104,9 @@ static const struct option longopts[] = {
 	{ "ssh-config",		required_argument,	NULL, 'F' },
 	{ "ssh-fanout",		required_argument,	NULL, OPT_SSH_FANOUT },
 	{ "ssh-agent-dir",	required_argument,	NULL, OPT_SSH_AGENT_DIR },
+	{ "framework",		required_argument,	NULL, OPT_FRAMEWORK },
+	{ "iface",		required_argument,	NULL, OPT_IFACE },
+	{ "seed",		required_argument,	NULL, OPT_SEED },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -138,6 +149,24 @@ parse_secs(const char *name, const char *s, double *out, struct dt_err *e)
 		    "seconds, a number >= 0 (e.g. %s 30 or %s 0.5)", name, s,
 		    name, name);
 	*out = v;
+	return 0;
+}
+
+/* Parses --seed: a whole number from 0 to 2^64 - 1. */
+static int
+parse_seed(const char *s, struct opts *o, struct dt_err *e)
+{
+	char			*end;
+	unsigned long long	 v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!isdigit((unsigned char)*s) || *end != '\0' || errno != 0)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--seed \"%s\": "
+		    "want a whole number from 0 to 18446744073709551615 (e.g. "
+		    "--seed 42)", s);
+	o->seed = v;
+	o->seeded = 1;
 	return 0;
 }
 
@@ -305,6 +334,19 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 		case OPT_DRY_RUN:
 			o->dry_run = 1;
 			break;
+		case OPT_FRAMEWORK:
+			rc = fw_parse(optarg, &o->frameworks, e);
+			break;
+		case OPT_IFACE:
+			if (optarg[0] == '\0')
+				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+				    "--iface needs an interface name (see ip "
+				    "link)");
+			o->iface = optarg;
+			break;
+		case OPT_SEED:
+			rc = parse_seed(optarg, o, e);
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -334,6 +376,12 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 			cli_free(o);
 			return rc;
 		}
+	}
+	if (o->frameworks == 0)
+		o->frameworks = FW_DEFAULT;
+	if ((rc = fw_check(o->frameworks, e)) != 0) {
+		cli_free(o);
+		return rc;
 	}
 	if (optind >= argc) {
 		if (o->config != NULL)

@@ -3,6 +3,7 @@
 #define DT_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sshconf.h"
 
@@ -25,6 +26,10 @@ struct opts {
 	int		 dry_run;
 	int		 verbose;
 	int		 quiet;
+	unsigned	 frameworks;	/* FW_* of framework.h; FW_DEFAULT if not given */
+	const char	*iface;		/* --iface; NULL = choose */
+	uint64_t	 seed;		/* --seed */
+	int		 seeded;
 	char		**cmd;		/* COMMAND ARGS..., NULL-terminated (points into argv) */
 	int		 ncmd;
 

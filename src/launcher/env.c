@@ -1,36 +1,170 @@
 /*
- * env.c -- what each rank finds in its environment: PyTorch's env://
- * variables, dtrun's own DTRUN_*, and the user's -x. CUDA_VISIBLE_DEVICES
- * is left alone: hiding devices per rank breaks CUDA IPC between ranks.
+ * env.c -- what each rank finds in its environment: dtrun's own DTRUN_*,
+ * the variables of the chosen frameworks (framework.c; PyTorch's env://
+ * by default), the network interface for NCCL and Gloo, and the user's -x,
+ * which wins over everything. CUDA_VISIBLE_DEVICES is left alone: hiding
+ * devices per rank breaks CUDA IPC between ranks.
  */
-#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "env.h"
+#include "err.h"
+#include "framework.h"
+#include "iface.h"
+#include "log.h"
 #include "plan.h"
+#include "port.h"
 #include "strv.h"
+#include "xmalloc.h"
+
+/* True if -x set the variable of kv ("NAME=...", n its length up to and with '='). */
+static int
+env_exported(const struct opts *o, const char *kv, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < o->nexports; i++)
+		if (strncmp(o->exports[i], kv, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* True if the user set name: in dtrun's environment or with -x. */
+static int
+env_user_set(const struct opts *o, const char *name)
+{
+	char	kv[128];
+	int	n;
+
+	if (getenv(name) != NULL)
+		return 1;
+	n = snprintf(kv, sizeof(kv), "%s=", name);
+	return env_exported(o, kv, n);
+}
+
+/* Picks the interface and MASTER_ADDR; says why with -v. */
+static int
+env_network(struct env_ctx *c, struct dt_err *e)
+{
+	const struct plan	*p = c->plan;
+	struct iface		*list;
+	struct iface_choice	 ch;
+	size_t			 n;
+	int			 rc;
+
+	if ((rc = iface_list(&list, &n, e)) != 0)
+		return rc;
+	rc = iface_choose(list, n, c->o->iface, p->local, &ch, e);
+	free(list);
+	if (rc != 0)
+		return rc;
+	snprintf(c->ifname, sizeof(c->ifname), "%s", ch.name);
+	/*
+	 * On this machine alone the master is the loopback, or the address of
+	 * --iface. Remote hosts reach rank 0's host by the name the user gave.
+	 */
+	if (p->local)
+		snprintf(c->master_addr, sizeof(c->master_addr), "%s",
+		    c->o->iface == NULL ? "127.0.0.1" : ch.addr);
+	else
+		snprintf(c->master_addr, sizeof(c->master_addr), "%s",
+		    p->hosts[0].name);
+	c->nccl_ifname = !env_user_set(c->o, "NCCL_SOCKET_IFNAME");
+	c->gloo_ifname = !env_user_set(c->o, "GLOO_SOCKET_IFNAME");
+	log_info("network: %s (%s): %s; MASTER_ADDR=%s%s%s", ch.name, ch.addr,
+	    ch.why, c->master_addr,
+	    c->nccl_ifname ? "" : "; NCCL_SOCKET_IFNAME is yours",
+	    c->gloo_ifname ? "" : "; GLOO_SOCKET_IFNAME is yours");
+	return 0;
+}
+
+int
+env_prepare(struct env_ctx *c, const struct opts *o, const struct plan *p,
+    const char *job_id, struct dt_err *e)
+{
+	size_t	n = 2, i;
+	int	*ports, rc;
+
+	memset(c, 0, sizeof(*c));
+	c->o = o;
+	c->plan = p;
+	c->job_id = job_id;
+	c->frameworks = o->frameworks;
+	if ((rc = env_network(c, e)) != 0)
+		return rc;
+	/* One call, so every port differs: master, MXNet's root, workers. */
+	if (c->frameworks & FW_TENSORFLOW)
+		n += p->nworkers;
+	ports = xcalloc(n, sizeof(*ports));
+	port_pick(ports, n);
+	c->master_port = ports[0];
+	c->ps_port = ports[1];
+	if (c->frameworks & FW_TENSORFLOW) {
+		c->worker_ports = xcalloc(p->nworkers, sizeof(int));
+		memcpy(c->worker_ports, ports + 2, p->nworkers * sizeof(int));
+	}
+	free(ports);
+	log_info("rendezvous: MASTER_ADDR=%s MASTER_PORT=%d", c->master_addr,
+	    c->master_port);
+	for (i = 0; c->worker_ports != NULL && i < (size_t)p->nworkers; i++)
+		log_debug("TF_CONFIG: rank %zu listens on %s:%d", i,
+		    env_host_addr(c, p->ranks[i].host), c->worker_ports[i]);
+	return 0;
+}
+
+void
+env_release(struct env_ctx *c)
+{
+	free(c->worker_ports);
+	c->worker_ports = NULL;
+}
+
+const char *
+env_host_addr(const struct env_ctx *c, int h)
+{
+	return c->plan->local ? c->master_addr : c->plan->hosts[h].name;
+}
+
+uint64_t
+env_rank_seed(uint64_t seed, unsigned rank)
+{
+	uint64_t	z = seed + (uint64_t)(rank + 1) * 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (z ^ (z >> 31)) >> 1;
+}
 
 void
 env_host(const struct env_ctx *c, int h, struct strv *sv)
 {
 	const struct plan	*p = c->plan;
 
-	strv_setf(sv, "WORLD_SIZE", "%d", p->nworkers);
-	strv_setf(sv, "LOCAL_WORLD_SIZE", "%d", p->hosts[h].nworkers);
-	strv_setf(sv, "NODE_RANK", "%d", h);
-	strv_setf(sv, "GROUP_RANK", "%d", h);
-	strv_setf(sv, "NNODES", "%zu", p->nhosts);
-	strv_setf(sv, "ROLE_WORLD_SIZE", "%d", p->nworkers);
-	strv_setf(sv, "MASTER_ADDR", "%s", c->master_addr);
-	strv_setf(sv, "MASTER_PORT", "%d", c->master_port);
 	strv_setf(sv, "DTRUN_JOB_ID", "%s", c->job_id);
 	strv_setf(sv, "DTRUN_HOST", "%s", p->hosts[h].name);
 	strv_setf(sv, "DTRUN_WORLD_SIZE", "%d", p->nworkers);
+	strv_setf(sv, "DTRUN_LOCAL_WORLD_SIZE", "%d", p->hosts[h].nworkers);
 	strv_setf(sv, "DTRUN_NODE_RANK", "%d", h);
 	strv_setf(sv, "DTRUN_NNODES", "%zu", p->nhosts);
 	/* The secret travels in the agent protocol, never on a command line. */
-	strv_setf(sv, "DTRUN_RDZV_ADDR", "%s", c->rdzv_addr);
-	strv_setf(sv, "DTRUN_RDZV_TOKEN", "%s", c->rdzv_token);
+	if (c->rdzv_addr != NULL) {
+		strv_setf(sv, "DTRUN_RDZV_ADDR", "%s", c->rdzv_addr);
+		strv_setf(sv, "DTRUN_RDZV_TOKEN", "%s", c->rdzv_token);
+	}
+	if (c->o->seeded)
+		strv_setf(sv, "DTRUN_SEED", "%llu",
+		    (unsigned long long)c->o->seed);
+	fw_host(c, h, sv);
+	/* NCCL and Gloo (PyTorch, Horovod) bind to the chosen interface. */
+	if ((c->frameworks & (FW_PYTORCH | FW_HOROVOD)) && c->ifname[0]) {
+		if (c->nccl_ifname)
+			strv_setf(sv, "NCCL_SOCKET_IFNAME", "%s", c->ifname);
+		if (c->gloo_ifname)
+			strv_setf(sv, "GLOO_SOCKET_IFNAME", "%s", c->ifname);
+	}
 	/* -x comes last so the user can override anything above. */
 	strv_addv(sv, c->o->exports, c->o->nexports);
 }
@@ -46,7 +180,8 @@ env_dmlc(const char *name, const char *value, void *arg)
 void
 env_rank(const struct env_ctx *c, int r, struct strv *sv)
 {
-	int	local = c->plan->ranks[r].local_rank;
+	size_t	i, n, first = sv->n;
+	char	*eq;
 
 	/* MXNet's parameter servers (-s): roles and the scheduler's address. */
 	hf_plan_dmlc_env(&c->plan->hf, r, env_dmlc, sv);
@@ -55,9 +190,21 @@ env_rank(const struct env_ctx *c, int r, struct strv *sv)
 		    HF_ROLE_SERVER ? "server" : "scheduler");
 		return;
 	}
-	strv_setf(sv, "RANK", "%d", r);
-	strv_setf(sv, "LOCAL_RANK", "%d", local);
-	strv_setf(sv, "ROLE_RANK", "%d", r);
 	strv_setf(sv, "DTRUN_RANK", "%d", r);
-	strv_setf(sv, "DTRUN_LOCAL_RANK", "%d", local);
+	strv_setf(sv, "DTRUN_LOCAL_RANK", "%d", c->plan->ranks[r].local_rank);
+	if (c->o->seeded)
+		strv_setf(sv, "DTRUN_RANK_SEED", "%llu", (unsigned long long)
+		    env_rank_seed(c->o->seed, r));
+	fw_rank(c, r, sv);
+	/* The rank part is laid over the host part: drop what -x set. */
+	for (i = first; i < sv->n; i++) {
+		eq = strchr(sv->v[i], '=');
+		n = eq - sv->v[i] + 1;
+		if (!env_exported(c->o, sv->v[i], n))
+			continue;
+		free(sv->v[i]);
+		memmove(sv->v + i, sv->v + i + 1, (sv->n - i) * sizeof(*sv->v));
+		sv->n--;
+		i--;
+	}
 }

@@ -35,6 +35,7 @@
 #include "auth.h"
 #include "agentproto.h"
 #include "server.h"
+#include "status.h"
 #include "strv.h"
 #include "wire.h"
 #include "xmalloc.h"
@@ -60,8 +61,9 @@ struct job {
 	struct job_rank		*ranks;
 	struct output		*out;
 	struct dt_wbuf		 wb;
-	char			 master_addr[256];
-	int			 master_port;
+	struct env_ctx		 env;		/* what the ranks' variables are made of */
+	struct status		*st;		/* the terminal's status line */
+	struct status_end	 end;		/* how it failed, for the summary */
 	struct rdzv_server	*rdzv;
 	char			 rdzv_addr[300];
 	char			 rdzv_token[2 * RDZV_SECRET_LEN + 1];
@@ -114,6 +116,20 @@ job_set_exit(struct job *j, int code)
 		j->exit_set = 1;
 		j->exit_code = code;
 	}
+}
+
+/*
+ * Records the first cause of a failed job's end for its summary; call it
+ * before job_set_exit. Returns NULL if the job's end already had a cause.
+ */
+static struct status_end *
+job_end(struct job *j, int cause)
+{
+	if (j->exit_set || j->end.cause != END_NONE)
+		return NULL;
+	j->end.cause = cause;
+	j->end.stopped = j->plan->nranks - j->nexited;
+	return &j->end;
 }
 
 /* Queues what the encoders left in j->wb to h's agent. */
@@ -202,6 +218,7 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 {
 	struct job	*j = h->job;
 	struct job_rank	*r;
+	struct status_end *end;
 	char		 how[128];
 	size_t		 left;
 	int		 code;
@@ -236,6 +253,12 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	else
 		log_error("rank %u on %s %s; stopping %zu other rank%s",
 		    x->rank, h->ph->name, how, left, left == 1 ? "" : "s");
+	if ((end = job_end(j, END_RANK)) != NULL) {
+		end->rank = x->rank;
+		end->host = h->ph->name;
+		end->stopped = left;
+		snprintf(end->how, sizeof(end->how), "%s", how);
+	}
 	job_set_exit(j, code);
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
@@ -247,21 +270,13 @@ job_host_hello(struct job_host *h)
 	struct job		*j = h->job;
 	const struct plan	*p = j->plan;
 	const struct plan_host	*ph = h->ph;
-	struct env_ctx		 ec;
 	struct strv		 env = { 0 }, renv = { 0 };
 	struct ap_job		 aj;
 	struct ap_rank		 ar;
 	char			 cwd[4096];
 	int			 i, r;
 
-	ec.o = j->o;
-	ec.plan = p;
-	ec.job_id = j->id;
-	ec.master_addr = j->master_addr;
-	ec.master_port = j->master_port;
-	ec.rdzv_addr = j->rdzv_addr;
-	ec.rdzv_token = j->rdzv_token;
-	env_host(&ec, h->index, &env);
+	env_host(&j->env, h->index, &env);
 
 	memset(&aj, 0, sizeof(aj));
 	aj.version = AP_VERSION;
@@ -278,7 +293,7 @@ job_host_hello(struct job_host *h)
 
 	for (i = 0; i < ph->nranks; i++) {
 		r = ph->ranks[i];
-		env_rank(&ec, r, &renv);
+		env_rank(&j->env, r, &renv);
 		ar.rank = r;
 		ar.local_rank = p->ranks[r].local_rank;
 		ar.argv = j->o->cmd;
@@ -301,8 +316,8 @@ job_send_all(struct job *j)
 	size_t	h;
 
 	/* MASTER_PORT must be free on rank 0's host: its agent found one. */
-	j->master_port = j->hosts[0].free_port ? (int)j->hosts[0].free_port :
-	    29500;
+	if (j->hosts[0].free_port != 0)
+		j->env.master_port = j->hosts[0].free_port;
 	for (h = 0; h < j->plan->nhosts; h++)
 		job_host_hello(&j->hosts[h]);
 }
@@ -318,7 +333,7 @@ job_start_all(struct job *j)
 		ap_put_empty(&j->wb, AP_START);
 		job_send(&j->hosts[h]);
 	}
-	log_info("started %zu processes on %zu host%s (job %s)", j->plan->nranks,
+	log_info("started %zu ranks on %zu host%s (job %s)", j->plan->nranks,
 	    j->plan->nhosts, j->plan->nhosts == 1 ? "" : "s", j->id);
 }
 
@@ -339,6 +354,7 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		h->hello = 1;
 		h->agent_host = hello.hostname;
 		h->free_port = hello.free_port;
+		status_connected(j->st, h->ph->name, hello.hostname, hello.pid);
 		if (hello.version != AP_VERSION) {
 			log_error("%s: agent speaks protocol %u, dtrun %d: "
 			    "install the same dtrun version there",
@@ -354,6 +370,7 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		if (h->prepared || ap_get_empty(p, n) != 0)
 			break;
 		h->prepared = 1;
+		status_add(j->st, ST_READY);
 		if (++j->nprepared == j->plan->nhosts && !j->stopping)
 			job_start_all(j);
 		return;
@@ -365,11 +382,13 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		if (j->ranks[rank].state == R_WAITING) {
 			j->ranks[rank].state = R_RUNNING;
 			j->nrunning++;
+			status_add(j->st, ST_STARTED);
 		}
 		return;
 	case AP_OUTPUT:
 		if (ap_get_output(p, n, &out) != 0 || out.rank >= j->plan->nranks)
 			break;
+		status_done(j->st);
 		output_feed(j->out, out.rank, out.stream, out.data, out.len);
 		return;
 	case AP_EXIT:
@@ -426,11 +445,14 @@ void
 job_host_closed(struct job_host *h, int err, const char *why)
 {
 	struct job	*j = h->job;
+	struct status_end *end;
 
 	if (h->done)
 		return;
 	h->done = 1;
 	j->ndone++;
+	if ((end = job_end(j, END_LOST)) != NULL)
+		end->host = h->ph->name;
 	if (!h->hello)		/* never got as far as its agent */
 		log_error("%s: %s", h->ph->name, why);
 	else if (!j->stopping || j->started)
@@ -461,6 +483,7 @@ static void
 signal_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct job	*j = arg;
+	struct status_end *end;
 	pid_t		 pid;
 	size_t		 h;
 	int		 status;
@@ -487,6 +510,8 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 			log_warn("got SIG%s: stopping %zu rank%s (again to "
 			    "kill at once)", sigabbrev_np(sig), j->nrunning,
 			    j->nrunning == 1 ? "" : "s");
+		if ((end = job_end(j, END_SIGNAL)) != NULL)
+			end->signo = sig;
 		job_set_exit(j, 128 + sig);
 		job_stop(j, sig, j->o->kill_grace);
 	} else {
@@ -502,9 +527,12 @@ static void
 timeout_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct job	*j = arg;
+	struct status_end *end;
 
 	if (j->stopping)
 		return;
+	if ((end = job_end(j, END_TIMEOUT)) != NULL)
+		end->timeout = j->o->timeout;
 	log_error("job timed out after %g s (--timeout): stopping %zu rank%s",
 	    j->o->timeout, j->nrunning, j->nrunning == 1 ? "" : "s");
 	job_set_exit(j, EXIT_TIMEOUT);
@@ -564,6 +592,8 @@ job_rdzv_start(struct job *j, struct dt_err *e)
 		return rc;
 	rdzv_hex_encode(secret, sizeof(secret), j->rdzv_token,
 	    sizeof(j->rdzv_token));
+	j->env.rdzv_token = j->rdzv_token;
+	j->env.rdzv_addr = j->rdzv_addr;
 	ri = xcalloc(p->nworkers, sizeof(*ri));
 	for (r = 0; r < p->nworkers; r++) {
 		ri[r].rank = r;
@@ -632,6 +662,8 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 	oc.prefix = o->prefix;
 	oc.dir = o->output_dir;
 	oc.timestamp = o->timestamp;
+	oc.color[0] = status_color_ok(STDOUT_FILENO);
+	oc.color[1] = status_color_ok(STDERR_FILENO);
 	oc.pressure = job_pressure;
 	oc.arg = &j;
 	j.out = output_new(j.base, &oc, p->nranks);
@@ -645,14 +677,18 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 		}
 	}
 
-	snprintf(j.master_addr, sizeof(j.master_addr), "%s",
-	    p->local ? "127.0.0.1" : p->hosts[0].name);
+	if (env_prepare(&j.env, o, p, id, &e) != 0) {
+		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
+		j.exit_code = EXIT_CONFIG;
+		goto out;
+	}
 	if (job_rdzv_start(&j, &e) != 0) {
 		log_error("rendezvous: %s", dt_err_str(&e, msg, sizeof(msg)));
 		j.exit_code = EXIT_CONFIG;
 		goto out;
 	}
 
+	j.st = status_new(!o->quiet, p->nhosts, p->nranks);
 	j.hosts = xcalloc(p->nhosts, sizeof(*j.hosts));
 	for (i = 0; i < p->nhosts; i++) {
 		j.hosts[i].job = &j;
@@ -688,8 +724,11 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 		event_base_dispatch(j.base);
 
 out:
+	status_free(j.st);
 	/* Wait for a slow reader as long as it lives: nothing is dropped. */
 	output_finish(j.out, -1);
+	if (status_summary(&j.end, msg, sizeof(msg)) != NULL)
+		log_error("%s", msg);
 	for (i = 0; j.hosts != NULL && i < p->nhosts; i++) {
 		if (j.hosts[i].priv != NULL)
 			j.hosts[i].be->free(&j.hosts[i]);
@@ -701,6 +740,7 @@ out:
 	free(j.hosts);
 	free(j.ranks);
 	dt_wbuf_free(&j.wb);
+	env_release(&j.env);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		event_free(j.ev_sig[i]);
 	event_free(j.ev_timeout);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "env.h"
 #include "err.h"
 #include "job.h"
 #include "log.h"
@@ -32,6 +33,7 @@ main(int argc, char **argv)
 {
 	struct opts	o;
 	struct plan	p;
+	struct env_ctx	ec;
 	struct dt_err	e;
 	char		msg[1024], id[64];
 	int		rc;
@@ -60,8 +62,15 @@ main(int argc, char **argv)
 	}
 	job_make_id(id, sizeof(id));
 	if (o.dry_run) {
-		plan_print(&p, &o, id);
-		rc = 0;
+		/* Check what a run would check: --iface, for one. */
+		if (env_prepare(&ec, &o, &p, id, &e) != 0) {
+			log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
+			rc = 2;
+		} else {
+			plan_print(&p, &o, id);
+			rc = 0;
+		}
+		env_release(&ec);
 	} else {
 		raise_nofile();
 		rc = job_run(&o, &p, id);

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "output.h"
 #include "prefix.h"
+#include "status.h"
 #include "xmalloc.h"
 
 #define SINK_HIGH	(4 * 1024 * 1024)
@@ -171,7 +172,8 @@ output_rank(struct output *o, int rank, int local_rank, const char *host,
 	static const char *const names[2] = { "out", "err" };
 	static const char *const files[2] = { "stdout", "stderr" };
 	struct orank	*r = &o->ranks[rank];
-	char		 path[4096];
+	const char	*sgr;
+	char		 path[4096], *p;
 	size_t		 n;
 	int		 s;
 
@@ -182,6 +184,13 @@ output_rank(struct output *o, int rank, int local_rank, const char *host,
 		prefix_render(o->cfg.prefix, rank, local_rank, host, names[s],
 		    r->pfx[s], n + 1);
 		r->plen[s] = n;
+		if (!o->cfg.color[s] || n == 0)
+			continue;
+		/* On a terminal: the prefix in the rank's colour. */
+		sgr = status_rank_color(rank);
+		r->plen[s] = xasprintf(&p, "%s%s\033[0m", sgr, r->pfx[s]);
+		free(r->pfx[s]);
+		r->pfx[s] = p;
 	}
 	if (o->cfg.dir == NULL)
 		return 0;

@@ -29,6 +29,20 @@ test_expect_success 'the bash completion loads and offers options' '
 	grep -qx -- "--launcher" out
 '
 
+test_expect_success 'the bash completion offers --framework values, also after a comma' '
+	bash -c ". \"$SRC/completions/dtrun.bash\"; COMP_WORDS=(dtrun --framework pytorch,te); COMP_CWORD=2; _dtrun; echo \${COMPREPLY[@]}" >out &&
+	grep -qx -- "pytorch,tensorflow" out
+'
+
+test_expect_success 'every --framework value is in the completions and the man page' '
+	for f in $(dtrun --framework zzzzzzzzzz true 2>&1 | sed -n "s/.*known: \(.*\))/\1/p"); do
+		grep -q "$f" "$SRC/completions/dtrun.bash" &&
+		grep -q "$f" "$SRC/completions/_dtrun" &&
+		grep -q "$f" "$SRC/completions/dtrun.fish" &&
+		grep -q "^\.Cm $f" "$SRC/man/dtrun.1" || { echo "missing $f"; exit 1; }
+	done
+'
+
 test_expect_success 'make install puts binaries, man pages and completions in place' '
 	make -s -C "$SRC" B="$B" install PREFIX=/usr DESTDIR="$PWD/root" >/dev/null &&
 	for f in bin/dtrun bin/dtrun-agent bin/dtrun-kill share/man/man1/dtrun.1 \

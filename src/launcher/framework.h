@@ -1,0 +1,52 @@
+/*
+ * framework.h -- the environment conventions of training stacks
+ * (--framework): PyTorch's env://, TensorFlow's TF_CONFIG, MXNet's DMLC_*,
+ * Horovod's HOROVOD_*, and the MPI-style OMPI_COMM_WORLD_* / PMI_*.
+ * Each framework appends its variables to a rank's host part or rank part;
+ * env.c decides the order and adds dtrun's own DTRUN_*.
+ */
+#ifndef DT_FRAMEWORK_H
+#define DT_FRAMEWORK_H
+
+struct dt_err;
+struct env_ctx;
+struct strv;
+
+#define FW_PYTORCH	0x01
+#define FW_TENSORFLOW	0x02
+#define FW_MXNET	0x04
+#define FW_HOROVOD	0x08
+#define FW_MPI		0x10
+#define FW_ALL		0x1f
+#define FW_NONE		0x80	/* "none" was given: only DTRUN_* */
+#define FW_DEFAULT	FW_PYTORCH	/* without --framework */
+
+/* Every name --framework takes, space-separated ("pytorch tensorflow ..."). */
+extern const char fw_names[];
+
+/*
+ * Adds the frameworks of a comma-separated list ("tensorflow,mpi") to
+ * *mask. Returns 0, or DT_ERR_INVAL with e naming the unknown name, the
+ * closest known one, and the list of known names.
+ */
+int	fw_parse(const char *list, unsigned *mask, struct dt_err *e);
+
+/*
+ * Checks a mask built by fw_parse: "none" may not be combined with a
+ * framework. Returns 0 or DT_ERR_INVAL.
+ */
+int	fw_check(unsigned mask, struct dt_err *e);
+
+/* Appends the variables the frameworks of c share on host h. */
+void	fw_host(const struct env_ctx *c, int h, struct strv *);
+/* Appends the variables the frameworks of c give rank r. */
+void	fw_rank(const struct env_ctx *c, int r, struct strv *);
+
+/*
+ * TF_CONFIG of rank r: {"cluster":{"worker":["ADDR:PORT",...]},
+ * "task":{"type":"worker","index":R}}, one worker per rank, as JSON
+ * without spaces. Returns a malloc'd string.
+ */
+char	*fw_tf_config(const struct env_ctx *c, int r);
+
+#endif

@@ -1,0 +1,141 @@
+/*
+ * iface.c -- choosing the network interface. What dtrun really wants is
+ * the address every host can reach; without asking the other hosts, the
+ * rule is: loopback when the whole job is on this machine, else the first
+ * real interface (not loopback, not a bridge for containers or VMs).
+ * --iface overrides it when the guess is wrong.
+ */
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <ifaddrs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "iface.h"
+
+/* Interfaces other hosts do not reach us through. */
+static const char *const virtual_prefixes[] = {
+	"docker", "veth", "virbr", "br-", "cni", "flannel", "cali", "vxlan",
+	"lxc", "lxd", "podman", "kube-", "tunl", "ifb", "dummy",
+};
+
+int
+iface_list(struct iface **list, size_t *n, struct dt_err *e)
+{
+	struct ifaddrs		*ifa, *i;
+	struct sockaddr_in	*sin;
+	struct iface		*v, *f;
+	size_t			 cnt = 0;
+
+	*list = NULL;
+	*n = 0;
+	if (getifaddrs(&ifa) == -1)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "getifaddrs: %s",
+		    strerror(errno));
+	for (i = ifa; i != NULL; i = i->ifa_next)
+		cnt++;
+	if ((v = calloc(cnt + 1, sizeof(*v))) == NULL) {
+		freeifaddrs(ifa);
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
+	}
+	for (i = ifa; i != NULL; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET)
+			continue;
+		f = &v[(*n)++];
+		sin = (struct sockaddr_in *)i->ifa_addr;
+		snprintf(f->name, sizeof(f->name), "%s", i->ifa_name);
+		inet_ntop(AF_INET, &sin->sin_addr, f->addr, sizeof(f->addr));
+		f->up = (i->ifa_flags & IFF_UP) != 0;
+		f->loopback = (i->ifa_flags & IFF_LOOPBACK) != 0;
+	}
+	freeifaddrs(ifa);
+	*list = v;
+	return 0;
+}
+
+/* True for bridges and tunnels of containers and VMs. */
+static int
+iface_virtual(const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(virtual_prefixes) / sizeof(virtual_prefixes[0]);
+	    i++)
+		if (strncmp(name, virtual_prefixes[i],
+		    strlen(virtual_prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/* Writes "lo 127.0.0.1, eth0 10.0.0.2" (or "none") into buf. */
+static void
+iface_names(const struct iface *list, size_t n, char *buf, size_t len)
+{
+	size_t	i, off = 0;
+
+	snprintf(buf, len, "none");
+	for (i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s %s%s",
+		    i == 0 ? "" : ", ", list[i].name, list[i].addr,
+		    list[i].up ? "" : " (down)");
+}
+
+/* Copies f into out with a reason. */
+static int
+iface_take(const struct iface *f, const char *why, struct iface_choice *out)
+{
+	snprintf(out->name, sizeof(out->name), "%s", f->name);
+	snprintf(out->addr, sizeof(out->addr), "%s", f->addr);
+	snprintf(out->why, sizeof(out->why), "%s", why);
+	return 0;
+}
+
+int
+iface_choose(const struct iface *list, size_t n, const char *want,
+    int all_local, struct iface_choice *out, struct dt_err *e)
+{
+	char	have[512];
+	size_t	i;
+
+	memset(out, 0, sizeof(*out));
+	iface_names(list, n, have, sizeof(have));
+	if (want != NULL) {
+		for (i = 0; i < n; i++) {
+			if (strcmp(list[i].name, want) != 0)
+				continue;
+			if (!list[i].up)
+				return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND,
+				    "--iface %s: the interface is down "
+				    "(interfaces: %s)", want, have);
+			return iface_take(&list[i], "given with --iface", out);
+		}
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "--iface %s: no "
+		    "such interface with an IPv4 address (interfaces: %s)",
+		    want, have);
+	}
+	for (i = 0; all_local && i < n; i++)
+		if (list[i].up && list[i].loopback)
+			return iface_take(&list[i], "every rank runs on this "
+			    "machine", out);
+	for (i = 0; i < n; i++) {
+		if (!list[i].up || list[i].loopback ||
+		    iface_virtual(list[i].name) ||
+		    strncmp(list[i].addr, "169.254.", 8) == 0)
+			continue;
+		return iface_take(&list[i], all_local ? "every rank runs on "
+		    "this machine, which has no loopback" : "the first up "
+		    "interface that is not loopback, a container or VM "
+		    "bridge, or link-local", out);
+	}
+	return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "no network interface "
+	    "other hosts can reach: give one with --iface (interfaces: %s)",
+	    have);
+}

@@ -1,0 +1,42 @@
+/*
+ * iface.h -- the network interface a job's ranks talk over (--iface, or
+ * chosen). It gives MASTER_ADDR and NCCL_SOCKET_IFNAME/GLOO_SOCKET_IFNAME.
+ */
+#ifndef DT_IFACE_H
+#define DT_IFACE_H
+
+#include <stddef.h>
+
+struct dt_err;
+
+/* One IPv4 address of an interface (an interface with two has two entries). */
+struct iface {
+	char	name[64];
+	char	addr[64];	/* dotted quad */
+	int	up;
+	int	loopback;
+};
+
+struct iface_choice {
+	char	name[64];
+	char	addr[64];
+	char	why[160];	/* for -v: "given with --iface" ... */
+};
+
+/*
+ * Lists this machine's interfaces that have an IPv4 address, in the
+ * kernel's order, into a malloc'd *list. Returns 0 or DT_ERR_SYS.
+ */
+int	iface_list(struct iface **list, size_t *n, struct dt_err *e);
+
+/*
+ * Chooses from list: the interface named want (when not NULL); else, when
+ * every host is this machine (all_local), the loopback; else the first
+ * interface that is up, not loopback, not a container or VM bridge
+ * (docker*, veth*, virbr*, br-*, ...) and not link-local (169.254/16).
+ * Returns 0, or DT_ERR_NOTFOUND with e naming the interfaces there are.
+ */
+int	iface_choose(const struct iface *list, size_t n, const char *want,
+	    int all_local, struct iface_choice *out, struct dt_err *e);
+
+#endif

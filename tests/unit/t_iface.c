@@ -1,0 +1,88 @@
+/* t_iface.c -- choosing the network interface, from made-up lists. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "iface.h"
+#include "test.h"
+
+static const struct iface	box[] = {
+	{ "lo", "127.0.0.1", 1, 1 },
+	{ "docker0", "172.17.0.1", 1, 0 },
+	{ "veth12ab", "172.17.0.5", 1, 0 },
+	{ "eth0", "169.254.3.4", 1, 0 },
+	{ "eth1", "10.1.0.7", 0, 0 },
+	{ "ib0", "10.2.0.7", 1, 0 },
+	{ "eth0", "192.168.1.5", 1, 0 },
+};
+#define NBOX	(sizeof(box) / sizeof(box[0]))
+
+TEST(iface_local_takes_loopback)
+{
+	struct iface_choice	ch;
+	struct dt_err		e;
+
+	CHECK_INT(iface_choose(box, NBOX, NULL, 1, &ch, &e), 0);
+	CHECK_STR(ch.name, "lo");
+	CHECK_STR(ch.addr, "127.0.0.1");
+	CHECK(strstr(ch.why, "this machine") != NULL);
+}
+
+TEST(iface_remote_skips_bridges_down_and_link_local)
+{
+	struct iface_choice	ch;
+	struct dt_err		e;
+
+	CHECK_INT(iface_choose(box, NBOX, NULL, 0, &ch, &e), 0);
+	CHECK_STR(ch.name, "ib0");
+	CHECK_STR(ch.addr, "10.2.0.7");
+	/* Only loopback, bridges, link-local and down: nothing to take. */
+	CHECK_INT(iface_choose(box, 5, NULL, 0, &ch, &e), DT_ERR_NOTFOUND);
+	CHECK(strstr(e.msg, "give one with --iface") != NULL);
+	CHECK(strstr(e.msg, "eth1 10.1.0.7 (down)") != NULL);
+	CHECK_INT(iface_choose(box + 6, 1, NULL, 0, &ch, &e), 0);
+	CHECK_STR(ch.addr, "192.168.1.5");
+}
+
+TEST(iface_given)
+{
+	struct iface_choice	ch;
+	struct dt_err		e;
+
+	CHECK_INT(iface_choose(box, NBOX, "docker0", 0, &ch, &e), 0);
+	CHECK_STR(ch.addr, "172.17.0.1");
+	CHECK_STR(ch.why, "given with --iface");
+	/* --iface wins over "every host is local" too. */
+	CHECK_INT(iface_choose(box, NBOX, "ib0", 1, &ch, &e), 0);
+	CHECK_STR(ch.name, "ib0");
+	CHECK_INT(iface_choose(box, NBOX, "eth1", 0, &ch, &e), DT_ERR_NOTFOUND);
+	CHECK(strstr(e.msg, "--iface eth1: the interface is down") != NULL);
+	CHECK_INT(iface_choose(box, 2, "wlan0", 0, &ch, &e), DT_ERR_NOTFOUND);
+	CHECK_STR(e.msg, "--iface wlan0: no such interface with an IPv4 "
+	    "address (interfaces: lo 127.0.0.1, docker0 172.17.0.1)");
+}
+
+TEST(iface_only_loopback)
+{
+	struct iface_choice	ch;
+	struct dt_err		e;
+
+	CHECK_INT(iface_choose(box, 1, NULL, 0, &ch, &e), DT_ERR_NOTFOUND);
+	CHECK_INT(iface_choose(NULL, 0, NULL, 1, &ch, &e), DT_ERR_NOTFOUND);
+	CHECK(strstr(e.msg, "(interfaces: none)") != NULL);
+}
+
+TEST(iface_list_has_loopback)
+{
+	struct iface	*l;
+	struct dt_err	 e;
+	size_t		 n, i;
+	int		 lo = 0;
+
+	CHECK_INT(iface_list(&l, &n, &e), 0);
+	for (i = 0; i < n; i++)
+		if (l[i].loopback && strcmp(l[i].addr, "127.0.0.1") == 0)
+			lo = 1;
+	CHECK(lo);
+	free(l);
+}
