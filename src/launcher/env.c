@@ -57,7 +57,8 @@ env_network(struct env_ctx *c, struct dt_err *e)
 
 	if ((rc = iface_list(&list, &n, e)) != 0)
 		return rc;
-	rc = iface_choose(list, n, c->o->iface, p->local, &ch, e);
+	/* Hosts that are all loopback names talk over lo, like a local job. */
+	rc = iface_choose(list, n, c->o->iface, plan_on_loopback(p), &ch, e);
 	free(list);
 	if (rc != 0)
 		return rc;

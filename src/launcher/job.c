@@ -561,19 +561,6 @@ rdzv_joined_cb(void *arg)
 	log_info("all %d workers joined the rendezvous", j->plan->nworkers);
 }
 
-/* True if every host of the plan is this machine's loopback. */
-static int
-all_loopback(const struct plan *p)
-{
-	size_t	h;
-
-	for (h = 0; h < p->nhosts; h++)
-		if (strncmp(p->hosts[h].name, "127.", 4) != 0 &&
-		    strcmp(p->hosts[h].name, "localhost") != 0)
-			return 0;
-	return 1;
-}
-
 /*
  * Starts the job's rendezvous on our event base: a fresh secret, the
  * plan's ranks, and an address every host can reach. Returns 0 or an error.
@@ -586,7 +573,7 @@ job_rdzv_start(struct job *j, struct dt_err *e)
 	struct rdzv_rank_info	*ri;
 	uint8_t			 secret[RDZV_SECRET_LEN];
 	char			 host[256];
-	int			 r, rc, local = p->local || all_loopback(p);
+	int			 r, rc, local = plan_on_loopback(p);
 
 	if ((rc = rdzv_auth_random(secret, sizeof(secret), e)) != 0)
 		return rc;

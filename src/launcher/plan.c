@@ -221,6 +221,20 @@ plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 	return rc;
 }
 
+int
+plan_on_loopback(const struct plan *p)
+{
+	size_t	h;
+
+	if (p->local)
+		return 1;
+	for (h = 0; h < p->nhosts; h++)
+		if (strncmp(p->hosts[h].name, "127.", 4) != 0 &&
+		    strcmp(p->hosts[h].name, "localhost") != 0)
+			return 0;
+	return 1;
+}
+
 /* Prints s quoted for a POSIX shell when it needs quoting. */
 static void
 print_word(FILE *f, const char *s)

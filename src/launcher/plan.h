@@ -49,6 +49,8 @@ struct plan {
  * line and fix. Notes for -v go to log_info.
  */
 int	plan_build(struct plan *, struct opts *, struct dt_err *e);
+/* True if every agent runs here: the local launcher, or hosts that are all loopback names. */
+int	plan_on_loopback(const struct plan *);
 /* Prints the plan for --dry-run: "#" headers, then "RANK HOST LOCAL_RANK COMMAND..." lines. */
 void	plan_print(const struct plan *, const struct opts *, const char *job_id);
 void	plan_free(struct plan *);

@@ -142,4 +142,13 @@ test_expect_success '--ssh-fanout 1 still reaches every host' '
 	run --ssh-fanout 1 -H $H3 true
 '
 
+if /usr/bin/python3 -c "import torch.distributed" 2>/dev/null; then
+	test_expect_success 'PyTorch DDP over ssh: 4 ranks on 2 hosts stay identical' '
+		run -H 127.0.0.1:2,127.0.0.2:2 --seed 1 --timeout 120 /usr/bin/python3 "$SRC/examples/pytorch/ddp.py" >out 2>err &&
+		grep -qE "^\[0\] 4 replicas identical after 5 steps" out
+	'
+else
+	test_skip 'PyTorch DDP over ssh' 'no python3-torch'
+fi
+
 test_done
