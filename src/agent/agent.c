@@ -11,7 +11,6 @@
  */
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -35,6 +34,7 @@
 #include "agentproto.h"
 #include "record.h"
 #include "procs.h"
+#include "sys.h"
 
 extern char **environ;
 
@@ -674,18 +674,6 @@ free_port(void)
 	return port;
 }
 
-/* Lets the agent start many ranks: use all the fds we are allowed. */
-static void
-raise_nofile(void)
-{
-	struct rlimit	rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 int
 agent_run(int rfd, int wfd)
 {
@@ -695,7 +683,7 @@ agent_run(int rfd, int wfd)
 	size_t		 i;
 
 	memset(&a, 0, sizeof(a));
-	raise_nofile();
+	dt_raise_nofile();
 	/* Orphans of our ranks come back to us, so we can kill them too. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	signal(SIGPIPE, SIG_IGN);

@@ -2,8 +2,6 @@
  * main.c -- dtrun: start a distributed job's ranks, forward their output,
  * stop them all at the first failure. Only this file decides to exit.
  */
-#include <sys/resource.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,18 +13,7 @@
 #include "job.h"
 #include "log.h"
 #include "plan.h"
-
-/* Many ranks mean many pipes and output files: use every fd we may. */
-static void
-raise_nofile(void)
-{
-	struct rlimit	rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
+#include "sys.h"
 
 int
 main(int argc, char **argv)
@@ -72,7 +59,7 @@ main(int argc, char **argv)
 		}
 		env_release(&ec);
 	} else {
-		raise_nofile();
+		dt_raise_nofile();
 		rc = job_run(&o, &p, id);
 	}
 	plan_free(&p);

@@ -1,0 +1,91 @@
+/*
+ * fuzz_agentproto.c -- libFuzzer target for the launcher <-> agent protocol:
+ * frame splitting, then every decoder on every payload. A message that
+ * decodes must re-encode to a frame that decodes to the same thing.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agentproto.h"
+#include "err.h"
+#include "wire.h"
+
+/* Re-encodes a decoded JOB and checks the round trip. */
+static void
+check_job(const struct ap_job *j)
+{
+	struct dt_wbuf	 b;
+	struct ap_job	 k;
+	const uint8_t	*pl;
+	size_t		 plen, used, i;
+	uint8_t		 type;
+
+	dt_wbuf_init(&b);
+	if (ap_put_job(&b, j) == 0 &&
+	    dt_frame_parse(b.p, b.len, AP_FRAME_MAX, &type, &pl, &plen,
+	    &used) == 0) {
+		if (ap_get_job(pl, plen, &k) != 0 || k.nenv != j->nenv ||
+		    strcmp(k.job_id, j->job_id) != 0)
+			abort();
+		for (i = 0; i < k.nenv; i++)
+			if (strcmp(k.env[i], j->env[i]) != 0)
+				abort();
+		ap_job_free(&k);
+	}
+	dt_wbuf_free(&b);
+}
+
+/* Runs every decoder over one payload. */
+static void
+decode_all(const uint8_t *p, size_t n)
+{
+	struct ap_hello	 h;
+	struct ap_job	 j;
+	struct ap_rank	 r;
+	struct ap_stop	 s;
+	struct ap_output o;
+	struct ap_exit	 x;
+	struct ap_error	 e;
+	uint32_t	 a, b;
+
+	if (ap_get_hello(p, n, &h) == 0)
+		ap_hello_free(&h);
+	if (ap_get_job(p, n, &j) == 0) {
+		check_job(&j);
+		ap_job_free(&j);
+	}
+	if (ap_get_rank(p, n, &r) == 0) {
+		if (r.argc == 0 || r.argv[r.argc] != NULL)
+			abort();
+		ap_rank_free(&r);
+	}
+	ap_get_stop(p, n, &s);
+	if (ap_get_output(p, n, &o) == 0 && o.data + o.len != p + n)
+		abort();
+	ap_get_exit(p, n, &x);
+	if (ap_get_error(p, n, &e) == 0)
+		ap_error_free(&e);
+	ap_get_u32(p, n, &a);
+	ap_get_started(p, n, &a, &b);
+	ap_get_empty(p, n);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t	*pl;
+	size_t		 plen, used;
+	uint8_t		 type;
+
+	/* The input as a stream of frames, as a link would split it. */
+	while (dt_frame_parse(data, size, AP_FRAME_MAX, &type, &pl, &plen,
+	    &used) == 0) {
+		decode_all(pl, plen);
+		data += used;
+		size -= used;
+	}
+	/* And the raw bytes as one payload of every type. */
+	decode_all(data, size);
+	return 0;
+}
