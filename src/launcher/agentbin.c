@@ -16,7 +16,7 @@
 
 #include "agentbin.h"
 #include "err.h"
-#include "proto.h"
+#include "agent/proto.h"
 #include "xmalloc.h"
 
 int

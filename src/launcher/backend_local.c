@@ -23,7 +23,7 @@
 #include "link.h"
 #include "log.h"
 #include "plan.h"
-#include "proto.h"
+#include "agent/proto.h"
 #include "xmalloc.h"
 
 extern char **environ;

@@ -40,7 +40,7 @@
 #include "link.h"
 #include "log.h"
 #include "plan.h"
-#include "proto.h"
+#include "agent/proto.h"
 #include "sshconf.h"
 #include "xmalloc.h"
 

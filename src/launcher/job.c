@@ -32,7 +32,7 @@
 #include "log.h"
 #include "output.h"
 #include "plan.h"
-#include "proto.h"
+#include "agent/proto.h"
 #include "strv.h"
 #include "wire.h"
 #include "xmalloc.h"

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "err.h"
-#include "proto.h"
+#include "agent/proto.h"
 #include "test.h"
 
 /* Parses the single frame in b; returns its payload. */
