@@ -9,7 +9,8 @@ _dtrun()
 	      --include --exclude --oversubscribe --servers --launcher --prefix
 	      --output-dir --timestamp --export --kill-grace --timeout --dry-run
 	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-fanout
-	      --ssh-agent-dir --verbose --quiet --version --help
+	      --ssh-agent-dir --sync-dst-dir --sync-exclude
+	      --verbose --quiet --version --help
 	      -n -H -f -s -x -p -i -F -v -q -V -h"
 
 	# After the command word, complete the command's own arguments.
@@ -18,7 +19,8 @@ _dtrun()
 		--) _command_offset $((i + 1)); return ;;
 		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--kill-grace|--timeout|\
 		-H|--hosts|--hostfile|-f|--config|--template|--include|--exclude|-s|--servers|\
-		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|--ssh-fanout|--ssh-agent-dir)
+		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|--ssh-fanout|--ssh-agent-dir|\
+		--sync-dst-dir|--sync-exclude)
 			((i++)) ;;
 		-*) ;;
 		*) _command_offset $i; return ;;
@@ -27,12 +29,12 @@ _dtrun()
 
 	case $prev in
 	--launcher) COMPREPLY=($(compgen -W "local ssh slurm" -- "$cur")); return ;;
-	--output-dir|--ssh-agent-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--output-dir|--ssh-agent-dir|--sync-dst-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-H|--hosts|--hostfile|-f|--config|--template|-i|--ssh-identity|-F|--ssh-config)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--ssh-option) COMPREPLY=($(compgen -W "User= Port= IdentityFile= StrictHostKeyChecking= UserKnownHostsFile= ConnectTimeout=" -- "$cur")); return ;;
 	-x|--export) COMPREPLY=($(compgen -e -- "$cur")); return ;;
-	-n|--np|--nproc-per-node|--kill-grace|--timeout|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout) return ;;
+	-n|--np|--nproc-per-node|--kill-grace|--timeout|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout|--sync-exclude) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

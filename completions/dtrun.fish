@@ -15,6 +15,8 @@ complete -c dtrun -l ssh-option -x -a 'User= Port= IdentityFile= StrictHostKeyCh
 complete -c dtrun -s F -l ssh-config -r -d 'ssh_config file'
 complete -c dtrun -l ssh-fanout -x -d 'hosts connecting at once'
 complete -c dtrun -l ssh-agent-dir -x -d 'where hosts cache dtrun-agent'
+complete -c dtrun -l sync-dst-dir -x -d 'rsync this directory to DIR on every host, run there'
+complete -c dtrun -l sync-exclude -x -d 'leave PATTERN out of the sync'
 complete -c dtrun -l launcher -x -a 'local ssh slurm' -d 'how to reach hosts'
 complete -c dtrun -l prefix -x -d 'line prefix (%r %l %h %s %%)'
 complete -c dtrun -l output-dir -r -a '(__fish_complete_directories)' -d 'also write DIR/rank.N/{stdout,stderr}'
