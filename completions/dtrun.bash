@@ -46,7 +46,15 @@ complete -F _dtrun dtrun
 
 _dtrun_kill()
 {
-	local cur=${COMP_WORDS[COMP_CWORD]}
-	COMPREPLY=($(compgen -W "--all --wait --quiet --help" -- "$cur"))
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	case $prev in
+	-H|--hosts|-i|--ssh-identity|-F|--ssh-config)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--ssh-agent-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--ssh-option) COMPREPLY=($(compgen -W "User= Port= IdentityFile= StrictHostKeyChecking= UserKnownHostsFile= ConnectTimeout=" -- "$cur")); return ;;
+	-w|--wait|-p|--ssh-port|--ssh-fanout) return ;;
+	esac
+	COMPREPLY=($(compgen -W "--all --wait --quiet --help --hosts --ssh-port
+	    --ssh-identity --ssh-option --ssh-config --ssh-fanout --ssh-agent-dir" -- "$cur"))
 }
 complete -F _dtrun_kill dtrun-kill
