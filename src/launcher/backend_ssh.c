@@ -1019,6 +1019,13 @@ ssh_free(struct job_host *h)
 	if (c->s != NULL) {
 		/* Best effort: a blocking goodbye would hold up the exit. */
 		libssh2_session_disconnect(c->s, "dtrun: job done");
+		/*
+		 * Non-blocking, session_free stops at EAGAIN and frees
+		 * nothing. With the socket shut, blocking calls fail at once.
+		 */
+		if (c->fd >= 0)
+			shutdown(c->fd, SHUT_RDWR);
+		libssh2_session_set_blocking(c->s, 1);
 		libssh2_session_free(c->s);
 	}
 	if (c->fd >= 0)
