@@ -86,7 +86,7 @@ main(int argc, char **argv)
 	const char		*wait_arg = NULL;
 	char			 dtrun[PATH_MAX];
 	size_t			 i;
-	int			 c;
+	int			 c, rc = 2;
 
 	log_init("dtrun-kill");
 	kill_opts_init(&ko);
@@ -99,7 +99,7 @@ main(int argc, char **argv)
 			break;
 		case 'w':
 			if (kill_opt_wait(&ko, optarg) != 0)
-				return 2;
+				goto out;
 			wait_arg = optarg;
 			break;
 		case 'q':
@@ -107,7 +107,8 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			return 0;
+			rc = 0;
+			goto out;
 		case 'H':
 			strv_addf(&hosts, "-H");
 			strv_addf(&hosts, "%s", optarg);
@@ -128,22 +129,23 @@ main(int argc, char **argv)
 			break;
 		default:
 			fputs(usage, stderr);
-			return 2;
+			goto out;
 		}
 	}
 	ko.ids = argv + optind;
 	ko.nids = argc - optind;
 	if (!ko.all && ko.nids == 0) {
 		log_error("give a job id (DTRUN_JOB_ID) or --all");
-		return 2;
+		goto out;
 	}
 	if (hosts.n == 0) {
 		if (ssh.n > 0) {
 			log_error("%s: ssh options need -H HOSTS (without -H "
 			    "dtrun-kill works on this host only)", ssh.v[0]);
-			return 2;
+			goto out;
 		}
-		return kill_jobs(&ko);
+		rc = kill_jobs(&ko);
+		goto out;
 	}
 
 	/*
@@ -184,5 +186,9 @@ main(int argc, char **argv)
 		execvp(dtrun, v.v);
 	log_error("cannot run %s: %s (dtrun-kill -H needs dtrun beside it or "
 	    "in PATH)", dtrun, strerror(errno));
-	return 2;
+out:
+	strv_free(&hosts);
+	strv_free(&ssh);
+	strv_free(&v);
+	return rc;
 }
