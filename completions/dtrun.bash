@@ -10,7 +10,8 @@ _dtrun()
 	      --output-dir --timestamp --export --kill-grace --timeout --start-timeout --dry-run
 	      --framework --iface --seed
 	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-fanout
-	      --ssh-agent-dir --verbose --quiet --version --help
+	      --ssh-agent-dir --sync-dst-dir --sync-exclude
+	      --verbose --quiet --version --help
 	      -n -H -f -s -x -p -i -F -v -q -V -h"
 	local frameworks="pytorch tensorflow mxnet horovod mpi none"
 
@@ -21,7 +22,7 @@ _dtrun()
 		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--kill-grace|--timeout|--start-timeout|\
 		-H|--hosts|--hostfile|-f|--config|--template|--include|--exclude|-s|--servers|\
 		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|--ssh-fanout|--ssh-agent-dir|\
-		--framework|--iface|--seed)
+		--framework|--iface|--seed|--sync-dst-dir|--sync-exclude)
 			((i++)) ;;
 		-*) ;;
 		*) _command_offset $i; return ;;
@@ -30,7 +31,7 @@ _dtrun()
 
 	case $prev in
 	--launcher) COMPREPLY=($(compgen -W "local ssh slurm" -- "$cur")); return ;;
-	--output-dir|--ssh-agent-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--output-dir|--ssh-agent-dir|--sync-dst-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-H|--hosts|--hostfile|-f|--config|--template|-i|--ssh-identity|-F|--ssh-config)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--ssh-option) COMPREPLY=($(compgen -W "User= Port= IdentityFile= StrictHostKeyChecking= UserKnownHostsFile= ConnectTimeout=" -- "$cur")); return ;;
@@ -41,7 +42,7 @@ _dtrun()
 		COMPREPLY=($(compgen -P "$given" -W "$frameworks" -- "${cur##*,}"))
 		return ;;
 	--iface) COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur")); return ;;
-	-n|--np|--nproc-per-node|--kill-grace|--timeout|--start-timeout|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout|--seed) return ;;
+	-n|--np|--nproc-per-node|--kill-grace|--timeout|--start-timeout|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout|--seed|--sync-exclude) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
@@ -53,7 +54,15 @@ complete -F _dtrun dtrun
 
 _dtrun_kill()
 {
-	local cur=${COMP_WORDS[COMP_CWORD]}
-	COMPREPLY=($(compgen -W "--all --wait --quiet --help" -- "$cur"))
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	case $prev in
+	-H|--hosts|-i|--ssh-identity|-F|--ssh-config)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--ssh-agent-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--ssh-option) COMPREPLY=($(compgen -W "User= Port= IdentityFile= StrictHostKeyChecking= UserKnownHostsFile= ConnectTimeout=" -- "$cur")); return ;;
+	-w|--wait|-p|--ssh-port|--ssh-fanout) return ;;
+	esac
+	COMPREPLY=($(compgen -W "--all --wait --quiet --help --hosts --ssh-port
+	    --ssh-identity --ssh-option --ssh-config --ssh-fanout --ssh-agent-dir" -- "$cur"))
 }
 complete -F _dtrun_kill dtrun-kill

@@ -471,6 +471,11 @@ agent_prepare(struct agent *a)
 	for (i = 0; i < a->nranks; i++) {
 		r = &a->ranks[i];
 		r->argv = a->msgs[i].argv;
+		/* "@dtrun-agent": this agent's own binary (dtrun-kill -H). */
+		if (strcmp(r->argv[0], AGENT_SELF) == 0) {
+			r->path = strdup("/proc/self/exe");
+			continue;
+		}
 		/* Ranks almost always share a command: resolve it once. */
 		if (i > 0 && strcmp(r->argv[0], a->ranks[i - 1].argv[0]) == 0 &&
 		    a->ranks[i - 1].path != NULL) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "kill.h"
 #include "log.h"
 #include "agentproto.h"
 
@@ -19,8 +20,12 @@ main(int argc, char **argv)
 		printf("dtrun-agent %s protocol %d\n", DT_VERSION, AP_VERSION);
 		return 0;
 	}
+	/* dtrun-kill -H runs "@dtrun-agent --kill ..." on each host. */
+	if (argc >= 2 && strcmp(argv[1], "--kill") == 0)
+		return kill_main(argc, argv);
 	if (argc != 1) {
 		fprintf(stderr, "usage: dtrun-agent [--version]\n"
+		    "       dtrun-agent --kill [--all] [-w SECS] [-q] JOBID...\n"
 		    "dtrun-agent is started by dtrun; it speaks dtrun's agent "
 		    "protocol on stdin/stdout.\n");
 		return 2;

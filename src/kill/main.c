@@ -1,223 +1,194 @@
 /*
  * main.c -- dtrun-kill: clean up a job's leftovers by job id, never by
- * command name. Each dtrun-agent keeps a record of its job (see
- * src/agent/record.h); dtrun-kill asks that agent to stop (SIGTERM, so it
- * stops its ranks as on fail-fast), and kills the recorded process groups
- * itself if the agent is gone or does not finish. A PID counts only if its
- * start time still matches the record, so a reused PID is never hit.
- *
- * This build cleans up jobs on this host; -H (other hosts over ssh) comes
- * with the ssh launcher.
+ * command name. On this host it does the work itself (src/agent/kill.c).
+ * With -H it runs that same code on every host as a one-rank-per-host
+ * dtrun job over ssh, "@dtrun-agent --kill ...", so it connects exactly
+ * as dtrun does: same known_hosts, keys, ssh_config, agent upload.
  */
-#include <sys/types.h>
-
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "agent.h"
+#include "kill.h"
 #include "log.h"
-#include "record.h"
-#include "xmalloc.h"
-
-struct rec {
-	char			 job[128];
-	int			 agent;
-	unsigned long long	 agent_start;
-	int			 nranks;
-	int			*pid;
-	unsigned long long	*start;
-};
+#include "strv.h"
 
 static const char usage[] =
 "usage: dtrun-kill [-q] [-w SECS] JOBID...\n"
 "       dtrun-kill [-q] [-w SECS] --all\n"
+"       dtrun-kill -H HOSTS [ssh options] [-q] [-w SECS] JOBID... | --all\n"
 "\n"
-"Stops what dtrun jobs left running on this host, by job id (DTRUN_JOB_ID),\n"
-"or every job of yours with --all. Each job's agent is asked to stop its\n"
-"ranks; after -w SECS (default 10) what is left is killed.\n";
+"Stops what dtrun jobs left running, by job id (DTRUN_JOB_ID), or every job\n"
+"of yours with --all. Each job's agent is asked to stop its ranks; after\n"
+"-w SECS (default 10) what is left is killed.\n"
+"\n"
+"  -a, --all               every job of yours (never the caller's own job)\n"
+"  -w, --wait SECS         between SIGTERM and SIGKILL (default 10)\n"
+"  -q, --quiet             print nothing\n"
+"  -H, --hosts LIST|FILE   do it on these hosts over ssh, as dtrun would\n"
+"  -p, --ssh-port PORT     ssh port\n"
+"  -i, --ssh-identity FILE ssh private key to try (repeatable)\n"
+"      --ssh-option K=V    ssh -o option, as for dtrun (repeatable)\n"
+"  -F, --ssh-config FILE   ssh_config to read (default ~/.ssh/config)\n"
+"      --ssh-fanout N      hosts connecting at once (default 64)\n"
+"      --ssh-agent-dir DIR where hosts cache dtrun-agent (~/.cache/dtrun)\n"
+"  -h, --help              this text\n"
+"\n"
+"Exit status: 0 when nothing of the jobs is left; 1 when something is;\n"
+"2 for usage errors; 255 when a host could not be reached.\n";
 
-/* Reads one record file; returns 0 or -1. */
-static int
-rec_read(const char *path, struct rec *r)
+enum { OPT_SSH_OPTION = 256, OPT_SSH_FANOUT, OPT_SSH_AGENT_DIR };
+
+/* Finds dtrun beside this binary, else leaves "dtrun" for PATH. */
+static void
+dtrun_path(char *buf, size_t len)
 {
-	FILE	*f;
-	char	 line[512], word[32];
-	int	 pid, rank;
-	unsigned long long st;
+	char	self[PATH_MAX], *slash;
+	ssize_t	n;
 
-	free(r->pid);
-	free(r->start);
-	memset(r, 0, sizeof(*r));
-	if ((f = fopen(path, "r")) == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		if (sscanf(line, "%31s", word) != 1)
-			continue;
-		if (strcmp(word, "job") == 0)
-			sscanf(line, "job %127s", r->job);
-		else if (strcmp(word, "agent") == 0)
-			sscanf(line, "agent %d %llu", &r->agent, &r->agent_start);
-		else if (strcmp(word, "rank") == 0 &&
-		    sscanf(line, "rank %d %d %llu", &rank, &pid, &st) == 3) {
-			r->pid = xreallocarray(r->pid, r->nranks + 1,
-			    sizeof(*r->pid));
-			r->start = xreallocarray(r->start, r->nranks + 1,
-			    sizeof(*r->start));
-			r->pid[r->nranks] = pid;
-			r->start[r->nranks++] = st;
-		}
-	}
-	fclose(f);
-	return r->job[0] != '\0' && r->agent > 0 ? 0 : -1;
-}
-
-/* True if pid is alive and is the process that was recorded. */
-static int
-same_proc(int pid, unsigned long long start)
-{
-	return pid > 0 && start != 0 && proc_starttime(pid) == start;
-}
-
-/* Stops one agent's job; returns how many processes were still alive at the end. */
-static int
-kill_record(const struct rec *r, double wait_s, int quiet)
-{
-	struct timespec	ts = { 0, 20 * 1000 * 1000 };
-	int		i, n, left, steps;
-
-	n = 0;
-	if (same_proc(r->agent, r->agent_start)) {
-		kill(r->agent, SIGTERM);
-		n++;
-	}
-	for (i = 0; i < r->nranks; i++) {
-		if (same_proc(r->pid[i], r->start[i])) {
-			/* With its agent gone, nobody else will stop this group. */
-			if (n == 0 || !same_proc(r->agent, r->agent_start))
-				kill(-r->pid[i], SIGTERM);
-			n++;
-		}
-	}
-	for (steps = (int)(wait_s * 50); steps > 0; steps--) {
-		left = same_proc(r->agent, r->agent_start);
-		for (i = 0; i < r->nranks; i++)
-			left += same_proc(r->pid[i], r->start[i]);
-		if (left == 0)
-			break;
-		nanosleep(&ts, NULL);
-	}
-	left = 0;
-	for (i = 0; i < r->nranks; i++) {
-		if (same_proc(r->pid[i], r->start[i])) {
-			kill(-r->pid[i], SIGKILL);
-			left++;
-		}
-	}
-	if (same_proc(r->agent, r->agent_start)) {
-		kill(r->agent, SIGKILL);
-		left++;
-	}
-	if (!quiet)
-		printf("%s: job %s: stopped agent %d and %d rank%s%s\n",
-		    "localhost", r->job, r->agent, r->nranks,
-		    r->nranks == 1 ? "" : "s",
-		    left ? " (some needed SIGKILL)" : "");
-	return 0;
+	snprintf(buf, len, "dtrun");
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return;
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) == NULL)
+		return;
+	*slash = '\0';
+	if ((size_t)snprintf(buf, len, "%s/dtrun", self) >= len ||
+	    access(buf, X_OK) != 0)
+		snprintf(buf, len, "dtrun");
 }
 
 int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "all",	no_argument,		NULL, 'a' },
-		{ "wait",	required_argument,	NULL, 'w' },
-		{ "quiet",	no_argument,		NULL, 'q' },
-		{ "help",	no_argument,		NULL, 'h' },
+		{ "all",		no_argument,		NULL, 'a' },
+		{ "wait",		required_argument,	NULL, 'w' },
+		{ "quiet",		no_argument,		NULL, 'q' },
+		{ "help",		no_argument,		NULL, 'h' },
+		{ "hosts",		required_argument,	NULL, 'H' },
+		{ "ssh-port",		required_argument,	NULL, 'p' },
+		{ "ssh-identity",	required_argument,	NULL, 'i' },
+		{ "ssh-option",		required_argument,	NULL, OPT_SSH_OPTION },
+		{ "ssh-config",		required_argument,	NULL, 'F' },
+		{ "ssh-fanout",		required_argument,	NULL, OPT_SSH_FANOUT },
+		{ "ssh-agent-dir",	required_argument,	NULL, OPT_SSH_AGENT_DIR },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char	*dir;
-	DIR		*d;
-	struct dirent	*de;
-	struct rec	*r;
-	char		 path[1024];
-	double		 wait_s = 10;
-	int		 c, all = 0, quiet = 0, found = 0, i, want, *seen;
+	struct kill_opts	 ko;
+	struct strv		 hosts = { 0 }, ssh = { 0 }, v = { 0 };
+	const char		*wait_arg = NULL;
+	char			 dtrun[PATH_MAX];
+	size_t			 i;
+	int			 c, rc = 2;
 
 	log_init("dtrun-kill");
-	while ((c = getopt_long(argc, argv, "aw:qhH:", longopts, NULL)) != -1) {
+	kill_opts_init(&ko);
+	ko.label = "localhost: ";
+	while ((c = getopt_long(argc, argv, "aw:qhH:p:i:F:", longopts,
+	    NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			all = 1;
+			ko.all = 1;
 			break;
 		case 'w':
-			wait_s = atof(optarg);
+			if (kill_opt_wait(&ko, optarg) != 0)
+				goto out;
+			wait_arg = optarg;
 			break;
 		case 'q':
-			quiet = 1;
+			ko.quiet = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			return 0;
+			rc = 0;
+			goto out;
 		case 'H':
-			log_error("-H: cleaning up other hosts needs the ssh "
-			    "launcher, not in this build; run dtrun-kill on "
-			    "each host");
-			return 2;
+			strv_addf(&hosts, "-H");
+			strv_addf(&hosts, "%s", optarg);
+			break;
+		case 'p':
+		case 'i':
+		case 'F':
+			strv_addf(&ssh, "-%c", c);
+			strv_addf(&ssh, "%s", optarg);
+			break;
+		case OPT_SSH_OPTION:
+		case OPT_SSH_FANOUT:
+		case OPT_SSH_AGENT_DIR:
+			strv_addf(&ssh, "%s", c == OPT_SSH_OPTION ?
+			    "--ssh-option" : c == OPT_SSH_FANOUT ?
+			    "--ssh-fanout" : "--ssh-agent-dir");
+			strv_addf(&ssh, "%s", optarg);
+			break;
 		default:
 			fputs(usage, stderr);
-			return 2;
+			goto out;
 		}
 	}
-	if (!all && optind >= argc) {
+	ko.ids = argv + optind;
+	ko.nids = argc - optind;
+	if (!ko.all && ko.nids == 0) {
 		log_error("give a job id (DTRUN_JOB_ID) or --all");
-		return 2;
+		goto out;
 	}
-	if ((dir = record_dir()) == NULL || (d = opendir(dir)) == NULL) {
-		if (!quiet)
-			printf("localhost: no dtrun jobs recorded\n");
-		return 0;
-	}
-	seen = calloc(argc, sizeof(*seen));
-	r = calloc(1, sizeof(*r));
-	if (seen == NULL || r == NULL) {
-		log_error("out of memory");
-		return 70;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || strstr(de->d_name, ".tmp") != NULL)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (rec_read(path, r) != 0)
-			continue;
-		want = all;
-		for (i = optind; i < argc; i++) {
-			if (strcmp(argv[i], r->job) == 0) {
-				want = 1;
-				seen[i] = 1;
-			}
+	if (hosts.n == 0) {
+		if (ssh.n > 0) {
+			log_error("%s: ssh options need -H HOSTS (without -H "
+			    "dtrun-kill works on this host only)", ssh.v[0]);
+			goto out;
 		}
-		if (!want)
-			continue;
-		found++;
-		kill_record(r, wait_s, quiet);
-		/* The agent removes its record; a dead agent cannot. */
-		unlink(path);
+		rc = kill_jobs(&ko);
+		goto out;
 	}
-	closedir(d);
-	for (i = optind; i < argc && !all; i++)
-		if (!seen[i] && !quiet)
-			printf("localhost: job %s: not running here\n", argv[i]);
-	if (all && found == 0 && !quiet)
-		printf("localhost: no dtrun jobs running\n");
-	free(seen);
-	free(r->pid);
-	free(r->start);
-	free(r);
-	return 0;
+
+	/*
+	 * dtrun --launcher ssh -H ... --nproc-per-node 1 --prefix "%h: "
+	 *     [ssh options] -- @dtrun-agent --kill [--all] [-w S] [-q] IDS
+	 * Its exit status is ours: a host where something is left exits 1.
+	 * The kill ranks outlast dtrun's own stopping by design (kill.c).
+	 */
+	dtrun_path(dtrun, sizeof(dtrun));
+	strv_addf(&v, "dtrun");
+	strv_addf(&v, "--launcher");
+	strv_addf(&v, "ssh");
+	strv_addv(&v, hosts.v, hosts.n);
+	strv_addf(&v, "--nproc-per-node");
+	strv_addf(&v, "1");
+	strv_addf(&v, "--prefix");
+	strv_addf(&v, "%%h: ");
+	strv_addf(&v, "--kill-grace");
+	strv_addf(&v, "%g", ko.wait_s + 10);
+	strv_addv(&v, ssh.v, ssh.n);
+	strv_addf(&v, "--");
+	strv_addf(&v, "%s", AGENT_SELF);
+	strv_addf(&v, "--kill");
+	if (ko.all)
+		strv_addf(&v, "--all");
+	if (wait_arg != NULL) {
+		strv_addf(&v, "--wait");
+		strv_addf(&v, "%s", wait_arg);
+	}
+	if (ko.quiet)
+		strv_addf(&v, "--quiet");
+	strv_addf(&v, "--");
+	for (i = 0; i < (size_t)ko.nids; i++)
+		strv_addf(&v, "%s", ko.ids[i]);
+	if (strchr(dtrun, '/') != NULL)
+		execv(dtrun, v.v);
+	else
+		execvp(dtrun, v.v);
+	log_error("cannot run %s: %s (dtrun-kill -H needs dtrun beside it or "
+	    "in PATH)", dtrun, strerror(errno));
+out:
+	strv_free(&hosts);
+	strv_free(&ssh);
+	strv_free(&v);
+	return rc;
 }

@@ -24,7 +24,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -914,21 +913,6 @@ out:
 	}
 }
 
-/* Waits up to ms for the socket to be ready the way libssh2 is blocked. */
-static void
-sshc_poll(struct sshc *c, int ms)
-{
-	struct pollfd	pfd;
-	int		dirs = libssh2_session_block_directions(c->s);
-
-	pfd.fd = c->fd;
-	pfd.events = (dirs & LIBSSH2_SESSION_BLOCK_INBOUND ? POLLIN : 0) |
-	    (dirs & LIBSSH2_SESSION_BLOCK_OUTBOUND ? POLLOUT : 0);
-	if (pfd.events == 0 || c->fd < 0)
-		return;
-	poll(&pfd, 1, ms);
-}
-
 static int
 ssh_start(struct job_host *h, struct dt_err *e)
 {
@@ -1033,16 +1017,16 @@ ssh_free(struct job_host *h)
 		libssh2_agent_free(c->agent);
 	}
 	if (c->s != NULL) {
+		/* Best effort: a blocking goodbye would hold up the exit. */
+		libssh2_session_disconnect(c->s, "dtrun: job done");
 		/*
-		 * Non-blocking, both may say EAGAIN: give them a moment each,
-		 * but never let a dead peer hold up dtrun's exit.
+		 * Non-blocking, session_free stops at EAGAIN and frees
+		 * nothing. With the socket shut, blocking calls fail at once.
 		 */
-		for (i = 0; i < 10 && libssh2_session_disconnect(c->s,
-		    "dtrun: job done") == LIBSSH2_ERROR_EAGAIN; i++)
-			sshc_poll(c, 20);
-		for (i = 0; i < 10 && libssh2_session_free(c->s) ==
-		    LIBSSH2_ERROR_EAGAIN; i++)
-			sshc_poll(c, 20);
+		if (c->fd >= 0)
+			shutdown(c->fd, SHUT_RDWR);
+		libssh2_session_set_blocking(c->s, 1);
+		libssh2_session_free(c->s);
 	}
 	if (c->fd >= 0)
 		close(c->fd);

@@ -61,6 +61,10 @@ const char cli_usage[] =
 "      --iface NAME        network interface for MASTER_ADDR, NCCL and Gloo\n"
 "                          (default: lo on one machine, else the first real one)\n"
 "      --seed N            export DTRUN_SEED=N and a per-rank DTRUN_RANK_SEED\n"
+"      --sync-dst-dir DIR  first rsync this directory to DIR on every host,\n"
+"                          deleting extras (%h in DIR: the host); run there\n"
+"      --sync-exclude PATTERN\n"
+"                          leave PATTERN out of the sync (repeatable)\n"
 "  -v, --verbose           say more (repeat for debug output)\n"
 "  -q, --quiet             only errors\n"
 "  -V, --version           print the version\n"
@@ -75,7 +79,7 @@ enum {
 	OPT_TIMESTAMP, OPT_KILL_GRACE, OPT_TIMEOUT, OPT_DRY_RUN,
 	OPT_HOSTFILE, OPT_TEMPLATE, OPT_INCLUDE, OPT_EXCLUDE, OPT_OVERSUB,
 	OPT_SSH_OPTION, OPT_SSH_FANOUT, OPT_SSH_AGENT_DIR, OPT_START_TIMEOUT,
-	OPT_FRAMEWORK, OPT_IFACE, OPT_SEED,
+	OPT_FRAMEWORK, OPT_IFACE, OPT_SEED, OPT_SYNC_DST, OPT_SYNC_EXCLUDE,
 };
 
 static const struct option longopts[] = {
@@ -107,6 +111,8 @@ static const struct option longopts[] = {
 	{ "framework",		required_argument,	NULL, OPT_FRAMEWORK },
 	{ "iface",		required_argument,	NULL, OPT_IFACE },
 	{ "seed",		required_argument,	NULL, OPT_SEED },
+	{ "sync-dst-dir",	required_argument,	NULL, OPT_SYNC_DST },
+	{ "sync-exclude",	required_argument,	NULL, OPT_SYNC_EXCLUDE },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -297,6 +303,17 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 				    "--ssh-agent-dir needs a directory");
 			o->ssh.agent_dir = optarg;
 			break;
+		case OPT_SYNC_DST:
+			if (optarg[0] == '\0')
+				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+				    "--sync-dst-dir needs a directory");
+			o->sync_dst = optarg;
+			break;
+		case OPT_SYNC_EXCLUDE:
+			o->sync_exclude = xreallocarray(o->sync_exclude,
+			    o->nsync_exclude + 1, sizeof(char *));
+			o->sync_exclude[o->nsync_exclude++] = optarg;
+			break;
 		case OPT_PREFIX:
 			o->prefix_set = 1;
 			o->prefix = optarg;
@@ -416,6 +433,9 @@ cli_free(struct opts *o)
 	free(o->ssh.identities);
 	o->ssh.identities = NULL;
 	o->ssh.nidentities = 0;
+	free(o->sync_exclude);
+	o->sync_exclude = NULL;
+	o->nsync_exclude = 0;
 	free(o->cmd_owned);
 	o->cmd_owned = NULL;
 }

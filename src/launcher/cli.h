@@ -46,6 +46,11 @@ struct opts {
 	/* ssh. */
 	struct ssh_cli	 ssh;
 
+	/* --sync-dst-dir, --sync-exclude (src/launcher/sync.h). */
+	const char	*sync_dst;
+	char		**sync_exclude;	/* point into argv or engine.yaml */
+	size_t		 nsync_exclude;
+
 	/* What the command line gave, so engine.yaml fills in only the rest. */
 	int		 prefix_set, kill_grace_set, timeout_set;
 	char		*cmd_owned;	/* a command built from engine.yaml */

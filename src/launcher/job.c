@@ -37,6 +37,7 @@
 #include "server.h"
 #include "status.h"
 #include "strv.h"
+#include "sync.h"
 #include "wire.h"
 #include "xmalloc.h"
 
@@ -80,6 +81,8 @@ struct job {
 	struct event		*ev_sig[6];
 	struct event		*ev_timeout;
 	struct event		*ev_watchdog;
+	struct sync		*sync;		/* --sync-dst-dir */
+	int			 synced;
 };
 
 struct event_base *
@@ -185,6 +188,7 @@ job_stop(struct job *j, int sig, double grace)
 	if (!j->stopping && j->rdzv != NULL)
 		rdzv_server_abort(j->rdzv, "the job is stopping");
 	j->stopping = 1;
+	sync_stop(j->sync);
 	for (h = 0; h < j->plan->nhosts; h++) {
 		if (j->hosts[h].done)
 			continue;
@@ -283,6 +287,8 @@ job_host_hello(struct job_host *h)
 	aj.job_id = (char *)j->id;
 	/* Locally the agent inherits our directory; remote ones are told. */
 	aj.cwd = p->local || getcwd(cwd, sizeof(cwd)) == NULL ? "" : cwd;
+	if (j->o->sync_dst != NULL)
+		aj.cwd = (char *)sync_dir(j->o, ph, p->local, cwd, sizeof(cwd));
 	aj.kill_grace_ms = (uint32_t)(j->o->kill_grace * 1000);
 	aj.nranks = ph->nranks;
 	aj.env = env.v;
@@ -320,6 +326,21 @@ job_send_all(struct job *j)
 		j->env.master_port = j->hosts[0].free_port;
 	for (h = 0; h < j->plan->nhosts; h++)
 		job_host_hello(&j->hosts[h]);
+}
+
+/* The --sync-dst-dir copies are done (code 0) or one failed. */
+static void
+job_synced(void *arg, int code)
+{
+	struct job	*j = arg;
+
+	j->synced = 1;
+	if (code != 0) {
+		job_set_exit(j, code);
+		if (!j->stopping)
+			job_stop(j, SIGTERM, j->o->kill_grace);
+	} else if (j->nhello == j->plan->nhosts && !j->stopping)
+		job_send_all(j);
 }
 
 /* Every host has checked its commands: start all ranks everywhere. */
@@ -363,7 +384,8 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 			job_stop(j, SIGTERM, j->o->kill_grace);
 			return;
 		}
-		if (++j->nhello == j->plan->nhosts && !j->stopping)
+		if (++j->nhello == j->plan->nhosts && !j->stopping &&
+		    (j->sync == NULL || j->synced))
 			job_send_all(j);
 		return;
 	case AP_PREPARED:
@@ -490,10 +512,13 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 
 	switch (sig) {
 	case SIGCHLD:
-		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (sync_reaped(j->sync, pid, status))
+				continue;
 			for (h = 0; h < j->plan->nhosts; h++)
 				j->hosts[h].be->reaped(&j->hosts[h], pid,
 				    status);
+		}
 		return;
 	case SIGUSR1:
 	case SIGUSR2:
@@ -685,6 +710,13 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 		j.hosts[i].be = o->launcher == LAUNCH_SSH ? &backend_ssh :
 		    &backend_local;
 	}
+	/* Agents connect while the sync runs; the job goes out after both. */
+	if (o->sync_dst != NULL &&
+	    (j.sync = sync_start(j.base, o, p, job_synced, &j, &e)) == NULL) {
+		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
+		j.exit_code = EXIT_CONFIG;
+		goto out;
+	}
 	for (i = 0; i < p->nhosts; i++) {
 		if (j.hosts[i].be->start(&j.hosts[i], &e) != 0) {
 			log_error("%s: %s", p->hosts[i].name,
@@ -712,6 +744,7 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 
 out:
 	status_free(j.st);
+	sync_free(j.sync);
 	/* Wait for a slow reader as long as it lives: nothing is dropped. */
 	output_finish(j.out, -1);
 	if (status_summary(&j.end, msg, sizeof(msg)) != NULL)

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "plan.h"
 #include "prefix.h"
+#include "sync.h"
 #include "xmalloc.h"
 
 /* Joins engine.yaml's commands into one "sh -c" word: run in order, stop at the first failure. */
@@ -99,6 +100,19 @@ plan_apply_config(struct opts *o, struct hf_config *c, struct dt_err *e)
 		o->ssh.identities = xreallocarray(o->ssh.identities,
 		    o->ssh.nidentities + 1, sizeof(char *));
 		o->ssh.identities[o->ssh.nidentities++] = c->ssh_identity;
+	}
+	if (o->sync_dst == NULL && hf_config_has(c, HF_C_SYNC_DST))
+		o->sync_dst = c->sync_dst;
+	if (c->nsync_exclude > 0) {
+		/* The file's excludes, then the command line's: all apply. */
+		n = c->nsync_exclude + o->nsync_exclude;
+		v = xreallocarray(NULL, n, sizeof(char *));
+		memcpy(v, c->sync_exclude, c->nsync_exclude * sizeof(char *));
+		memcpy(v + c->nsync_exclude, o->sync_exclude,
+		    o->nsync_exclude * sizeof(char *));
+		free(o->sync_exclude);
+		o->sync_exclude = v;
+		o->nsync_exclude = n;
 	}
 	for (i = 0; i < c->nssh_options; i++) {
 		if (ssh_cli_option(&o->ssh, c->ssh_options[i], e) != 0) {
@@ -195,6 +209,8 @@ plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 		rc = plan_hosts(&hs, o, c, &given, e);
 	if (rc == 0 && o->launcher == LAUNCH_AUTO)
 		o->launcher = given ? LAUNCH_SSH : LAUNCH_LOCAL;
+	if (rc == 0)
+		rc = sync_check(o, e);
 	if (rc == 0 && o->launcher == LAUNCH_SLURM)
 		rc = dt_errf(e, NULL, 0, 0, DT_ERR_UNSUPPORTED, "--launcher "
 		    "slurm: not in this build yet (use ssh or local)");

@@ -3,6 +3,7 @@
 #
 #   sshd_start          starts it; sets SSHD_PORT, SSH_KEY, SSH_KNOWN, SSH_DIR
 #   dtrun_ssh ARGS...   dtrun with the ssh options that reach it
+# SSHD_EXTRA_CONFIG, when set, is appended to its sshd_config (Match blocks).
 # The daemon is stopped by its PID file when the test script exits.
 
 sshd_skip_reason() {
@@ -38,6 +39,7 @@ MaxStartups 200:30:400
 MaxSessions 100
 LogLevel ERROR
 AcceptEnv NONE
+${SSHD_EXTRA_CONFIG:-}
 EOC
 		rm -f "$SSH_DIR/sshd.pid"
 		/usr/sbin/sshd -f "$SSH_DIR/sshd_config" -E "$SSH_DIR/sshd.log" || continue

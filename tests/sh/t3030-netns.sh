@@ -1,0 +1,121 @@
+#!/bin/bash
+# t3030-netns.sh -- the ssh launcher between two hosts that are network
+# namespaces joined by a veth pair (10.77.0.1 and 10.77.0.2), each with its
+# own sshd. dtrun runs in the first. Unlike loopback, the hosts do not share
+# a network stack: ranks see only their own address, and one host reaches
+# the other only over the veth. Needs root and ip netns; skips otherwise.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sshd.sh"
+
+if why=$(sshd_skip_reason); then
+	test_skip 'two network-namespace hosts' "$why"
+	test_done
+fi
+NA=dtrun-a-$$ NB=dtrun-b-$$
+if ! ip netns add "$NA" 2>"$TRASH/ns.err"; then
+	test_skip 'two network-namespace hosts' "ip netns add failed: $(head -n 1 "$TRASH/ns.err")"
+	test_done
+fi
+# Everything in the namespaces dies before they go.
+test_at_exit 'for p in "$TRASH"/ns/*.pid; do [ -s "$p" ] && kill "$(cat "$p")" 2>/dev/null; done; sleep 0.2; ip netns del "$NA" 2>/dev/null; ip netns del "$NB" 2>/dev/null'
+ip netns add "$NB" &&
+ip link add "va$$" netns "$NA" type veth peer name "vb$$" netns "$NB" &&
+ip -n "$NA" addr add 10.77.0.1/24 dev "va$$" && ip -n "$NA" link set "va$$" up &&
+ip -n "$NB" addr add 10.77.0.2/24 dev "vb$$" && ip -n "$NB" link set "vb$$" up &&
+ip -n "$NA" link set lo up && ip -n "$NB" link set lo up ||
+	{ echo "could not set up the namespaces"; exit 1; }
+
+# One sshd per namespace, on its own address; one key, one known_hosts.
+# (Not $n as the loop variable: wait_for uses it.)
+D=$TRASH/ns
+mkdir -p "$D" /run/sshd && chmod 700 "$D"
+ssh-keygen -q -t ed25519 -N "" -f "$D/host" </dev/null
+ssh-keygen -q -t ed25519 -N "" -f "$D/id" </dev/null
+cp "$D/id.pub" "$D/authorized_keys"
+: >"$D/known_hosts"
+for h in 1 2; do
+	ns=$NA; [ $h = 2 ] && ns=$NB
+	cat >"$D/sshd_config.$h" <<EOC
+Port 22
+ListenAddress 10.77.0.$h
+HostKey $D/host
+PidFile $D/sshd.$h.pid
+AuthorizedKeysFile $D/authorized_keys
+PermitRootLogin yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+LogLevel ERROR
+EOC
+	ip netns exec "$ns" /usr/sbin/sshd -f "$D/sshd_config.$h" -E "$D/sshd.$h.log" ||
+		{ cat "$D/sshd.$h.log"; exit 1; }
+	wait_for 5 test -s "$D/sshd.$h.pid" || { echo "sshd $h did not start"; exit 1; }
+	echo "10.77.0.$h $(cat "$D/host.pub")" >>"$D/known_hosts"
+done
+H2=10.77.0.1,10.77.0.2
+# dtrun ARGS... inside the first namespace, reaching both hosts.
+nsrun() {
+	ip netns exec "$NA" "$B/dtrun" --launcher ssh -i "$D/id" \
+	    --ssh-option UserKnownHostsFile="$D/known_hosts" --ssh-agent-dir "$TRASH/agents" "$@"
+}
+
+test_expect_success 'each rank runs in its own host'"'"'s namespace, reached over the veth' '
+	nsrun -H $H2 --prefix "%h " sh -c "readlink /proc/self/ns/net; ip -o -4 addr show scope global | awk \"{print \\\$4}\"" >out &&
+	grep -qx "10.77.0.1 10.77.0.1/24" out && grep -qx "10.77.0.2 10.77.0.2/24" out &&
+	test $(grep "net:" out | cut -d" " -f2 | sort -u | wc -l) -eq 2
+'
+
+test_expect_success 'a rank on the second host reaches MASTER_ADDR:MASTER_PORT on the first' '
+	command -v python3 >/dev/null || { echo "no python3: skipped"; exit 0; }
+	nsrun -H $H2 --prefix "" python3 -c "
+import os, socket, time
+r, a, p = int(os.environ[\"RANK\"]), os.environ[\"MASTER_ADDR\"], int(os.environ[\"MASTER_PORT\"])
+if r == 0:
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((a, p)); s.listen(1); c, peer = s.accept()
+    print(\"rank 0 got\", c.recv(64).decode(), \"from\", peer[0])
+else:
+    for i in range(100):
+        try:
+            c = socket.create_connection((a, p)); break
+        except OSError:
+            time.sleep(0.05)
+    c.sendall(b\"hello\")
+" >out &&
+	grep -qx "rank 0 got hello from 10.77.0.2" out
+'
+
+test_expect_success 'fail-fast across namespaces: code, report, no survivors' '
+	test_expect_code 3 nsrun -H $H2 sh -c "echo \$\$ >$PWD/pid.\$RANK; [ \$RANK = 1 ] && { sleep 0.3; exit 3; }; exec sleep 300" 2>err &&
+	grep -q "rank 1 on 10.77.0.2 (pid [0-9]*) exited with code 3" err &&
+	wait_gone 5 pid.*
+'
+
+test_expect_success 'the link to a host goes down: its agent stops its ranks' '
+	# ip netns exec execs dtrun, so $! is dtrun.
+	ip netns exec "$NA" "$B/dtrun" --launcher ssh -i "$D/id" \
+	    --ssh-option UserKnownHostsFile="$D/known_hosts" --ssh-agent-dir "$TRASH/agents" \
+	    -H $H2 sh -c "echo \$\$ >$PWD/pid.\$RANK; exec sleep 300" 2>err &
+	d=$!
+	wait_for 15 eval "[ -s pid.0 ] && [ -s pid.1 ]" &&
+	ip -n "$NB" link set "vb$$" down &&
+	kill -9 $d && { wait $d || true; } &&
+	wait_gone 10 pid.0 &&
+	# Back up, the other host hears the retransmitted FIN and stops its rank.
+	ip -n "$NB" link set "vb$$" up &&
+	wait_gone 15 pid.1
+'
+
+ip -n "$NB" link set "vb$$" up
+
+test_expect_success '--sync-dst-dir copies to the other host'"'"'s namespace and runs there' '
+	command -v rsync >/dev/null || { echo "no rsync: skipped"; exit 0; }
+	mkdir src && echo data >src/f && cd src &&
+	ip netns exec "$NA" "$B/dtrun" --launcher ssh -i "$D/id" \
+	    --ssh-option UserKnownHostsFile="$D/known_hosts" --ssh-agent-dir "$TRASH/agents" \
+	    -H 10.77.0.2 --sync-dst-dir "$PWD/../copy" --prefix "" sh -c "pwd; cat f" >../out &&
+	cd .. && printf "%s\ndata\n" "$PWD/copy" >want && diff want out
+'
+
+test_done
