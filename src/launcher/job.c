@@ -579,6 +579,15 @@ rdzv_timeout_cb(void *arg, const char *msg)
 
 /* ARGSUSED */
 static void
+rdzv_join_cb(void *arg, int rank, int njoined)
+{
+	struct job	*j = arg;
+
+	status_add(j->st, ST_JOINED);
+}
+
+/* ARGSUSED */
+static void
 rdzv_joined_cb(void *arg)
 {
 	struct job	*j = arg;
@@ -625,6 +634,7 @@ job_rdzv_start(struct job *j, struct dt_err *e)
 	cfg.start_on_first_join = 1;
 	cfg.on_timeout = rdzv_timeout_cb;
 	cfg.on_all_joined = rdzv_joined_cb;
+	cfg.on_join = rdzv_join_cb;
 	cfg.arg = j;
 	rc = rdzv_server_new(j->base, &cfg, &j->rdzv, e);
 	free(ri);

@@ -418,6 +418,8 @@ server_bind(struct rdzv_server *s, struct rdzv_conn *c, int r)
 	if (!s->slots[r].joined) {
 		s->slots[r].joined = 1;
 		s->njoined++;
+		if (s->cfg.on_join != NULL)
+			s->cfg.on_join(s->cfg.arg, r, s->njoined);
 		if (s->njoined == 1 && s->startev != NULL &&
 		    s->cfg.start_on_first_join && s->njoined < s->world) {
 			struct timeval tv = tv_of(s->cfg.start_timeout);

@@ -57,6 +57,8 @@ struct rdzv_server_cfg {
 	 */
 	void		(*on_timeout)(void *arg, const char *msg);
 	void		(*on_all_joined)(void *arg);
+	/* A rank's first join, with how many have joined; may be NULL. */
+	void		(*on_join)(void *arg, int rank, int njoined);
 	void		*arg;
 };
 
