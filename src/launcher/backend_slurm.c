@@ -107,12 +107,14 @@ struct slurm {
 	int		 ofd;		/* srun's stdout and stderr */
 	struct event	*oev;
 	struct evbuffer	*obuf;
-	char		 last[512];	/* srun's last line */
+	char		 last[512];	/* srun's last error line, else last line */
+	int		 last_err;	/* last holds an error line */
+	int		 quiet;		/* we ended srun: its farewells are noise */
 	struct event	*timer;		/* --start-timeout */
 	int		 failing;	/* failing the unconnected hosts */
 };
 
-/* Logs srun's complete lines (all of them when at_eof), keeping the last. */
+/* Logs srun's complete lines (all of them when at_eof), keeping the one that says most. */
 static void
 srun_lines(struct slurm *s, int at_eof)
 {
@@ -129,9 +131,15 @@ srun_lines(struct slurm *s, int at_eof)
 		}
 		if (line == NULL)
 			return;
-		if (line[0] != '\0') {
-			log_warn("%s", line);
-			snprintf(s->last, sizeof(s->last), "%s", line);
+		if (line[0] != '\0' && s->quiet)
+			log_debug("%s", line);
+		else if (line[0] != '\0') {
+			log_notice("%s", line);
+			/* "Unable to confirm allocation" beats "Check SLURM_JOB_ID". */
+			if (strstr(line, "error") != NULL || !s->last_err) {
+				snprintf(s->last, sizeof(s->last), "%s", line);
+				s->last_err = strstr(line, "error") != NULL;
+			}
 		}
 		free(line);
 	}
@@ -405,8 +413,8 @@ slurm_timeout_cb(evutil_socket_t fd, short what, void *arg)
 
 	snprintf(msg, sizeof(msg), "its dtrun-agent did not connect to dtrun "
 	    "at %s within %g s (--start-timeout)%s%s", s->addr,
-	    s->hosts[0].o->start_timeout, s->last[0] ? "; srun's last words: " :
-	    "", s->last);
+	    s->hosts[0].o->start_timeout, s->last[0] ? "; srun said: " : "",
+	    s->last);
 	slurm_fail_waiting(s, msg);
 }
 
@@ -783,13 +791,15 @@ slurm_end(struct slurm *s)
 {
 	if (s->srun > 0 && !srun_wait(s, s->nconnected == s->nhosts ?
 	    SRUN_EXIT_SECS : 0)) {
-		/* srun ends the step on every node: no scancel needed. */
+		/* srun cancels its step on every node: no scancel needed. */
 		log_debug("srun pid %d still running: SIGTERM", (int)s->srun);
+		s->quiet = 1;
 		kill(s->srun, SIGTERM);
 		if (!srun_wait(s, SRUN_TERM_SECS)) {
-			log_error("srun pid %d did not end after SIGTERM: "
-			    "killing it (its step may need scancel)",
-			    (int)s->srun);
+			/* Its step is cancelled; srun only waits for the news. */
+			log_warn("srun pid %d still waiting for its step to end "
+			    "%d s after SIGTERM: killing it", (int)s->srun,
+			    SRUN_TERM_SECS);
 			kill(s->srun, SIGKILL);
 			waitpid(s->srun, NULL, 0);
 			s->srun = 0;
