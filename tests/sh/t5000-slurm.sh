@@ -42,6 +42,18 @@ test_expect_success 'sbatch: dtrun in a batch script' '
 	sort job.out >got && printf "0 0 of 2\n1 1 of 2\n" >want && diff want got
 '
 
+test_expect_success 'engine.yaml launcher: slurm, without the notice' '
+	cat >engine.yaml <<-\EOY &&
+	launcher: slurm
+	commands:
+	  - echo $RANK/$WORLD_SIZE
+	prefix: ""
+	EOY
+	in_alloc dtrun -f engine.yaml >out 2>err &&
+	sort out >got && printf "0/4\n1/4\n2/4\n3/4\n" >want && diff want got &&
+	! grep -q "using --launcher slurm" err
+'
+
 test_expect_success 'the agent secret is on no command line and in no rank' '
 	in_alloc dtrun -n 2 --prefix "" sh -c "ps -eo args >\$PWD/ps.\$RANK; env" >env &&
 	grep -q "dtrun-agent --connect 127.0.0.1:[0-9]*\$" ps.0 &&
