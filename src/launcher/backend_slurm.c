@@ -65,6 +65,7 @@
 #define SRUN_EXIT_SECS	5	/* for srun to end by itself after the job */
 #define SRUN_TERM_SECS	10	/* then after SIGTERM, before SIGKILL */
 #define ADDR_PROBE_MAX	16	/* hosts looked up to choose our address */
+#define SRUN_LINE_MAX	8192	/* longer srun lines are cut */
 
 extern char **environ;
 
@@ -107,12 +108,30 @@ struct slurm {
 	int		 ofd;		/* srun's stdout and stderr */
 	struct event	*oev;
 	struct evbuffer	*obuf;
-	char		 last[512];	/* srun's last error line, else last line */
-	int		 last_err;	/* last holds an error line */
+	char		 last[512];	/* the srun line that says most */
+	int		 last_worth;	/* srun_line_worth(last) */
 	int		 quiet;		/* we ended srun: its farewells are noise */
 	struct event	*timer;		/* --start-timeout */
 	int		 failing;	/* failing the unconnected hosts */
 };
+
+/*
+ * How much an srun line says about a failure: the agent's own complaints
+ * and specific errors ("Unable to confirm allocation", "execve(): ...")
+ * say more than srun's generic task reports and other chatter.
+ */
+static int
+srun_line_worth(const char *line)
+{
+	if (strncmp(line, "dtrun-agent:", 12) == 0)
+		return 2;
+	if (strstr(line, "error") == NULL)
+		return 0;
+	if (strstr(line, ": task ") != NULL && (strstr(line, ": Exited") !=
+	    NULL || strstr(line, ": Killed") != NULL))
+		return 1;
+	return 2;
+}
 
 /* Logs srun's complete lines (all of them when at_eof), keeping the one that says most. */
 static void
@@ -123,8 +142,11 @@ srun_lines(struct slurm *s, int at_eof)
 
 	for (;;) {
 		line = evbuffer_readln(s->obuf, &n, EVBUFFER_EOL_LF);
-		if (line == NULL && at_eof &&
-		    (n = evbuffer_get_length(s->obuf)) > 0) {
+		/* A last line without newline, or one that never ends. */
+		if (line == NULL && (n = evbuffer_get_length(s->obuf)) > 0 &&
+		    (at_eof || n >= SRUN_LINE_MAX)) {
+			if (n > SRUN_LINE_MAX)
+				n = SRUN_LINE_MAX;
 			line = xmalloc(n + 1);
 			evbuffer_remove(s->obuf, line, n);
 			line[n] = '\0';
@@ -135,10 +157,9 @@ srun_lines(struct slurm *s, int at_eof)
 			log_debug("%s", line);
 		else if (line[0] != '\0') {
 			log_notice("%s", line);
-			/* "Unable to confirm allocation" beats "Check SLURM_JOB_ID". */
-			if (strstr(line, "error") != NULL || !s->last_err) {
+			if (srun_line_worth(line) >= s->last_worth) {
 				snprintf(s->last, sizeof(s->last), "%s", line);
-				s->last_err = strstr(line, "error") != NULL;
+				s->last_worth = srun_line_worth(line);
 			}
 		}
 		free(line);
@@ -741,8 +762,7 @@ slurm_reaped(struct job_host *h, pid_t pid, int status)
 	if (sh == NULL || (s = sh->s)->srun != pid || pid <= 0)
 		return;
 	s->srun = 0;
-	while (!srun_read(s))
-		;		/* its last words, before we name them */
+	srun_read(s);		/* its last words, before we name them */
 	if (WIFSIGNALED(status))
 		snprintf(how, sizeof(how), "was killed by signal %d",
 		    WTERMSIG(status));

@@ -132,6 +132,11 @@ test_expect_success 'an agent that never connects: --start-timeout names the nod
 	wait_gone 10 agent.pid
 '
 
+test_expect_success 'agents that cannot reach dtrun: the agent'"'"'s own reason' '
+	test_expect_code 255 in_alloc env DTRUN_CONNECT_ADDR=no-such-host.invalid dtrun -n 2 true 2>err &&
+	grep -q "dtrun: localhost: srun exited with code 1 before this node'"'"'s dtrun-agent connected: dtrun-agent: localhost: cannot resolve no-such-host.invalid" err
+'
+
 test_expect_success 'srun itself failing: its message, exit 255' '
 	test_expect_code 255 env SLURM_JOB_ID=999999 SLURM_JOB_NODELIST=localhost SLURM_TASKS_PER_NODE=2 dtrun true 2>err &&
 	grep -q "dtrun: localhost: srun exited with code 1 before this node'"'"'s dtrun-agent connected: .*999999" err
