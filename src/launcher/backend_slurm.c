@@ -15,7 +15,9 @@
  * maps the connection to its host, and from then on it is the normal agent
  * protocol. Connections from unknown or already-connected nodes, or with a
  * wrong MAC, are dropped. A host whose agent has not connected within
- * --start-timeout, or when srun exits, fails the job with its name.
+ * --start-timeout, or when srun exits, fails the job with its name; so
+ * does one srun reports ("srun: error: NODE: task 1: Exited ...") before
+ * --kill-on-bad-exit's SIGTERM to the other agents is taken for the cause.
  *
  * srun's own output (and the agents' complaints, which srun forwards) is
  * logged line by line. At the end srun is waited for and reaped: it exits
@@ -66,6 +68,7 @@
 #define SRUN_TERM_SECS	10	/* then after SIGTERM, before SIGKILL */
 #define ADDR_PROBE_MAX	16	/* hosts looked up to choose our address */
 #define SRUN_LINE_MAX	8192	/* longer srun lines are cut */
+#define TASK_FAIL_MS	200	/* for srun to say why, after a task ended */
 
 extern char **environ;
 
@@ -89,6 +92,7 @@ struct shost {
 	struct sconn	*c;
 	struct dt_wbuf	 pending;
 	int		 paused;
+	int		 doomed;	/* its agent will not connect: to be failed */
 };
 
 /* The one srun and listener every host of the job shares. */
@@ -112,13 +116,69 @@ struct slurm {
 	int		 last_worth;	/* srun_line_worth(last) */
 	int		 quiet;		/* we ended srun: its farewells are noise */
 	struct event	*timer;		/* --start-timeout */
-	int		 failing;	/* failing the unconnected hosts */
+	int		 failing;	/* failing the doomed hosts */
+	struct event	*task_timer;	/* srun said agents ended: fail them soon */
 };
+
+static void	slurm_fail_tasks(struct slurm *);
+
+/* True if s, the end of an srun line, says tasks ended ("task 0: Killed"). */
+static int
+srun_task_ended(const char *s)
+{
+	return strstr(s, ": Exited") != NULL || strstr(s, ": Killed") != NULL ||
+	    strstr(s, ": Terminated") != NULL;
+}
+
+/* hf_expand's callback: dooms the host named, if its agent has not connected. */
+static int
+srun_doom_name(const char *name, size_t len, void *arg)
+{
+	struct slurm	*s = arg;
+	struct shost	*sh;
+	size_t		 i;
+
+	for (i = 0; i < s->nhosts; i++)
+		if (strcmp(s->hosts[i].ph->name, name) == 0 &&
+		    (sh = s->hosts[i].priv) != NULL && sh->c == NULL)
+			sh->doomed = 1;
+	return 0;
+}
+
+/*
+ * "srun: error: NODES: task(s) N: Exited with exit code X": the agents on
+ * NODES ended by themselves, so if they have not connected they never
+ * will ("Killed" and "Terminated" are what -K does to the others). Dooms
+ * those hosts; they fail in TASK_FAIL_MS, once srun has had time to say
+ * why (slurmstepd's execve error comes after this line).
+ */
+static void
+srun_task_line(struct slurm *s, const char *line)
+{
+	static const char	 pfx[] = "srun: error: ";
+	struct timeval		 tv = { 0, TASK_FAIL_MS * 1000 };
+	struct dt_err		 e;
+	const char		*end;
+	char			 spec[1024];
+
+	if (strncmp(line, pfx, sizeof(pfx) - 1) != 0)
+		return;
+	line += sizeof(pfx) - 1;
+	if ((end = strstr(line, ": task")) == NULL ||
+	    strstr(end, ": Exited") == NULL || (size_t)(end - line) >= sizeof(spec))
+		return;
+	memcpy(spec, line, end - line);
+	spec[end - line] = '\0';
+	if (hf_expand(spec, srun_doom_name, s, &e) > 0 && s->task_timer != NULL &&
+	    !event_pending(s->task_timer, EV_TIMEOUT, NULL))
+		event_add(s->task_timer, &tv);
+}
 
 /*
  * How much an srun line says about a failure: the agent's own complaints
  * and specific errors ("Unable to confirm allocation", "execve(): ...")
- * say more than srun's generic task reports and other chatter.
+ * say more than srun's generic task reports, the step's cancellation and
+ * other chatter.
  */
 static int
 srun_line_worth(const char *line)
@@ -127,8 +187,8 @@ srun_line_worth(const char *line)
 		return 2;
 	if (strstr(line, "error") == NULL)
 		return 0;
-	if (strstr(line, ": task ") != NULL && (strstr(line, ": Exited") !=
-	    NULL || strstr(line, ": Killed") != NULL))
+	if ((strstr(line, ": task") != NULL && srun_task_ended(line)) ||
+	    strstr(line, " CANCELLED AT ") != NULL)
 		return 1;
 	return 2;
 }
@@ -157,6 +217,7 @@ srun_lines(struct slurm *s, int at_eof)
 			log_debug("%s", line);
 		else if (line[0] != '\0') {
 			log_notice("%s", line);
+			srun_task_line(s, line);
 			if (srun_line_worth(line) >= s->last_worth) {
 				snprintf(s->last, sizeof(s->last), "%s", line);
 				s->last_worth = srun_line_worth(line);
@@ -308,6 +369,14 @@ sconn_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 	struct sconn	*c = arg;
 
 	if (c->h != NULL) {
+		/*
+		 * With --kill-on-bad-exit, an agent that failed to start makes
+		 * Slurm stop the others, which then report SIGTERM: name the
+		 * cause first.
+		 */
+		if (type == AP_ERROR &&
+		    event_pending(c->s->task_timer, EV_TIMEOUT, NULL))
+			slurm_fail_tasks(c->s);
 		job_host_frame(c->h, type, p, n);
 		return;
 	}
@@ -326,6 +395,9 @@ sconn_close(void *arg, int err, const char *why)
 {
 	struct sconn	*c = arg;
 
+	/* Slurm ending the step after another agent failed: that one first. */
+	if (c->h != NULL && event_pending(c->s->task_timer, EV_TIMEOUT, NULL))
+		slurm_fail_tasks(c->s);
 	if (c->h != NULL)
 		job_host_closed(c->h, err, why);
 	else
@@ -407,22 +479,69 @@ slurm_accept_cb(evutil_socket_t lfd, short what, void *arg)
 	}
 }
 
+/* Fails the doomed hosts whose agent has not connected, each named with msg. */
+static void
+slurm_fail_doomed(struct slurm *s, const char *msg)
+{
+	struct job_host	*h;
+	struct shost	*sh;
+	size_t		 i;
+
+	/* The first failure stops the job: its STOPs must not pre-empt msg. */
+	s->failing = 1;
+	for (i = 0; i < s->nhosts; i++) {
+		h = &s->hosts[i];
+		sh = h->priv;
+		if (!h->done && sh != NULL && sh->c == NULL && sh->doomed)
+			job_host_closed(h, DT_ERR_CLOSED, msg);
+	}
+	s->failing = 0;
+}
+
 /* Fails every host whose agent has not connected, each named with msg. */
 static void
 slurm_fail_waiting(struct slurm *s, const char *msg)
 {
-	struct job_host	*h;
+	struct shost	*sh;
 	size_t		 i;
 
-	/* The first failure stops the job: the STOPs must not pre-empt msg. */
-	s->failing = 1;
-	for (i = 0; i < s->nhosts; i++) {
-		h = &s->hosts[i];
-		if (!h->done && h->priv != NULL &&
-		    ((struct shost *)h->priv)->c == NULL)
-			job_host_closed(h, DT_ERR_TIMEOUT, msg);
+	for (i = 0; i < s->nhosts; i++)
+		if ((sh = s->hosts[i].priv) != NULL && sh->c == NULL)
+			sh->doomed = 1;
+	slurm_fail_doomed(s, msg);
+}
+
+/*
+ * srun said agents ended before connecting: fail their hosts, quoting
+ * srun. The reason (slurmstepd's execve error, the agent's complaint)
+ * trails srun's own line: give it a moment if it has not come yet.
+ */
+static void
+slurm_fail_tasks(struct slurm *s)
+{
+	struct pollfd	pfd;
+	char		msg[1280];
+	int		i;
+
+	event_del(s->task_timer);
+	srun_read(s);
+	for (i = 0; i < TASK_FAIL_MS / 10 && s->last_worth < 2 &&
+	    s->ofd >= 0; i++) {
+		pfd.fd = s->ofd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, 10) > 0)
+			srun_read(s);
 	}
-	s->failing = 0;
+	snprintf(msg, sizeof(msg), "its dtrun-agent ended before connecting "
+	    "to dtrun: %s", s->last);
+	slurm_fail_doomed(s, msg);
+}
+
+/* ARGSUSED */
+static void
+slurm_task_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	slurm_fail_tasks(arg);
 }
 
 /* ARGSUSED */
@@ -641,6 +760,8 @@ slurm_free(struct slurm *s)
 		close(s->lfd);
 	if (s->timer != NULL)
 		event_free(s->timer);
+	if (s->task_timer != NULL)
+		event_free(s->task_timer);
 	if (s->oev != NULL)
 		event_free(s->oev);
 	if (s->ofd >= 0)
@@ -674,6 +795,7 @@ slurm_setup(struct job_host *h, struct dt_err *e)
 		return NULL;
 	}
 	s->timer = evtimer_new(s->base, slurm_timeout_cb, s);
+	s->task_timer = evtimer_new(s->base, slurm_task_timer_cb, s);
 	if (t > 0) {
 		tv.tv_sec = (time_t)t;
 		tv.tv_usec = (suseconds_t)((t - tv.tv_sec) * 1e6);
@@ -721,7 +843,7 @@ slurm_send(struct job_host *h, const void *p, size_t n)
 	 * Not connected yet. A STOP means nothing will run here: the host is
 	 * done, and srun's step ends when we are. Anything else waits.
 	 */
-	if (!sh->s->failing && n > DT_FRAME_HDR && ((const uint8_t *)p)[4] == AP_STOP) {
+	if (!(sh->s->failing && sh->doomed) && n > DT_FRAME_HDR && ((const uint8_t *)p)[4] == AP_STOP) {
 		job_host_closed(h, DT_ERR_ABORTED, "stopped before its agent "
 		    "connected");
 		return DT_ERR_CLOSED;
@@ -772,6 +894,8 @@ slurm_reaped(struct job_host *h, pid_t pid, int status)
 	log_debug("srun %s", how);
 	if (s->nconnected == s->nhosts)
 		return;		/* the agents' links tell the rest */
+	if (event_pending(s->task_timer, EV_TIMEOUT, NULL))
+		slurm_fail_tasks(s);	/* srun named those nodes */
 	snprintf(msg, sizeof(msg), "srun %s before this node's dtrun-agent "
 	    "connected%s%s", how, s->last[0] ? ": " : "", s->last);
 	slurm_fail_waiting(s, msg);

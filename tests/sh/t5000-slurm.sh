@@ -120,7 +120,7 @@ test_expect_success 'an agent missing on the node: srun'"'"'s error, named, exit
 	cp "$B/dtrun-agent" "$SLURM_HIDDEN/dtrun-agent" &&
 	test_expect_code 255 in_alloc env DTRUN_AGENT="$SLURM_HIDDEN/dtrun-agent" dtrun -n 2 true 2>err &&
 	grep -q "execve(): $SLURM_HIDDEN/dtrun-agent: No such file or directory" err &&
-	grep -q "dtrun: localhost: srun exited with code 2 before this node'"'"'s dtrun-agent connected" err
+	grep -q "dtrun: localhost: its dtrun-agent ended before connecting to dtrun: .*execve(): $SLURM_HIDDEN/dtrun-agent: No such file or directory" err
 '
 
 test_expect_success 'an agent that never connects: --start-timeout names the node' '
@@ -134,7 +134,7 @@ test_expect_success 'an agent that never connects: --start-timeout names the nod
 
 test_expect_success 'agents that cannot reach dtrun: the agent'"'"'s own reason' '
 	test_expect_code 255 in_alloc env DTRUN_CONNECT_ADDR=no-such-host.invalid dtrun -n 2 true 2>err &&
-	grep -q "dtrun: localhost: srun exited with code 1 before this node'"'"'s dtrun-agent connected: dtrun-agent: localhost: cannot resolve no-such-host.invalid" err
+	grep -q "dtrun: localhost: its dtrun-agent ended before connecting to dtrun: dtrun-agent: localhost: cannot resolve no-such-host.invalid" err
 '
 
 test_expect_success 'srun itself failing: its message, exit 255' '
