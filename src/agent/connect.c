@@ -103,7 +103,7 @@ ac_mac(const uint8_t *secret, size_t slen, enum ac_role role,
 	const void	*p[4];
 	size_t		 len[4];
 
-	/* The label ends at its NUL, so "agent" can never read as "launcher". */
+	/* The label ends at its NUL: "agent" never reads as "launcher". */
 	p[0] = label;
 	len[0] = strlen(label) + 1;
 	p[1] = snonce;
@@ -150,7 +150,7 @@ ms_left(long long deadline)
 	return now >= deadline ? 0 : (int)(deadline - now);
 }
 
-/* Waits for fd to be ready for events before the deadline; 0, or DT_ERR_TIMEOUT / DT_ERR_SYS. */
+/* Waits for events on fd until the deadline; 0, DT_ERR_TIMEOUT or DT_ERR_SYS. */
 static int
 wait_fd(int fd, short events, long long deadline)
 {
@@ -264,7 +264,7 @@ split_addr(const char *addr, char *host, size_t hlen, const char **port)
 	return 0;
 }
 
-/* Connects to one of the addresses of host:port before the deadline; the fd or a DT_ERR_*. */
+/* Connects to an address of addr before the deadline; the fd or a DT_ERR_*. */
 static int
 dial_tcp(const char *addr, long long deadline, struct dt_err *e)
 {
@@ -294,7 +294,8 @@ dial_tcp(const char *addr, long long deadline, struct dt_err *e)
 		soerr = errno;
 		if (errno == EINPROGRESS) {
 			if ((rc = wait_fd(fd, POLLOUT, deadline)) != 0)
-				soerr = rc == DT_ERR_TIMEOUT ? ETIMEDOUT : errno;
+				soerr = rc == DT_ERR_TIMEOUT ? ETIMEDOUT :
+				    errno;
 			else {
 				sl = sizeof(soerr);
 				if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr,
@@ -334,7 +335,8 @@ ac_dial(const char *addr, const uint8_t *secret, size_t slen,
 		return fd;
 	dt_wbuf_init(&b);
 	memset(&a, 0, sizeof(a));
-	if ((n = read_frame(fd, AC_CHALLENGE, buf, sizeof(buf), deadline)) < 0) {
+	n = read_frame(fd, AC_CHALLENGE, buf, sizeof(buf), deadline);
+	if (n < 0) {
 		rc = n;
 		goto fail;
 	}

@@ -64,12 +64,14 @@ int	ac_get_welcome(const uint8_t *, size_t, uint8_t mac[AC_MAC_LEN]);
 
 /* Computes role's MAC over the nonces and the node name. */
 void	ac_mac(const uint8_t *secret, size_t slen, enum ac_role role,
-	    const uint8_t snonce[AC_NONCE_LEN], const uint8_t cnonce[AC_NONCE_LEN],
-	    const char *node, uint8_t mac[AC_MAC_LEN]);
+	    const uint8_t snonce[AC_NONCE_LEN],
+	    const uint8_t cnonce[AC_NONCE_LEN], const char *node,
+	    uint8_t mac[AC_MAC_LEN]);
 /* Recomputes role's MAC and compares in constant time; 1 if it matches. */
 int	ac_mac_ok(const uint8_t *secret, size_t slen, enum ac_role role,
-	    const uint8_t snonce[AC_NONCE_LEN], const uint8_t cnonce[AC_NONCE_LEN],
-	    const char *node, const uint8_t mac[AC_MAC_LEN]);
+	    const uint8_t snonce[AC_NONCE_LEN],
+	    const uint8_t cnonce[AC_NONCE_LEN], const char *node,
+	    const uint8_t mac[AC_MAC_LEN]);
 
 /*
  * Decodes the hex token of AC_TOKEN_ENV (dt_hex_encode makes it) into out,

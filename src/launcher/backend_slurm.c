@@ -92,7 +92,7 @@ struct shost {
 	struct sconn	*c;
 	struct dt_wbuf	 pending;
 	int		 paused;
-	int		 doomed;	/* its agent will not connect: to be failed */
+	int		 doomed;	/* its agent will not connect: fail it */
 };
 
 /* The one srun and listener every host of the job shares. */
@@ -114,10 +114,10 @@ struct slurm {
 	struct evbuffer	*obuf;
 	char		 last[512];	/* the srun line that says most */
 	int		 last_worth;	/* srun_line_worth(last) */
-	int		 quiet;		/* we ended srun: its farewells are noise */
+	int		 quiet;		/* we ended srun: farewells are noise */
 	struct event	*timer;		/* --start-timeout */
 	int		 failing;	/* failing the doomed hosts */
-	struct event	*task_timer;	/* srun said agents ended: fail them soon */
+	struct event	*task_timer;	/* srun said agents ended: fail soon */
 };
 
 static void	slurm_fail_tasks(struct slurm *);
@@ -130,7 +130,7 @@ srun_task_ended(const char *s)
 	    strstr(s, ": Terminated") != NULL;
 }
 
-/* hf_expand's callback: dooms the host named, if its agent has not connected. */
+/* hf_expand's callback: dooms the host named if its agent is not connected. */
 static int
 srun_doom_name(const char *name, size_t len, void *arg)
 {
@@ -165,12 +165,13 @@ srun_task_line(struct slurm *s, const char *line)
 		return;
 	line += sizeof(pfx) - 1;
 	if ((end = strstr(line, ": task")) == NULL ||
-	    strstr(end, ": Exited") == NULL || (size_t)(end - line) >= sizeof(spec))
+	    strstr(end, ": Exited") == NULL ||
+	    (size_t)(end - line) >= sizeof(spec))
 		return;
 	memcpy(spec, line, end - line);
 	spec[end - line] = '\0';
-	if (hf_expand(spec, srun_doom_name, s, &e) > 0 && s->task_timer != NULL &&
-	    !event_pending(s->task_timer, EV_TIMEOUT, NULL))
+	if (hf_expand(spec, srun_doom_name, s, &e) > 0 &&
+	    s->task_timer != NULL && !event_pending(s->task_timer, EV_TIMEOUT, NULL))
 		event_add(s->task_timer, &tv);
 }
 
@@ -193,7 +194,7 @@ srun_line_worth(const char *line)
 	return 2;
 }
 
-/* Logs srun's complete lines (all of them when at_eof), keeping the one that says most. */
+/* Logs srun's whole lines (all at EOF), keeping the one that says most. */
 static void
 srun_lines(struct slurm *s, int at_eof)
 {
@@ -362,7 +363,7 @@ sconn_answer(struct sconn *c, const uint8_t *p, size_t n)
 		event_del(s->timer);
 }
 
-/* A frame on an agent connection: the handshake's, then the agent protocol's. */
+/* A frame on an agent connection: the handshake's, then the agent's. */
 static void
 sconn_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 {
@@ -843,7 +844,8 @@ slurm_send(struct job_host *h, const void *p, size_t n)
 	 * Not connected yet. A STOP means nothing will run here: the host is
 	 * done, and srun's step ends when we are. Anything else waits.
 	 */
-	if (!(sh->s->failing && sh->doomed) && n > DT_FRAME_HDR && ((const uint8_t *)p)[4] == AP_STOP) {
+	if (!(sh->s->failing && sh->doomed) && n > DT_FRAME_HDR &&
+	    ((const uint8_t *)p)[4] == AP_STOP) {
 		job_host_closed(h, DT_ERR_ABORTED, "stopped before its agent "
 		    "connected");
 		return DT_ERR_CLOSED;
@@ -921,7 +923,7 @@ srun_wait(struct slurm *s, int secs)
 		now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 		if (now >= end)
 			return 0;
-		/* Its pipe wakes us for output; poll every 10 ms for the exit. */
+		/* Its pipe wakes us for output; check its exit each 10 ms. */
 		pfd.fd = s->ofd;
 		pfd.events = POLLIN;
 		if (poll(&pfd, s->ofd >= 0 ? 1 : 0, 10) > 0)
@@ -940,9 +942,9 @@ slurm_end(struct slurm *s)
 		s->quiet = 1;
 		kill(s->srun, SIGTERM);
 		if (!srun_wait(s, SRUN_TERM_SECS)) {
-			/* Its step is cancelled; srun only waits for the news. */
-			log_warn("srun pid %d still waiting for its step to end "
-			    "%d s after SIGTERM: killing it", (int)s->srun,
+			/* The step is cancelled; srun just awaits the news. */
+			log_warn("srun pid %d still waiting for its step to "
+			    "end %d s after SIGTERM: killing it", (int)s->srun,
 			    SRUN_TERM_SECS);
 			kill(s->srun, SIGKILL);
 			waitpid(s->srun, NULL, 0);

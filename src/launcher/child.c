@@ -1,4 +1,4 @@
-/* child.c -- posix_spawn for dtrun's helpers, with the fds and signals they need. */
+/* child.c -- posix_spawn for dtrun's helpers, with their fds and signals. */
 #include <sys/types.h>
 
 #include <fcntl.h>

@@ -5,7 +5,7 @@
 struct dt_err;
 struct hf_hosts;
 
-/* The id of the Slurm job we run inside ($SLURM_JOB_ID), or NULL outside one. */
+/* The id of the Slurm job we run in ($SLURM_JOB_ID), or NULL outside one. */
 const char	*slurm_job_id(void);
 
 /*

@@ -27,7 +27,8 @@ sha_compare(size_t n)
 		buf[i] = (uint8_t)(i * 131 + (i >> 7));
 	dt_sha256_init(&s);
 	for (off = 0, step = 1; off < n; off += step, step = step * 3 % 97 + 1)
-		dt_sha256_update(&s, buf + off, off + step > n ? n - off : step);
+		dt_sha256_update(&s, buf + off,
+		    off + step > n ? n - off : step);
 	dt_sha256_final(&s, ours);
 	SHA256(buf, n, theirs);
 	if (memcmp(ours, theirs, 32) != 0)
