@@ -5,10 +5,12 @@ set -u
 
 # build: compiler, pkg-config, the three libraries and OpenSSL's libcrypto
 # tests: sshd and ssh for the loopback hosts, rsync for sync, PyTorch for
-#        framework checks, procps/iproute2 for process and namespace checks
+#        framework checks, procps/iproute2 for process and namespace checks,
+#        slurm-wlm and munge for a private one-node Slurm cluster
 # fuzz: clang (libFuzzer)
 PKGS="gcc make pkg-config libevent-dev libyaml-dev libssh2-1-dev libssl-dev
-openssh-server openssh-client rsync python3 python3-torch procps iproute2 clang"
+openssh-server openssh-client rsync python3 python3-torch procps iproute2 clang
+slurm-wlm munge"
 
 missing=""
 for p in $PKGS; do

@@ -1,16 +1,60 @@
 /*
  * main.c -- dtrun-agent: one per host, started by dtrun over a pipe, ssh or
- * srun. It speaks the agent protocol on stdin/stdout; its stderr carries
- * only its own complaints.
+ * srun. It speaks the agent protocol on stdin/stdout, or under srun on a
+ * TCP connection to dtrun (--connect); its stderr carries only its own
+ * complaints.
  */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "agent.h"
 #include "kill.h"
+#include "connect.h"
+#include "err.h"
 #include "log.h"
 #include "agentproto.h"
+
+#define CONNECT_TIMEOUT_MS	60000
+
+/*
+ * --connect ADDR: dials dtrun with the secret from the environment (taken
+ * out of it, so ranks never see it), then runs the agent on the socket.
+ */
+static int
+agent_connect(const char *addr)
+{
+	struct dt_err	 e;
+	const char	*tok = getenv(AC_TOKEN_ENV), *node;
+	char		 host[HOST_NAME_MAX + 1];
+	uint8_t		 secret[AC_SECRET_MAX];
+	size_t		 slen;
+	int		 fd;
+
+	if (tok == NULL || ac_token_decode(tok, secret, sizeof(secret),
+	    &slen) != 0) {
+		log_error("--connect needs the job's agent secret in %s (dtrun "
+		    "sets it through srun)", AC_TOKEN_ENV);
+		return 2;
+	}
+	unsetenv(AC_TOKEN_ENV);
+	/* Slurm's name for this node is the one in dtrun's host list. */
+	if ((node = getenv("SLURMD_NODENAME")) == NULL || *node == '\0') {
+		if (gethostname(host, sizeof(host) - 1) != 0)
+			snprintf(host, sizeof(host), "localhost");
+		host[sizeof(host) - 1] = '\0';
+		node = host;
+	}
+	fd = ac_dial(addr, secret, slen, node, CONNECT_TIMEOUT_MS, &e);
+	memset(secret, 0, sizeof(secret));
+	if (fd < 0) {
+		log_error("%s: %s", node, e.msg);
+		return 1;
+	}
+	return agent_run(fd, fd);	/* its link closes fd */
+}
 
 int
 main(int argc, char **argv)
@@ -23,11 +67,16 @@ main(int argc, char **argv)
 	/* dtrun-kill -H runs "@dtrun-agent --kill ..." on each host. */
 	if (argc >= 2 && strcmp(argv[1], "--kill") == 0)
 		return kill_main(argc, argv);
+	/* Under Slurm the agent dials dtrun instead of being dialled. */
+	if (argc == 3 && strcmp(argv[1], "--connect") == 0)
+		return agent_connect(argv[2]);
 	if (argc != 1) {
-		fprintf(stderr, "usage: dtrun-agent [--version]\n"
+		fprintf(stderr, "usage: dtrun-agent [--version | --connect "
+		    "HOST:PORT]\n"
 		    "       dtrun-agent --kill [--all] [-w SECS] [-q] JOBID...\n"
 		    "dtrun-agent is started by dtrun; it speaks dtrun's agent "
-		    "protocol on stdin/stdout.\n");
+		    "protocol on stdin/stdout, or with --connect on a TCP\n"
+		    "connection to dtrun (under srun).\n");
 		return 2;
 	}
 	if (isatty(STDIN_FILENO)) {

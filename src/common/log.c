@@ -66,6 +66,18 @@ log_warn(const char *fmt, ...)
 }
 
 void
+log_notice(const char *fmt, ...)
+{
+	va_list	ap;
+
+	if (log_level < 0)
+		return;
+	va_start(ap, fmt);
+	log_vwrite("", fmt, ap);
+	va_end(ap);
+}
+
+void
 log_info(const char *fmt, ...)
 {
 	va_list	ap;

@@ -14,6 +14,8 @@ const char	*log_progname(void);
 
 void	 log_error(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
+/* Something the user should know that is not wrong; hidden by -q. */
+void	 log_notice(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
 

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "agentbin.h"
+#include "child.h"
 #include "err.h"
 #include "job.h"
 #include "link.h"
@@ -50,9 +50,6 @@ local_start(struct job_host *h, struct dt_err *e)
 {
 	struct local		*l;
 	struct link_cbs		 cbs;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t	 at;
-	sigset_t		 none, all;
 	char			 path[PATH_MAX];
 	char			*argv[2];
 	int			 sv[2], rc;
@@ -63,22 +60,9 @@ local_start(struct job_host *h, struct dt_err *e)
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "socketpair: %s",
 		    strerror(errno));
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
-	posix_spawnattr_init(&at);
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
-	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	argv[0] = "dtrun-agent";
 	argv[1] = NULL;
-	rc = posix_spawn(&pid, path, &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	rc = child_spawn(&pid, path, argv, environ, sv[1], sv[1], -1);
 	close(sv[1]);
 	if (rc != 0) {
 		close(sv[0]);

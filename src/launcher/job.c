@@ -91,6 +91,13 @@ job_base(struct job_host *h)
 	return h->job->base;
 }
 
+struct job_host *
+job_hosts(struct job_host *h, size_t *n)
+{
+	*n = h->job->plan->nhosts;
+	return h->job->hosts;
+}
+
 void
 job_make_id(char *buf, size_t len)
 {
@@ -718,6 +725,7 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 		j.hosts[i].index = i;
 		j.hosts[i].ph = &p->hosts[i];
 		j.hosts[i].be = o->launcher == LAUNCH_SSH ? &backend_ssh :
+		    o->launcher == LAUNCH_SLURM ? &backend_slurm :
 		    &backend_local;
 	}
 	/* Agents connect while the sync runs; the job goes out after both. */

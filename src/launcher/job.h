@@ -38,6 +38,7 @@ struct backend {
 
 extern const struct backend backend_local;
 extern const struct backend backend_ssh;
+extern const struct backend backend_slurm;
 
 struct job_host {
 	struct job		*job;
@@ -55,6 +56,8 @@ struct job_host {
 
 /* The event base every part of the job uses. */
 struct event_base *job_base(struct job_host *);
+/* Every host of h's job, in node-rank order, for backends that start all at once (srun). */
+struct job_host	*job_hosts(struct job_host *h, size_t *n);
 /* A frame arrived from h's agent. */
 void	job_host_frame(struct job_host *, uint8_t type, const uint8_t *, size_t);
 /* h's agent link ended; err 0 = clean EOF. */

@@ -15,6 +15,7 @@
 #include "plan.h"
 #include "prefix.h"
 #include "sync.h"
+#include "slurm.h"
 #include "xmalloc.h"
 
 /* Joins engine.yaml's commands into one "sh -c" word: run in order, stop at the first failure. */
@@ -124,7 +125,10 @@ plan_apply_config(struct opts *o, struct hf_config *c, struct dt_err *e)
 	return 0;
 }
 
-/* Gathers the hosts: -H/--hostfile, else engine.yaml's, else this machine. */
+/*
+ * Gathers the hosts: -H/--hostfile, else engine.yaml's, else the Slurm
+ * allocation (--launcher slurm, or by itself inside one), else this machine.
+ */
 static int
 plan_hosts(struct hf_hosts *hs, struct opts *o, struct hf_config *c,
     int *given, struct dt_err *e)
@@ -142,7 +146,14 @@ plan_hosts(struct hf_hosts *hs, struct opts *o, struct hf_config *c,
 		hf_hosts_init(&c->hosts);
 	} else if (hf_config_has(c, HF_C_HOSTFILE))
 		rc = hf_parse_file(hs, c->hostfile, e);
-	else {
+	else if (o->launcher == LAUNCH_SLURM ||
+	    (o->launcher == LAUNCH_AUTO && slurm_job_id() != NULL)) {
+		if (o->launcher == LAUNCH_AUTO)
+			log_notice("inside Slurm job %s: using --launcher slurm",
+			    slurm_job_id());
+		o->launcher = LAUNCH_SLURM;
+		rc = slurm_alloc_hosts(hs, e);
+	} else {
 		*given = 0;
 		snprintf(spec, sizeof(spec), "localhost:%d", o->nproc_per_node ?
 		    o->nproc_per_node : o->np ? o->np : 1);
@@ -211,9 +222,10 @@ plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 		o->launcher = given ? LAUNCH_SSH : LAUNCH_LOCAL;
 	if (rc == 0)
 		rc = sync_check(o, e);
-	if (rc == 0 && o->launcher == LAUNCH_SLURM)
-		rc = dt_errf(e, NULL, 0, 0, DT_ERR_UNSUPPORTED, "--launcher "
-		    "slurm: not in this build yet (use ssh or local)");
+	if (rc == 0 && o->launcher == LAUNCH_SLURM && slurm_job_id() == NULL)
+		rc = dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "--launcher slurm: "
+		    "not inside a Slurm allocation (run dtrun under salloc or "
+		    "in an sbatch script)");
 	if (rc == 0) {
 		memset(&po, 0, sizeof(po));
 		po.np = o->np;

@@ -8,6 +8,7 @@
 
 #include "err.h"
 #include "auth.h"
+#include "mac.h"
 
 /* Domain-separation labels: a worker's MAC can never pass as the server's. */
 static const char	label_worker[] = "dtrun-rdzv-1 worker";
@@ -62,52 +63,20 @@ rdzv_auth_check(const uint8_t *secret, size_t slen, enum rdzv_role role,
 int
 rdzv_hex_encode(const uint8_t *p, size_t n, char *out, size_t cap)
 {
-	static const char	digits[] = "0123456789abcdef";
-	size_t			i;
-
-	if (cap < 1 || (cap - 1) / 2 < n)
-		return DT_ERR_RANGE;
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[p[i] >> 4];
-		out[2 * i + 1] = digits[p[i] & 0xf];
-	}
-	out[2 * n] = '\0';
-	return 0;
-}
-
-/* The value of one hex digit, or -1. */
-static int
-hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return dt_hex_encode(p, n, out, cap) == 0 ? 0 : DT_ERR_RANGE;
 }
 
 int
 rdzv_hex_decode(const char *s, uint8_t *out, size_t cap, size_t *len)
 {
-	size_t	n = strlen(s), i;
-	int	hi, lo;
+	size_t	n = strlen(s);
 
 	*len = 0;
 	if (n % 2 != 0)
 		return DT_ERR_PARSE;
 	if (n / 2 > cap)
 		return DT_ERR_RANGE;
-	for (i = 0; i < n / 2; i++) {
-		hi = hex_digit(s[2 * i]);
-		lo = hex_digit(s[2 * i + 1]);
-		if (hi < 0 || lo < 0)
-			return DT_ERR_PARSE;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	*len = n / 2;
-	return 0;
+	return dt_hex_decode(s, out, cap, len) == 0 ? 0 : DT_ERR_PARSE;
 }
 
 int

@@ -1,0 +1,1014 @@
+/*
+ * backend_slurm.c -- agents on the nodes of a Slurm allocation, started by
+ * Slurm itself.
+ *
+ * On the first host's start we listen on a TCP port, make a fresh agent
+ * secret, and run one job step for every host at once:
+ *
+ *	srun --nodes=N --ntasks=N --ntasks-per-node=1 --nodelist=HOSTS
+ *	     --kill-on-bad-exit=1 --mpi=none --export=ALL
+ *	     dtrun-agent --connect ADDR:PORT
+ *
+ * The secret travels in srun's environment (AC_TOKEN_ENV), which srun
+ * hands to each agent, never on a command line. Each agent dials back,
+ * proves it knows the secret and says which node it is (connect.h); that
+ * maps the connection to its host, and from then on it is the normal agent
+ * protocol. Connections from unknown or already-connected nodes, or with a
+ * wrong MAC, are dropped. A host whose agent has not connected within
+ * --start-timeout, or when srun exits, fails the job with its name; so
+ * does one srun reports ("srun: error: NODE: task 1: Exited ...") before
+ * --kill-on-bad-exit's SIGTERM to the other agents is taken for the cause.
+ *
+ * srun's own output (and the agents' complaints, which srun forwards) is
+ * logged line by line. At the end srun is waited for and reaped: it exits
+ * once every agent has; if some agent never connected, srun gets SIGTERM,
+ * which makes it end the step on every node, no scancel needed.
+ */
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "agentbin.h"
+#include "agentproto.h"
+#include "child.h"
+#include "cli.h"
+#include "connect.h"
+#include "err.h"
+#include "hostfile.h"
+#include "job.h"
+#include "link.h"
+#include "log.h"
+#include "mac.h"
+#include "plan.h"
+#include "slurm.h"
+#include "strv.h"
+#include "xmalloc.h"
+
+#define HANDSHAKE_SECS	10	/* for one connection to prove itself */
+#define SRUN_EXIT_SECS	5	/* for srun to end by itself after the job */
+#define SRUN_TERM_SECS	10	/* then after SIGTERM, before SIGKILL */
+#define ADDR_PROBE_MAX	16	/* hosts looked up to choose our address */
+#define SRUN_LINE_MAX	8192	/* longer srun lines are cut */
+#define TASK_FAIL_MS	200	/* for srun to say why, after a task ended */
+
+extern char **environ;
+
+struct slurm;
+
+/* One TCP connection from an agent; h is set once it has authenticated. */
+struct sconn {
+	struct slurm	*s;
+	struct sconn	*next;		/* among those not yet authenticated */
+	int		 fd;
+	struct link	*link;
+	struct job_host	*h;
+	char		 peer[64];
+	uint8_t		 snonce[AC_NONCE_LEN];
+	struct event	*timer;
+};
+
+/* A host's part: its connection, and what the job sent before it came. */
+struct shost {
+	struct slurm	*s;
+	struct sconn	*c;
+	struct dt_wbuf	 pending;
+	int		 paused;
+	int		 doomed;	/* its agent will not connect: fail it */
+};
+
+/* The one srun and listener every host of the job shares. */
+struct slurm {
+	struct event_base *base;
+	struct job_host	*hosts;
+	size_t		 nhosts;
+	size_t		 refs;		/* shosts alive */
+	uint8_t		 secret[AC_SECRET_LEN];
+	int		 lfd;
+	struct event	*lev;
+	char		 addr[300];	/* what agents dial */
+	struct sconn	*conns;		/* handshaking */
+	size_t		 nconns;
+	size_t		 nconnected;
+	pid_t		 srun;		/* 0 once reaped */
+	int		 ofd;		/* srun's stdout and stderr */
+	struct event	*oev;
+	struct evbuffer	*obuf;
+	char		 last[512];	/* the srun line that says most */
+	int		 last_worth;	/* srun_line_worth(last) */
+	int		 quiet;		/* we ended srun: farewells are noise */
+	struct event	*timer;		/* --start-timeout */
+	int		 failing;	/* failing the doomed hosts */
+	struct event	*task_timer;	/* srun said agents ended: fail soon */
+};
+
+static void	slurm_fail_tasks(struct slurm *);
+
+/* True if s, the end of an srun line, says tasks ended ("task 0: Killed"). */
+static int
+srun_task_ended(const char *s)
+{
+	return strstr(s, ": Exited") != NULL || strstr(s, ": Killed") != NULL ||
+	    strstr(s, ": Terminated") != NULL;
+}
+
+/* hf_expand's callback: dooms the host named if its agent is not connected. */
+static int
+srun_doom_name(const char *name, size_t len, void *arg)
+{
+	struct slurm	*s = arg;
+	struct shost	*sh;
+	size_t		 i;
+
+	for (i = 0; i < s->nhosts; i++)
+		if (strcmp(s->hosts[i].ph->name, name) == 0 &&
+		    (sh = s->hosts[i].priv) != NULL && sh->c == NULL)
+			sh->doomed = 1;
+	return 0;
+}
+
+/*
+ * "srun: error: NODES: task(s) N: Exited with exit code X": the agents on
+ * NODES ended by themselves, so if they have not connected they never
+ * will ("Killed" and "Terminated" are what -K does to the others). Dooms
+ * those hosts; they fail in TASK_FAIL_MS, once srun has had time to say
+ * why (slurmstepd's execve error comes after this line).
+ */
+static void
+srun_task_line(struct slurm *s, const char *line)
+{
+	static const char	 pfx[] = "srun: error: ";
+	struct timeval		 tv = { 0, TASK_FAIL_MS * 1000 };
+	struct dt_err		 e;
+	const char		*end;
+	char			 spec[1024];
+
+	if (strncmp(line, pfx, sizeof(pfx) - 1) != 0)
+		return;
+	line += sizeof(pfx) - 1;
+	if ((end = strstr(line, ": task")) == NULL ||
+	    strstr(end, ": Exited") == NULL ||
+	    (size_t)(end - line) >= sizeof(spec))
+		return;
+	memcpy(spec, line, end - line);
+	spec[end - line] = '\0';
+	if (hf_expand(spec, srun_doom_name, s, &e) > 0 &&
+	    s->task_timer != NULL && !event_pending(s->task_timer, EV_TIMEOUT, NULL))
+		event_add(s->task_timer, &tv);
+}
+
+/*
+ * How much an srun line says about a failure: the agent's own complaints
+ * and specific errors ("Unable to confirm allocation", "execve(): ...")
+ * say more than srun's generic task reports, the step's cancellation and
+ * other chatter.
+ */
+static int
+srun_line_worth(const char *line)
+{
+	if (strncmp(line, "dtrun-agent:", 12) == 0)
+		return 2;
+	if (strstr(line, "error") == NULL)
+		return 0;
+	if ((strstr(line, ": task") != NULL && srun_task_ended(line)) ||
+	    strstr(line, " CANCELLED AT ") != NULL)
+		return 1;
+	return 2;
+}
+
+/* Logs srun's whole lines (all at EOF), keeping the one that says most. */
+static void
+srun_lines(struct slurm *s, int at_eof)
+{
+	char	*line;
+	size_t	 n;
+
+	for (;;) {
+		line = evbuffer_readln(s->obuf, &n, EVBUFFER_EOL_LF);
+		/* A last line without newline, or one that never ends. */
+		if (line == NULL && (n = evbuffer_get_length(s->obuf)) > 0 &&
+		    (at_eof || n >= SRUN_LINE_MAX)) {
+			if (n > SRUN_LINE_MAX)
+				n = SRUN_LINE_MAX;
+			line = xmalloc(n + 1);
+			evbuffer_remove(s->obuf, line, n);
+			line[n] = '\0';
+		}
+		if (line == NULL)
+			return;
+		if (line[0] != '\0' && s->quiet)
+			log_debug("%s", line);
+		else if (line[0] != '\0') {
+			log_notice("%s", line);
+			srun_task_line(s, line);
+			if (srun_line_worth(line) >= s->last_worth) {
+				snprintf(s->last, sizeof(s->last), "%s", line);
+				s->last_worth = srun_line_worth(line);
+			}
+		}
+		free(line);
+	}
+}
+
+/* Reads what srun wrote; closes the pipe at EOF. Returns 1 at EOF. */
+static int
+srun_read(struct slurm *s)
+{
+	int	n;
+
+	if (s->ofd < 0)
+		return 1;
+	while ((n = evbuffer_read(s->obuf, s->ofd, 65536)) > 0)
+		srun_lines(s, 0);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	srun_lines(s, 1);
+	if (s->oev != NULL)
+		event_free(s->oev);
+	s->oev = NULL;
+	close(s->ofd);
+	s->ofd = -1;
+	return 1;
+}
+
+/* ARGSUSED */
+static void
+srun_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	srun_read(arg);
+}
+
+/* Takes c off the list of handshaking connections. */
+static void
+sconn_unlist(struct sconn *c)
+{
+	struct slurm	*s = c->s;
+	struct sconn	**pp;
+
+	for (pp = &s->conns; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			s->nconns--;
+			break;
+		}
+	}
+}
+
+/* Drops a connection that is not (or no longer) a host's. */
+static void
+sconn_drop(struct sconn *c)
+{
+	sconn_unlist(c);
+	if (c->timer != NULL)
+		event_free(c->timer);
+	link_free(c->link);	/* closes fd; safe inside its callbacks */
+	free(c);
+}
+
+/* Finds the host named node that still waits for its agent. */
+static struct job_host *
+slurm_host(struct slurm *s, const char *node, const char **why)
+{
+	struct shost	*sh;
+	size_t		 i;
+
+	for (i = 0; i < s->nhosts; i++) {
+		if (strcmp(s->hosts[i].ph->name, node) != 0)
+			continue;
+		sh = s->hosts[i].priv;
+		if (sh == NULL || s->hosts[i].done)
+			*why = "has no agent in this job any more";
+		else if (sh->c != NULL)
+			*why = "already has its agent connected";
+		else
+			return &s->hosts[i];
+		return NULL;
+	}
+	*why = "is not a host of this job";
+	return NULL;
+}
+
+/* ANSWER from a handshaking connection: check it, and give it its host. */
+static void
+sconn_answer(struct sconn *c, const uint8_t *p, size_t n)
+{
+	struct slurm		*s = c->s;
+	struct ac_answer	 a;
+	struct job_host		*h;
+	struct shost		*sh;
+	struct dt_wbuf		 b;
+	const char		*why;
+	uint8_t			 mac[AC_MAC_LEN];
+
+	if (ac_get_answer(p, n, &a) != 0) {
+		log_warn("agent connection from %s: bad handshake: dropped",
+		    c->peer);
+		sconn_drop(c);
+		return;
+	}
+	if (!ac_mac_ok(s->secret, sizeof(s->secret), AC_ROLE_AGENT, c->snonce,
+	    a.cnonce, a.node, a.mac)) {
+		log_warn("agent connection from %s (node \"%s\") does not know "
+		    "the job's agent secret: dropped", c->peer, a.node);
+		free(a.node);
+		sconn_drop(c);
+		return;
+	}
+	if ((h = slurm_host(s, a.node, &why)) == NULL) {
+		log_warn("agent connection from %s: node \"%s\" %s: dropped",
+		    c->peer, a.node, why);
+		free(a.node);
+		sconn_drop(c);
+		return;
+	}
+	ac_mac(s->secret, sizeof(s->secret), AC_ROLE_LAUNCHER, c->snonce,
+	    a.cnonce, a.node, mac);
+	free(a.node);
+	dt_wbuf_init(&b);
+	ac_put_welcome(&b, mac);
+	link_send(c->link, b.p, b.len);
+	dt_wbuf_free(&b);
+
+	sconn_unlist(c);
+	event_free(c->timer);
+	c->timer = NULL;
+	c->h = h;
+	sh = h->priv;
+	sh->c = c;
+	if (sh->pending.len > 0)
+		link_send(c->link, sh->pending.p, sh->pending.len);
+	dt_wbuf_free(&sh->pending);
+	if (sh->paused)
+		link_pause(c->link, 1);
+	log_debug("%s: agent connected from %s", h->ph->name, c->peer);
+	if (++s->nconnected == s->nhosts && s->timer != NULL)
+		event_del(s->timer);
+}
+
+/* A frame on an agent connection: the handshake's, then the agent's. */
+static void
+sconn_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
+{
+	struct sconn	*c = arg;
+
+	if (c->h != NULL) {
+		/*
+		 * With --kill-on-bad-exit, an agent that failed to start makes
+		 * Slurm stop the others, which then report SIGTERM: name the
+		 * cause first.
+		 */
+		if (type == AP_ERROR &&
+		    event_pending(c->s->task_timer, EV_TIMEOUT, NULL))
+			slurm_fail_tasks(c->s);
+		job_host_frame(c->h, type, p, n);
+		return;
+	}
+	if (type != AC_ANSWER) {
+		log_warn("agent connection from %s: %s before the handshake: "
+		    "dropped", c->peer, ap_type_name(type));
+		sconn_drop(c);
+		return;
+	}
+	sconn_answer(c, p, n);
+}
+
+/* An agent connection ended. */
+static void
+sconn_close(void *arg, int err, const char *why)
+{
+	struct sconn	*c = arg;
+
+	/* Slurm ending the step after another agent failed: that one first. */
+	if (c->h != NULL && event_pending(c->s->task_timer, EV_TIMEOUT, NULL))
+		slurm_fail_tasks(c->s);
+	if (c->h != NULL)
+		job_host_closed(c->h, err, why);
+	else
+		sconn_drop(c);
+}
+
+/* ARGSUSED */
+static void
+sconn_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sconn	*c = arg;
+
+	log_warn("agent connection from %s: no handshake within %d s: dropped",
+	    c->peer, HANDSHAKE_SECS);
+	sconn_drop(c);
+}
+
+/* Takes one new connection: challenges it. */
+static void
+sconn_new(struct slurm *s, int fd, const struct sockaddr_storage *ss)
+{
+	struct sconn	*c;
+	struct link_cbs	 cbs;
+	struct dt_wbuf	 b;
+	struct timeval	 tv = { HANDSHAKE_SECS, 0 };
+	char		 host[INET6_ADDRSTRLEN];
+	int		 one = 1;
+
+	/* Agents come once per host: a flood beyond that is not ours. */
+	if (s->nconns >= s->nhosts + 64) {
+		close(fd);
+		return;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c = xcalloc(1, sizeof(*c));
+	c->s = s;
+	c->fd = fd;
+	if (getnameinfo((const struct sockaddr *)ss, sizeof(*ss), host,
+	    sizeof(host), NULL, 0, NI_NUMERICHOST) != 0)
+		snprintf(host, sizeof(host), "?");
+	snprintf(c->peer, sizeof(c->peer), "%s", host);
+	cbs.frame = sconn_frame;
+	cbs.close = sconn_close;
+	cbs.drain = NULL;
+	cbs.arg = c;
+	if (dt_random(c->snonce, sizeof(c->snonce)) != 0 ||
+	    (c->link = link_new(s->base, fd, fd, AP_FRAME_MAX, &cbs)) == NULL) {
+		close(fd);
+		free(c);
+		return;
+	}
+	c->timer = evtimer_new(s->base, sconn_timeout_cb, c);
+	event_add(c->timer, &tv);
+	c->next = s->conns;
+	s->conns = c;
+	s->nconns++;
+	dt_wbuf_init(&b);
+	ac_put_challenge(&b, c->snonce);
+	link_send(c->link, b.p, b.len);
+	dt_wbuf_free(&b);
+}
+
+/* ARGSUSED */
+static void
+slurm_accept_cb(evutil_socket_t lfd, short what, void *arg)
+{
+	struct slurm		*s = arg;
+	struct sockaddr_storage	 ss;
+	socklen_t		 sl;
+	int			 fd;
+
+	for (;;) {
+		sl = sizeof(ss);
+		fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK |
+		    SOCK_CLOEXEC);
+		if (fd == -1)
+			return;
+		sconn_new(s, fd, &ss);
+	}
+}
+
+/* Fails the doomed hosts whose agent has not connected, each named with msg. */
+static void
+slurm_fail_doomed(struct slurm *s, const char *msg)
+{
+	struct job_host	*h;
+	struct shost	*sh;
+	size_t		 i;
+
+	/* The first failure stops the job: its STOPs must not pre-empt msg. */
+	s->failing = 1;
+	for (i = 0; i < s->nhosts; i++) {
+		h = &s->hosts[i];
+		sh = h->priv;
+		if (!h->done && sh != NULL && sh->c == NULL && sh->doomed)
+			job_host_closed(h, DT_ERR_CLOSED, msg);
+	}
+	s->failing = 0;
+}
+
+/* Fails every host whose agent has not connected, each named with msg. */
+static void
+slurm_fail_waiting(struct slurm *s, const char *msg)
+{
+	struct shost	*sh;
+	size_t		 i;
+
+	for (i = 0; i < s->nhosts; i++)
+		if ((sh = s->hosts[i].priv) != NULL && sh->c == NULL)
+			sh->doomed = 1;
+	slurm_fail_doomed(s, msg);
+}
+
+/*
+ * srun said agents ended before connecting: fail their hosts, quoting
+ * srun. The reason (slurmstepd's execve error, the agent's complaint)
+ * trails srun's own line: give it a moment if it has not come yet.
+ */
+static void
+slurm_fail_tasks(struct slurm *s)
+{
+	struct pollfd	pfd;
+	char		msg[1280];
+	int		i;
+
+	event_del(s->task_timer);
+	srun_read(s);
+	for (i = 0; i < TASK_FAIL_MS / 10 && s->last_worth < 2 &&
+	    s->ofd >= 0; i++) {
+		pfd.fd = s->ofd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, 10) > 0)
+			srun_read(s);
+	}
+	snprintf(msg, sizeof(msg), "its dtrun-agent ended before connecting "
+	    "to dtrun: %s", s->last);
+	slurm_fail_doomed(s, msg);
+}
+
+/* ARGSUSED */
+static void
+slurm_task_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	slurm_fail_tasks(arg);
+}
+
+/* ARGSUSED */
+static void
+slurm_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct slurm	*s = arg;
+	char		 msg[1280];
+
+	snprintf(msg, sizeof(msg), "its dtrun-agent did not connect to dtrun "
+	    "at %s within %g s (--start-timeout)%s%s", s->addr,
+	    s->hosts[0].o->start_timeout, s->last[0] ? "; srun said: " : "",
+	    s->last);
+	slurm_fail_waiting(s, msg);
+}
+
+/* True if sa is a loopback address. */
+static int
+is_loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr)
+		    >> 24) == 127;
+	if (sa->sa_family == AF_INET6)
+		return IN6_IS_ADDR_LOOPBACK(
+		    &((const struct sockaddr_in6 *)sa)->sin6_addr);
+	return 0;
+}
+
+/*
+ * Chooses the address agents dial: $DTRUN_CONNECT_ADDR; else our source
+ * address on the route to the first host that is not loopback; else
+ * loopback if every host is (a one-machine cluster); else our hostname.
+ * Sets *family for the listener and *local when loopback will do.
+ */
+static void
+slurm_pick_addr(struct slurm *s, char *buf, size_t len, int *family,
+    int *local)
+{
+	struct addrinfo		 hints, *ai;
+	struct sockaddr_storage	 ss;
+	socklen_t		 sl;
+	const char		*env = getenv("DTRUN_CONNECT_ADDR");
+	size_t			 i, nloop = 0;
+	int			 fd, found = 0;
+
+	*family = AF_INET;
+	*local = 0;
+	if (env != NULL && *env != '\0') {
+		snprintf(buf, len, "%s", env);
+		*family = strchr(env, ':') != NULL ? AF_INET6 : AF_INET;
+		return;
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_DGRAM;
+	for (i = 0; i < s->nhosts && i < ADDR_PROBE_MAX && !found; i++) {
+		if (getaddrinfo(s->hosts[i].ph->name, "9", &hints, &ai) != 0)
+			continue;
+		if (is_loopback(ai->ai_addr))
+			nloop++;
+		else if ((fd = socket(ai->ai_family, SOCK_DGRAM | SOCK_CLOEXEC,
+		    0)) != -1) {
+			/* A UDP "connect" sends nothing; it picks the route. */
+			sl = sizeof(ss);
+			if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+			    getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
+			    getnameinfo((struct sockaddr *)&ss, sl, buf, len,
+			    NULL, 0, NI_NUMERICHOST) == 0) {
+				*family = ss.ss_family;
+				found = 1;
+			}
+			close(fd);
+		}
+		freeaddrinfo(ai);
+	}
+	if (found)
+		return;
+	if (nloop > 0 && nloop == s->nhosts) {
+		snprintf(buf, len, "127.0.0.1");
+		*local = 1;
+	} else if (gethostname(buf, len) != 0)
+		snprintf(buf, len, "localhost");
+}
+
+/* Opens the listener agents dial and sets s->addr. Returns 0 or an error. */
+static int
+slurm_listen(struct slurm *s, struct dt_err *e)
+{
+	struct sockaddr_storage	 ss;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
+	socklen_t		 sl;
+	char			 host[256];
+	int			 family, local, port;
+
+	slurm_pick_addr(s, host, sizeof(host), &family, &local);
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_family = family;
+	if (family == AF_INET6) {
+		sin6->sin6_addr = in6addr_any;
+		sl = sizeof(*sin6);
+	} else {
+		sin->sin_addr.s_addr = htonl(local ? INADDR_LOOPBACK :
+		    INADDR_ANY);
+		sl = sizeof(*sin);
+	}
+	if ((s->lfd = socket(family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1 ||
+	    bind(s->lfd, (struct sockaddr *)&ss, sl) == -1 ||
+	    listen(s->lfd, 1024) == -1 ||
+	    getsockname(s->lfd, (struct sockaddr *)&ss, &sl) == -1)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "cannot listen for "
+		    "agents: %s", strerror(errno));
+	port = ntohs(family == AF_INET6 ? sin6->sin6_port : sin->sin_port);
+	snprintf(s->addr, sizeof(s->addr), strchr(host, ':') != NULL ?
+	    "[%s]:%d" : "%s:%d", host, port);
+	s->lev = event_new(s->base, s->lfd, EV_READ | EV_PERSIST,
+	    slurm_accept_cb, s);
+	event_add(s->lev, NULL);
+	log_debug("agents connect to %s", s->addr);
+	return 0;
+}
+
+/* srun's command line: one agent on each of the job's hosts. */
+static void
+slurm_argv(struct slurm *s, const char *srun, const char *agent,
+    struct strv *av)
+{
+	size_t	 i, len = 0;
+	char	*list, *p;
+
+	for (i = 0; i < s->nhosts; i++)
+		len += strlen(s->hosts[i].ph->name) + 1;
+	list = p = xmalloc(len + 1);
+	for (i = 0; i < s->nhosts; i++)
+		p += sprintf(p, "%s%s", i ? "," : "", s->hosts[i].ph->name);
+	strv_addf(av, "%s", srun);
+	strv_addf(av, "--nodes=%zu", s->nhosts);
+	strv_addf(av, "--ntasks=%zu", s->nhosts);
+	strv_addf(av, "--ntasks-per-node=1");
+	strv_addf(av, "--nodelist=%s", list);
+	strv_addf(av, "--kill-on-bad-exit=1");
+	/* The agents are not MPI processes; their ranks bring their own. */
+	strv_addf(av, "--mpi=none");
+	/* The secret is in our environment: make sure srun passes it on. */
+	strv_addf(av, "--export=ALL");
+	strv_addf(av, "--job-name=dtrun-agent");
+	strv_addf(av, "%s", agent);
+	strv_addf(av, "--connect");
+	strv_addf(av, "%s", s->addr);
+	free(list);
+}
+
+/* Starts srun with the secret in its environment and its output on a pipe. */
+static int
+slurm_spawn(struct slurm *s, struct dt_err *e)
+{
+	struct strv		 av = { 0 }, ev = { 0 };
+	const char		*srun = getenv("DTRUN_SRUN");
+	char			 agent[PATH_MAX];
+	char			 tok[2 * AC_SECRET_LEN + 1];
+	size_t			 i, n;
+	int			 pfd[2], rc;
+
+	if ((rc = agentbin_path(agent, sizeof(agent), e)) != 0)
+		return rc;
+	if (srun == NULL || *srun == '\0')
+		srun = "srun";
+	if (pipe2(pfd, O_CLOEXEC) == -1)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "pipe: %s",
+		    strerror(errno));
+	slurm_argv(s, srun, agent, &av);
+	n = strlen(AC_TOKEN_ENV);
+	for (i = 0; environ[i] != NULL; i++)
+		if (strncmp(environ[i], AC_TOKEN_ENV, n) != 0 ||
+		    environ[i][n] != '=')
+			strv_addf(&ev, "%s", environ[i]);
+	dt_hex_encode(s->secret, sizeof(s->secret), tok, sizeof(tok));
+	strv_setf(&ev, AC_TOKEN_ENV, "%s", tok);
+	memset(tok, 0, sizeof(tok));
+
+	rc = child_spawn(&s->srun, srun, av.v, ev.v, -1, pfd[1], pfd[1]);
+	for (i = 0; i < ev.n; i++)
+		if (strncmp(ev.v[i], AC_TOKEN_ENV "=", n + 1) == 0)
+			memset(ev.v[i], 0, strlen(ev.v[i]));
+	strv_free(&av);
+	strv_free(&ev);
+	close(pfd[1]);
+	if (rc != 0) {
+		close(pfd[0]);
+		s->srun = 0;
+		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "cannot run %s: %s%s",
+		    srun, strerror(rc), rc == ENOENT ? " (is Slurm installed "
+		    "here? DTRUN_SRUN names another srun)" : "");
+	}
+	s->ofd = pfd[0];
+	fcntl(s->ofd, F_SETFL, fcntl(s->ofd, F_GETFL) | O_NONBLOCK);
+	s->obuf = evbuffer_new();
+	s->oev = event_new(s->base, s->ofd, EV_READ | EV_PERSIST, srun_read_cb,
+	    s);
+	event_add(s->oev, NULL);
+	log_debug("srun pid %d: %zu agent%s", (int)s->srun, s->nhosts,
+	    s->nhosts == 1 ? "" : "s");
+	return 0;
+}
+
+/* Frees what slurm_setup made; srun must be gone or never started. */
+static void
+slurm_free(struct slurm *s)
+{
+	while (s->conns != NULL)
+		sconn_drop(s->conns);
+	if (s->lev != NULL)
+		event_free(s->lev);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	if (s->timer != NULL)
+		event_free(s->timer);
+	if (s->task_timer != NULL)
+		event_free(s->task_timer);
+	if (s->oev != NULL)
+		event_free(s->oev);
+	if (s->ofd >= 0)
+		close(s->ofd);
+	if (s->obuf != NULL)
+		evbuffer_free(s->obuf);
+	memset(s->secret, 0, sizeof(s->secret));
+	free(s);
+}
+
+/* The shared part, made by the first host: secret, listener, srun, timer. */
+static struct slurm *
+slurm_setup(struct job_host *h, struct dt_err *e)
+{
+	struct slurm	*s;
+	struct timeval	 tv;
+	double		 t = h->o->start_timeout;
+
+	s = xcalloc(1, sizeof(*s));
+	s->base = job_base(h);
+	s->hosts = job_hosts(h, &s->nhosts);
+	s->lfd = s->ofd = -1;
+	if (dt_random(s->secret, sizeof(s->secret)) != 0) {
+		dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "getrandom: %s",
+		    strerror(errno));
+		slurm_free(s);
+		return NULL;
+	}
+	if (slurm_listen(s, e) != 0 || slurm_spawn(s, e) != 0) {
+		slurm_free(s);
+		return NULL;
+	}
+	s->timer = evtimer_new(s->base, slurm_timeout_cb, s);
+	s->task_timer = evtimer_new(s->base, slurm_task_timer_cb, s);
+	if (t > 0) {
+		tv.tv_sec = (time_t)t;
+		tv.tv_usec = (suseconds_t)((t - tv.tv_sec) * 1e6);
+		event_add(s->timer, &tv);
+	}
+	return s;
+}
+
+static int
+slurm_start(struct job_host *h, struct dt_err *e)
+{
+	struct job_host	*hosts;
+	struct shost	*sh;
+	struct slurm	*s;
+	size_t		 n;
+
+	/* The first host starts them all; the others share its srun. */
+	hosts = job_hosts(h, &n);
+	if (h == &hosts[0]) {
+		if ((s = slurm_setup(h, e)) == NULL)
+			return e->code;
+	} else if (hosts[0].priv == NULL)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "srun was not "
+		    "started");
+	else
+		s = ((struct shost *)hosts[0].priv)->s;
+	sh = xcalloc(1, sizeof(*sh));
+	sh->s = s;
+	dt_wbuf_init(&sh->pending);
+	s->refs++;
+	h->priv = sh;
+	return 0;
+}
+
+static int
+slurm_send(struct job_host *h, const void *p, size_t n)
+{
+	struct shost	*sh = h->priv;
+
+	if (sh == NULL)
+		return DT_ERR_CLOSED;
+	if (sh->c != NULL)
+		return link_send(sh->c->link, p, n);
+	/*
+	 * Not connected yet. A STOP means nothing will run here: the host is
+	 * done, and srun's step ends when we are. Anything else waits.
+	 */
+	if (!(sh->s->failing && sh->doomed) && n > DT_FRAME_HDR &&
+	    ((const uint8_t *)p)[4] == AP_STOP) {
+		job_host_closed(h, DT_ERR_ABORTED, "stopped before its agent "
+		    "connected");
+		return DT_ERR_CLOSED;
+	}
+	dt_wbuf_put(&sh->pending, p, n);
+	return sh->pending.oom ? DT_ERR_NOMEM : 0;
+}
+
+static void
+slurm_pause(struct job_host *h, int on)
+{
+	struct shost	*sh = h->priv;
+
+	if (sh == NULL)
+		return;
+	sh->paused = on;
+	if (sh->c != NULL)
+		link_pause(sh->c->link, on);
+}
+
+static void
+slurm_kill(struct job_host *h)
+{
+	struct shost	*sh = h->priv;
+
+	/* The agent sees its link close and stops its ranks itself. */
+	if (sh != NULL && sh->c != NULL)
+		shutdown(sh->c->fd, SHUT_RDWR);
+}
+
+static void
+slurm_reaped(struct job_host *h, pid_t pid, int status)
+{
+	struct shost	*sh = h->priv;
+	struct slurm	*s;
+	char		 how[64], msg[1280];
+
+	if (sh == NULL || (s = sh->s)->srun != pid || pid <= 0)
+		return;
+	s->srun = 0;
+	srun_read(s);		/* its last words, before we name them */
+	if (WIFSIGNALED(status))
+		snprintf(how, sizeof(how), "was killed by signal %d",
+		    WTERMSIG(status));
+	else
+		snprintf(how, sizeof(how), "exited with code %d",
+		    WEXITSTATUS(status));
+	log_debug("srun %s", how);
+	if (s->nconnected == s->nhosts)
+		return;		/* the agents' links tell the rest */
+	if (event_pending(s->task_timer, EV_TIMEOUT, NULL))
+		slurm_fail_tasks(s);	/* srun named those nodes */
+	snprintf(msg, sizeof(msg), "srun %s before this node's dtrun-agent "
+	    "connected%s%s", how, s->last[0] ? ": " : "", s->last);
+	slurm_fail_waiting(s, msg);
+}
+
+/* Waits up to secs for srun to exit, logging its output; 1 if it has. */
+static int
+srun_wait(struct slurm *s, int secs)
+{
+	struct pollfd	pfd;
+	struct timespec	ts;
+	long long	end, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	end = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + secs * 1000;
+	for (;;) {
+		if (waitpid(s->srun, NULL, WNOHANG) == s->srun) {
+			s->srun = 0;
+			srun_read(s);
+			return 1;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		if (now >= end)
+			return 0;
+		/* Its pipe wakes us for output; check its exit each 10 ms. */
+		pfd.fd = s->ofd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, s->ofd >= 0 ? 1 : 0, 10) > 0)
+			srun_read(s);
+	}
+}
+
+/* The job is over: srun ends when its agents have; it must not outlive us. */
+static void
+slurm_end(struct slurm *s)
+{
+	if (s->srun > 0 && !srun_wait(s, s->nconnected == s->nhosts ?
+	    SRUN_EXIT_SECS : 0)) {
+		/* srun cancels its step on every node: no scancel needed. */
+		log_debug("srun pid %d still running: SIGTERM", (int)s->srun);
+		s->quiet = 1;
+		kill(s->srun, SIGTERM);
+		if (!srun_wait(s, SRUN_TERM_SECS)) {
+			/* The step is cancelled; srun just awaits the news. */
+			log_warn("srun pid %d still waiting for its step to "
+			    "end %d s after SIGTERM: killing it", (int)s->srun,
+			    SRUN_TERM_SECS);
+			kill(s->srun, SIGKILL);
+			waitpid(s->srun, NULL, 0);
+			s->srun = 0;
+		}
+	}
+	slurm_free(s);
+}
+
+static void
+slurm_hfree(struct job_host *h)
+{
+	struct shost	*sh = h->priv;
+	struct slurm	*s;
+
+	if (sh == NULL)
+		return;
+	s = sh->s;
+	if (sh->c != NULL) {
+		link_free(sh->c->link);
+		free(sh->c);
+	}
+	dt_wbuf_free(&sh->pending);
+	free(sh);
+	h->priv = NULL;
+	if (--s->refs == 0)
+		slurm_end(s);
+}
+
+const struct backend backend_slurm = {
+	.name = "slurm",
+	.same_machine = 0,
+	.start = slurm_start,
+	.send = slurm_send,
+	.pause = slurm_pause,
+	.kill = slurm_kill,
+	.reaped = slurm_reaped,
+	.free = slurm_hfree,
+};
+
+int
+slurm_alloc_hosts(struct hf_hosts *hs, struct dt_err *e)
+{
+	const char	*id = slurm_job_id();
+	const char	*nodes = getenv("SLURM_JOB_NODELIST");
+
+	if (id == NULL)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "--launcher "
+		    "slurm: not inside a Slurm allocation (run dtrun under "
+		    "salloc or in an sbatch script)");
+	if (nodes == NULL)
+		nodes = getenv("SLURM_NODELIST");
+	if (nodes == NULL || *nodes == '\0')
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "Slurm job %s: "
+		    "SLURM_JOB_NODELIST is not set", id);
+	return hf_from_slurm(hs, nodes, getenv("SLURM_TASKS_PER_NODE"), e);
+}
+
+const char *
+slurm_job_id(void)
+{
+	const char	*id = getenv("SLURM_JOB_ID");
+
+	if (id == NULL || *id == '\0')
+		id = getenv("SLURM_JOBID");
+	return id != NULL && *id != '\0' ? id : NULL;
+}
