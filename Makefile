@@ -110,7 +110,10 @@ BENCH_TARGETS :=
 include $(wildcard mk/*.mk)
 
 fuzz: $(FUZZ_TARGETS)
-bench: all $(BENCH_TARGETS)
+bench: bench-deps all $(BENCH_TARGETS)
+
+bench-deps:
+	@sh scripts/deps.sh bench
 
 deps:
 	@sh scripts/deps.sh
@@ -155,4 +158,4 @@ install: all
 clean:
 	rm -rf $(B) build-asan build-fuzz
 
-.PHONY: all deps test check demo asan install clean fuzz bench
+.PHONY: all deps test check demo asan install clean fuzz bench bench-deps

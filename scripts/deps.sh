@@ -1,5 +1,5 @@
 #!/bin/sh
-# deps.sh -- installs the Debian packages that dtrun's build and tests need,
+# deps.sh [bench] -- installs the Debian packages that dtrun's build and tests need,
 # only those missing. As root it runs apt-get; otherwise it prints the line.
 set -u
 
@@ -11,6 +11,9 @@ set -u
 PKGS="gcc make pkg-config libevent-dev libyaml-dev libssh2-1-dev libssl-dev
 openssh-server openssh-client rsync python3 python3-torch procps iproute2 clang
 slurm-wlm munge"
+
+# deps.sh bench: also the peers the benchmarks compare against, and hyperfine.
+[ "${1:-}" = bench ] && PKGS="$PKGS hyperfine openmpi-bin pdsh pssh"
 
 missing=""
 for p in $PKGS; do
