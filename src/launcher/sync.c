@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "child.h"
 #include "cli.h"
 #include "err.h"
 #include "log.h"
@@ -593,9 +593,6 @@ static void
 sync_host_start(struct shost *sh)
 {
 	struct sync		*s = sh->s;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t	 at;
-	sigset_t		 none, all;
 	struct strv		 v = { 0 };
 	struct dt_err		 e;
 	char			 msg[1024], dir[PATH_MAX];
@@ -624,21 +621,8 @@ sync_host_start(struct shost *sh)
 		strv_free(&v);
 		return;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, s->devnull, 0);
-	posix_spawn_file_actions_adddup2(&fa, ofd, 1);
-	posix_spawn_file_actions_adddup2(&fa, efd, 2);
-	posix_spawnattr_init(&at);
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
-	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	rc = posix_spawnp(&sh->pid, "rsync", &fa, &at, v.v, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	rc = child_spawn(&sh->pid, "rsync", v.v, environ, s->devnull, ofd,
+	    efd);
 	close(ofd);
 	close(efd);
 	strv_free(&v);
