@@ -84,12 +84,12 @@ $(B)/dtrun-kill: $(call obj,$(KILL_SRC)) $(LIBS_ALL)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 # Workers link libdtcomm: it exports dtcomm_* alone (src/comm/dtcomm.map)
-# and pulls in only the rendezvous client's objects, so it needs just
-# libcrypto and libdl.
+# and pulls in only the rendezvous client's objects (HMAC in plain C), so
+# it needs just libc and libdl.
 $(B)/libdtcomm.so: $(call obj,$(COMM_SRC)) $(LIBRDZV) $(LIBCOMMON) src/comm/dtcomm.map
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libdtcomm.so.0 \
 	    -Wl,--version-script,src/comm/dtcomm.map -Wl,--no-undefined -o $@ \
-	    $(call obj,$(COMM_SRC)) $(LIBRDZV) $(LIBCOMMON) -lcrypto -ldl
+	    $(call obj,$(COMM_SRC)) $(LIBRDZV) $(LIBCOMMON) -ldl
 
 # Programs linked with -ldtcomm look for its soname at run time.
 $(B)/libdtcomm.so.0: $(B)/libdtcomm.so

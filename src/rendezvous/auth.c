@@ -1,10 +1,11 @@
-/* auth.c -- job secrets, hex tokens and the HMAC challenge-response. */
+/*
+ * auth.c -- job secrets, hex tokens and the HMAC challenge-response, on the
+ * plain-C SHA-256 of src/common/mac.c (checked against OpenSSL in the unit
+ * tests): workers linking libdtcomm need no libcrypto, and a local job
+ * never loads it.
+ */
+#include <errno.h>
 #include <string.h>
-
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
 
 #include "err.h"
 #include "auth.h"
@@ -17,9 +18,9 @@ static const char	label_server[] = "dtrun-rdzv-1 server";
 int
 rdzv_auth_random(uint8_t *buf, size_t len, struct dt_err *e)
 {
-	if (len > (size_t)INT32_MAX || RAND_bytes(buf, (int)len) != 1)
+	if (dt_random(buf, len) != 0)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS,
-		    "cannot get %zu random bytes from libcrypto", len);
+		    "cannot get %zu random bytes: %s", len, strerror(errno));
 	return 0;
 }
 
@@ -28,20 +29,19 @@ rdzv_auth_mac(const uint8_t *secret, size_t slen, enum rdzv_role role,
     const uint8_t snonce[RDZV_NONCE_LEN], const uint8_t cnonce[RDZV_NONCE_LEN],
     uint8_t mac[RDZV_MAC_LEN])
 {
-	uint8_t		 msg[sizeof(label_worker) + 2 * RDZV_NONCE_LEN];
-	const char	*label;
-	unsigned int	 n = RDZV_MAC_LEN;
+	const void	*p[3];
+	size_t		 len[3];
 
 	if (slen < RDZV_SECRET_MIN || slen > RDZV_SECRET_MAX)
 		return DT_ERR_INVAL;
-	label = role == RDZV_ROLE_SERVER ? label_server : label_worker;
-	memcpy(msg, label, sizeof(label_worker));	/* with the NUL */
-	memcpy(msg + sizeof(label_worker), snonce, RDZV_NONCE_LEN);
-	memcpy(msg + sizeof(label_worker) + RDZV_NONCE_LEN, cnonce,
-	    RDZV_NONCE_LEN);
-	if (HMAC(EVP_sha256(), secret, (int)slen, msg, sizeof(msg), mac,
-	    &n) == NULL || n != RDZV_MAC_LEN)
-		return DT_ERR_SYS;
+	/* label (with its NUL) || server nonce || client nonce */
+	p[0] = role == RDZV_ROLE_SERVER ? label_server : label_worker;
+	len[0] = sizeof(label_worker);
+	p[1] = snonce;
+	len[1] = RDZV_NONCE_LEN;
+	p[2] = cnonce;
+	len[2] = RDZV_NONCE_LEN;
+	dt_hmac_sha256(secret, slen, 3, p, len, mac);
 	return 0;
 }
 
@@ -55,8 +55,8 @@ rdzv_auth_check(const uint8_t *secret, size_t slen, enum rdzv_role role,
 
 	if ((rc = rdzv_auth_mac(secret, slen, role, snonce, cnonce, want)) != 0)
 		return rc;
-	rc = CRYPTO_memcmp(want, mac, RDZV_MAC_LEN) == 0 ? 0 : DT_ERR_AUTH;
-	OPENSSL_cleanse(want, sizeof(want));
+	rc = dt_memeq_ct(want, mac, RDZV_MAC_LEN) ? 0 : DT_ERR_AUTH;
+	explicit_bzero(want, sizeof(want));
 	return rc;
 }
 
