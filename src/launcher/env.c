@@ -63,6 +63,7 @@ env_network(struct env_ctx *c, struct dt_err *e)
 	if (rc != 0)
 		return rc;
 	snprintf(c->ifname, sizeof(c->ifname), "%s", ch.name);
+	snprintf(c->ifaddr, sizeof(c->ifaddr), "%s", ch.addr);
 	/*
 	 * On this machine alone the master is the loopback, or the address of
 	 * --iface. Remote hosts reach rank 0's host by the name the user gave.

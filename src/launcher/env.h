@@ -22,6 +22,7 @@ struct env_ctx {
 	char			 master_addr[256];	/* rank 0's host, as ranks reach it */
 	int			 master_port;
 	char			 ifname[64];	/* the network interface; "" = unknown */
+	char			 ifaddr[64];	/* its IPv4 address: where hosts reach us */
 	int			 nccl_ifname;	/* export NCCL_SOCKET_IFNAME */
 	int			 gloo_ifname;	/* export GLOO_SOCKET_IFNAME */
 	int			 ps_port;	/* MXNet's DMLC_PS_ROOT_PORT */

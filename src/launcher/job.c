@@ -648,8 +648,15 @@ job_rdzv_start(struct job *j, struct dt_err *e)
 	memset(secret, 0, sizeof(secret));
 	if (rc != 0)
 		return rc;
+	/*
+	 * Remote hosts reach us at the address of the chosen interface
+	 * (--iface or automatic). Not our host name: Debian maps it to
+	 * 127.0.1.1, which on another host is that host itself.
+	 */
 	if (local)
 		snprintf(host, sizeof(host), "127.0.0.1");
+	else if (j->env.ifaddr[0] != '\0')
+		snprintf(host, sizeof(host), "%s", j->env.ifaddr);
 	else if (gethostname(host, sizeof(host)) != 0)
 		snprintf(host, sizeof(host), "localhost");
 	snprintf(j->rdzv_addr, sizeof(j->rdzv_addr), "%s:%d", host,
