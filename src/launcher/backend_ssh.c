@@ -21,6 +21,8 @@
 #include <sys/types.h>
 
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -281,6 +283,26 @@ sshc_connect(struct sshc *c)
 			return 0;
 	}
 	return -1;
+}
+
+/*
+ * A host that vanishes without a word (power, a cut link) must not leave
+ * the job waiting forever: TCP keepalives find the dead link within about
+ * a minute, the read fails, and the job treats the host as lost.
+ */
+static void
+sshc_keepalive(int fd)
+{
+	int	on = 1, idle = 30, intvl = 10, cnt = 3;
+	unsigned timeout = (30 + 10 * 3) * 1000;
+
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+	/* Also when unacknowledged data is what is stuck. */
+	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &timeout,
+	    sizeof(timeout));
 }
 
 /* Adds a key file to try, once. */
@@ -706,6 +728,7 @@ sshc_step(struct sshc *c)
 				    strerror(soerr));
 				goto out;
 			}
+			sshc_keepalive(c->fd);
 			if ((c->s = libssh2_session_init_ex(NULL, NULL, NULL,
 			    c)) == NULL) {
 				sshc_fail(c, DT_ERR_NOMEM, "out of memory");
