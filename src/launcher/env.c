@@ -160,6 +160,20 @@ env_host(const struct env_ctx *c, int h, struct strv *sv)
 		strv_setf(sv, "DTRUN_SEED", "%llu",
 		    (unsigned long long)c->o->seed);
 	fw_host(c, h, sv);
+	/*
+	 * Under Slurm the ranks inherit the agent step's SLURM_* (one task
+	 * per node): tools that read them (Lightning, submitit) would take
+	 * every rank for task 0 of 1. Say what each rank really is.
+	 */
+	if (c->o->launcher == LAUNCH_SLURM) {
+		strv_setf(sv, "SLURM_NTASKS", "%d", p->nworkers);
+		strv_setf(sv, "SLURM_NPROCS", "%d", p->nworkers);
+		strv_setf(sv, "SLURM_STEP_NUM_TASKS", "%d", p->nworkers);
+		strv_setf(sv, "SLURM_NTASKS_PER_NODE", "%d", p->hosts[h].nworkers);
+		strv_setf(sv, "SLURM_STEP_TASKS_PER_NODE", "%d",
+		    p->hosts[h].nworkers);
+		strv_setf(sv, "SLURM_NODEID", "%d", h);
+	}
 	/* NCCL and Gloo (PyTorch, Horovod) bind to the chosen interface. */
 	if ((c->frameworks & (FW_PYTORCH | FW_HOROVOD)) && c->ifname[0]) {
 		if (c->nccl_ifname)
@@ -198,6 +212,10 @@ env_rank(const struct env_ctx *c, int r, struct strv *sv)
 		strv_setf(sv, "DTRUN_RANK_SEED", "%llu", (unsigned long long)
 		    env_rank_seed(c->o->seed, r));
 	fw_rank(c, r, sv);
+	if (c->o->launcher == LAUNCH_SLURM) {
+		strv_setf(sv, "SLURM_PROCID", "%d", r);
+		strv_setf(sv, "SLURM_LOCALID", "%d", c->plan->ranks[r].local_rank);
+	}
 	/* The rank part is laid over the host part: drop what -x set. */
 	for (i = first; i < sv->n; i++) {
 		eq = strchr(sv->v[i], '=');

@@ -22,15 +22,15 @@ in_alloc() { "${ALLOC[@]}" "$@"; }
 unset SLURM_JOB_ID SLURM_JOBID
 
 test_expect_success 'salloc: 4 ranks, their environment, agents started by srun' '
-	salloc -O -N1 -n4 sh -c "echo \$SLURM_JOB_ID >jobid; exec dtrun --prefix \"\" sh -c \"echo \\\$RANK \\\$LOCAL_RANK \\\$WORLD_SIZE \\\$LOCAL_WORLD_SIZE \\\$NODE_RANK \\\$NNODES \\\$SLURM_JOB_ID \\\$SLURM_STEP_ID \\\${DTRUN_AGENT_TOKEN:-no-token}\"" >out 2>err &&
+	salloc -O -N1 -n4 sh -c "echo \$SLURM_JOB_ID >jobid; exec dtrun --prefix \"\" sh -c \"echo \\\$RANK \\\$LOCAL_RANK \\\$WORLD_SIZE \\\$LOCAL_WORLD_SIZE \\\$NODE_RANK \\\$NNODES \\\$SLURM_JOB_ID \\\$SLURM_STEP_ID \\\${DTRUN_AGENT_TOKEN:-no-token} \\\$SLURM_PROCID \\\$SLURM_LOCALID \\\$SLURM_NTASKS \\\$SLURM_NODEID\"" >out 2>err &&
 	j=$(cat jobid) &&
 	grep -q "dtrun: inside Slurm job $j: using --launcher slurm" err &&
 	sort -n out >got &&
 	cat >want <<-EOW &&
-	0 0 4 4 0 1 $j 0 no-token
-	1 1 4 4 0 1 $j 0 no-token
-	2 2 4 4 0 1 $j 0 no-token
-	3 3 4 4 0 1 $j 0 no-token
+	0 0 4 4 0 1 $j 0 no-token 0 0 4 0
+	1 1 4 4 0 1 $j 0 no-token 1 1 4 0
+	2 2 4 4 0 1 $j 0 no-token 2 2 4 0
+	3 3 4 4 0 1 $j 0 no-token 3 3 4 0
 	EOW
 	diff want got
 '
