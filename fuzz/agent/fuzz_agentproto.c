@@ -47,7 +47,7 @@ decode_all(const uint8_t *p, size_t n)
 	struct ap_output o;
 	struct ap_exit	 x;
 	struct ap_error	 e;
-	uint32_t	 a, b;
+	uint32_t	 a, b, *ports;
 
 	if (ap_get_hello(p, n, &h) == 0)
 		ap_hello_free(&h);
@@ -69,6 +69,8 @@ decode_all(const uint8_t *p, size_t n)
 	ap_get_u32(p, n, &a);
 	ap_get_started(p, n, &a, &b);
 	ap_get_empty(p, n);
+	if (ap_get_portlist(p, n, &ports, &a) == 0)
+		free(ports);
 }
 
 int

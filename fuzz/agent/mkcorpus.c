@@ -31,6 +31,7 @@ main(int argc, char **argv)
 	struct ap_stop	 s = { 15, 5000 };
 	struct ap_exit	 x = { 1, AP_SIGNALED, 9 };
 	struct ap_error	 e = { AP_NORANK, 2, "x: command not found" };
+	uint32_t	 ports[3] = { 29500, 29501, 40000 };
 	const char	*dir = argc > 1 ? argv[1] : ".";
 
 	dt_wbuf_init(&b);
@@ -44,6 +45,8 @@ main(int argc, char **argv)
 	ap_put_output(&b, 1, AP_STDOUT, "hi\n", 3); emit(dir, "output", &b);
 	ap_put_exit(&b, &x);		emit(dir, "exit", &b);
 	ap_put_error(&b, &e);		emit(dir, "error", &b);
+	ap_put_ports(&b, 3);		emit(dir, "ports", &b);
+	ap_put_portlist(&b, ports, 3);	emit(dir, "portlist", &b);
 	ap_put_job(&b, &j);
 	ap_put_rank(&b, &r);
 	ap_put_rank(&b, &r);

@@ -10,12 +10,10 @@
  * launcher breaks, it stops everything itself.
  */
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
-#include <netinet/in.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +31,7 @@
 #include "log.h"
 #include "agentproto.h"
 #include "record.h"
+#include "port.h"
 #include "procs.h"
 #include "sys.h"
 
@@ -582,6 +581,29 @@ agent_start(struct agent *a)
 	agent_check(a);
 }
 
+/* PORTS: n TCP ports free here at once (TF_CONFIG's, one per rank). */
+static void
+agent_ports(struct agent *a, uint32_t n)
+{
+	int		*ports = calloc(n ? n : 1, sizeof(*ports));
+	uint32_t	*v = calloc(n ? n : 1, sizeof(*v));
+	uint32_t	 i;
+
+	if (ports == NULL || v == NULL) {
+		free(ports);
+		free(v);
+		agent_error(a, AP_NORANK, 70, "%s: out of memory", a->host);
+		return;
+	}
+	port_pick(ports, n);
+	for (i = 0; i < n; i++)
+		v[i] = ports[i];
+	ap_put_portlist(&a->wb, v, n);
+	agent_flush_wb(a);
+	free(ports);
+	free(v);
+}
+
 /* One frame from the launcher. */
 static void
 agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
@@ -631,6 +653,11 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 			goto bad;
 		agent_signal_all(a, sig, 0);
 		return;
+	case AP_PORTS:
+		if (ap_get_u32(p, n, &sig) != 0 || sig > AP_MAX_PORTS)
+			goto bad;
+		agent_ports(a, sig);
+		return;
 	case AP_STOP:
 		if (ap_get_stop(p, n, &st) != 0 || st.signo == 0 ||
 		    st.signo >= NSIG)
@@ -659,26 +686,6 @@ agent_link_close(void *arg, int err, const char *why)
 	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
 }
 
-/* A TCP port nobody listens on here, for MASTER_PORT when rank 0 is on this host. */
-static uint32_t
-free_port(void)
-{
-	struct sockaddr_in	sin;
-	socklen_t		len = sizeof(sin);
-	uint32_t		port = 0;
-	int			fd;
-
-	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		return 0;
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 &&
-	    getsockname(fd, (struct sockaddr *)&sin, &len) == 0)
-		port = ntohs(sin.sin_port);
-	close(fd);
-	return port;
-}
-
 int
 agent_run(int rfd, int wfd)
 {
@@ -686,6 +693,7 @@ agent_run(int rfd, int wfd)
 	struct link_cbs	 cbs;
 	struct ap_hello	 h;
 	size_t		 i;
+	int		 port;
 
 	memset(&a, 0, sizeof(a));
 	dt_raise_nofile();
@@ -723,7 +731,9 @@ agent_run(int rfd, int wfd)
 	h.version = AP_VERSION;
 	h.hostname = a.host;
 	h.pid = getpid();
-	h.free_port = free_port();
+	/* A port free here, for MASTER_PORT when rank 0 is on this host. */
+	port_pick(&port, 1);
+	h.free_port = port;
 	ap_put_hello(&a.wb, &h);
 	agent_flush_wb(&a);
 

@@ -76,6 +76,27 @@ ap_put_stop(struct dt_wbuf *b, const struct ap_stop *s)
 }
 
 int
+ap_put_ports(struct dt_wbuf *b, uint32_t n)
+{
+	size_t	st = dt_frame_begin(b, AP_PORTS);
+
+	dt_wbuf_u32(b, n);
+	return put_end(b, st);
+}
+
+int
+ap_put_portlist(struct dt_wbuf *b, const uint32_t *ports, uint32_t n)
+{
+	size_t		st = dt_frame_begin(b, AP_PORTLIST);
+	uint32_t	i;
+
+	dt_wbuf_u32(b, n);
+	for (i = 0; i < n; i++)
+		dt_wbuf_u16(b, ports[i]);
+	return put_end(b, st);
+}
+
+int
 ap_put_started(struct dt_wbuf *b, uint32_t rank, uint32_t pid)
 {
 	size_t	st = dt_frame_begin(b, AP_STARTED);
@@ -197,6 +218,27 @@ ap_get_stop(const uint8_t *p, size_t n, struct ap_stop *s)
 }
 
 int
+ap_get_portlist(const uint8_t *p, size_t n, uint32_t **ports, uint32_t *np)
+{
+	struct dt_rbuf	r;
+	uint32_t	i, k;
+
+	*ports = NULL;
+	*np = 0;
+	dt_rbuf_init(&r, p, n);
+	k = dt_rbuf_u32(&r);
+	/* Two bytes a port: the count must match what is there. */
+	if (r.err || k > AP_MAX_PORTS || dt_rbuf_left(&r) != (size_t)k * 2)
+		return DT_ERR_PROTO;
+	if (k > 0 && (*ports = calloc(k, sizeof(**ports))) == NULL)
+		return DT_ERR_NOMEM;
+	for (i = 0; i < k; i++)
+		(*ports)[i] = dt_rbuf_u16(&r);
+	*np = k;
+	return 0;
+}
+
+int
 ap_get_started(const uint8_t *p, size_t n, uint32_t *rank, uint32_t *pid)
 {
 	struct dt_rbuf	r;
@@ -300,6 +342,8 @@ ap_type_name(int t)
 	case AP_START:		return "START";
 	case AP_SIGNAL:		return "SIGNAL";
 	case AP_STOP:		return "STOP";
+	case AP_PORTS:		return "PORTS";
+	case AP_PORTLIST:	return "PORTLIST";
 	case AP_HELLO:		return "HELLO";
 	case AP_PREPARED:	return "PREPARED";
 	case AP_STARTED:	return "STARTED";

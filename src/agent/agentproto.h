@@ -6,6 +6,8 @@
  * message is one frame (src/common/wire.h). The conversation:
  *
  *	agent	 HELLO(version, hostname, pid, free port)
+ *	launcher PORTS(n) -> agent PORTLIST(n ports)	-- only when a framework
+ *						   needs ports on each host
  *	launcher JOB(...), RANK(...) x n, PREPARE	-- once every host said HELLO
  *	agent	 PREPARED  or  ERROR(code, msg)	-- commands resolved, nothing started
  *	launcher START
@@ -39,6 +41,7 @@ enum ap_type {
 	AP_START = 4,
 	AP_SIGNAL = 5,
 	AP_STOP = 6,
+	AP_PORTS = 7,
 	/* agent -> launcher */
 	AP_HELLO = 64,
 	AP_PREPARED = 65,
@@ -47,11 +50,13 @@ enum ap_type {
 	AP_EXIT = 68,
 	AP_ERROR = 69,
 	AP_DONE = 70,
+	AP_PORTLIST = 71,
 };
 
 enum ap_stream { AP_STDOUT = 1, AP_STDERR = 2 };
 enum ap_how { AP_EXITED = 0, AP_SIGNALED = 1, AP_NOSTART = 2 };
 #define AP_NORANK	UINT32_MAX	/* ERROR not about one rank */
+#define AP_MAX_PORTS	65536		/* ports one PORTS may ask for */
 
 struct ap_hello {
 	uint32_t	 version;
@@ -110,6 +115,9 @@ int	ap_put_rank(struct dt_wbuf *b, const struct ap_rank *);
 int	ap_put_empty(struct dt_wbuf *b, enum ap_type);	/* PREPARE, START, PREPARED, DONE */
 int	ap_put_signal(struct dt_wbuf *b, uint32_t signo);
 int	ap_put_stop(struct dt_wbuf *b, const struct ap_stop *);
+int	ap_put_ports(struct dt_wbuf *b, uint32_t n);	/* PORTS: ask for n */
+/* PORTLIST: the n free ports found. */
+int	ap_put_portlist(struct dt_wbuf *b, const uint32_t *ports, uint32_t n);
 int	ap_put_started(struct dt_wbuf *b, uint32_t rank, uint32_t pid);
 int	ap_put_output(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
 	    const void *data, size_t len);
@@ -126,6 +134,9 @@ int	ap_get_job(const uint8_t *, size_t, struct ap_job *);
 int	ap_get_rank(const uint8_t *, size_t, struct ap_rank *);
 int	ap_get_u32(const uint8_t *, size_t, uint32_t *);	/* SIGNAL */
 int	ap_get_stop(const uint8_t *, size_t, struct ap_stop *);
+/* PORTLIST: *ports is malloc'd (NULL when n is 0); free it. */
+int	ap_get_portlist(const uint8_t *, size_t, uint32_t **ports,
+	    uint32_t *n);
 int	ap_get_started(const uint8_t *, size_t, uint32_t *rank, uint32_t *pid);
 int	ap_get_output(const uint8_t *, size_t, struct ap_output *);
 int	ap_get_exit(const uint8_t *, size_t, struct ap_exit *);

@@ -69,6 +69,8 @@ struct job {
 	char			 rdzv_addr[300];
 	char			 rdzv_token[2 * RDZV_SECRET_LEN + 1];
 	size_t			 nhello;
+	int			 ports_asked;	/* PORTS sent (or not needed) */
+	size_t			 nports_pending; /* PORTLIST replies owed */
 	size_t			 nprepared;
 	size_t			 ndone;
 	size_t			 nrunning;
@@ -322,12 +324,56 @@ job_host_hello(struct job_host *h)
 	job_send(h);
 }
 
+/*
+ * TF_CONFIG names a port for every worker, free on that worker's host:
+ * for hosts that are not this machine, ask their agents. Returns the
+ * number of hosts asked (0: nothing to wait for).
+ */
+static size_t
+job_ask_ports(struct job *j)
+{
+	size_t	h, asked = 0;
+
+	if (j->env.worker_ports == NULL || plan_on_loopback(j->plan))
+		return 0;
+	for (h = 0; h < j->plan->nhosts; h++) {
+		if (j->hosts[h].ph->nworkers == 0)
+			continue;
+		ap_put_ports(&j->wb, j->hosts[h].ph->nworkers);
+		job_send(&j->hosts[h]);
+		asked++;
+	}
+	return asked;
+}
+
+/* h's agent sent the ports its workers are to use. */
+static void
+job_host_ports(struct job_host *h, const uint32_t *ports, uint32_t n)
+{
+	struct job	*j = h->job;
+	uint32_t	 k = 0;
+	int		 i, r;
+
+	for (i = 0; i < h->ph->nranks && k < n; i++) {
+		r = h->ph->ranks[i];
+		if (j->plan->ranks[r].role == HF_ROLE_WORKER)
+			j->env.worker_ports[r] = ports[k++];
+	}
+	log_info("%s: its agent chose %u free port%s for TF_CONFIG",
+	    h->ph->name, n, n == 1 ? "" : "s");
+}
+
 /* Every agent said HELLO: hand each its part of the job. */
 static void
 job_send_all(struct job *j)
 {
 	size_t	h;
 
+	if (!j->ports_asked) {
+		j->ports_asked = 1;
+		if ((j->nports_pending = job_ask_ports(j)) > 0)
+			return;		/* PORTLIST replies call us again */
+	}
 	/* MASTER_PORT must be free on rank 0's host: its agent found one. */
 	if (j->hosts[0].free_port != 0)
 		j->env.master_port = j->hosts[0].free_port;
@@ -373,9 +419,23 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 	struct ap_output out;
 	struct ap_exit	 x;
 	struct ap_error	 e;
-	uint32_t	 rank, pid;
+	uint32_t	 rank, pid, nports, *ports;
 
 	switch (type) {
+	case AP_PORTLIST:
+		if (h->got_ports || ap_get_portlist(p, n, &ports, &nports) != 0)
+			break;
+		if (nports != (uint32_t)h->ph->nworkers) {
+			free(ports);
+			break;
+		}
+		h->got_ports = 1;
+		job_host_ports(h, ports, nports);
+		free(ports);
+		if (j->nports_pending > 0 && --j->nports_pending == 0 &&
+		    !j->stopping)
+			job_send_all(j);
+		return;
 	case AP_HELLO:
 		if (h->hello || ap_get_hello(p, n, &hello) != 0)
 			break;

@@ -50,6 +50,7 @@ struct job_host {
 	char			*agent_host;	/* hostname the agent reported */
 	int			 hello;
 	uint32_t		 free_port;	/* from HELLO */
+	int			 got_ports;	/* PORTLIST received */
 	int			 prepared;
 	int			 done;		/* DONE received, or link lost */
 };

@@ -125,4 +125,17 @@ test_expect_success 'ranks on both hosts join the rendezvous at the veth address
 	grep -qx "rank 1 size 2 local 0 node 1 nodes 2" out
 '
 
+test_expect_success 'TF_CONFIG: each host'"'"'s agent picks its workers'"'"' ports' '
+	nsrun -v -H 10.77.0.1:1,10.77.0.2:2 --framework tensorflow --prefix "" python3 -c "
+import json, os, socket
+tf = json.loads(os.environ[\"TF_CONFIG\"])
+me = tf[\"cluster\"][\"worker\"][tf[\"task\"][\"index\"]]
+host, port = me.rsplit(\":\", 1)
+s = socket.socket(); s.bind((host, int(port)))
+print(\"bound\", me)
+" >out 2>err &&
+	test $(grep -c "^bound 10.77.0.2:" out) -eq 2 && grep -q "^bound 10.77.0.1:" out &&
+	grep -q "10.77.0.2: its agent chose 2 free ports for TF_CONFIG" err
+'
+
 test_done

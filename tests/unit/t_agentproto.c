@@ -146,6 +146,34 @@ TEST(ap_small_messages_roundtrip)
 	dt_wbuf_free(&b);
 }
 
+TEST(ap_ports_roundtrip)
+{
+	struct dt_wbuf	 b;
+	const uint8_t	*pl;
+	size_t		 n;
+	uint32_t	 want[3] = { 29500, 1, 65535 }, *got, k;
+	uint8_t		 lying[6] = { 0, 0, 0, 2, 0x12, 0x34 };	/* says 2, has 1 */
+
+	dt_wbuf_init(&b);
+	ap_put_ports(&b, 3);
+	pl = one_frame(&b, AP_PORTS, &n);
+	CHECK_INT(ap_get_u32(pl, n, &k), 0);
+	CHECK_INT(k, 3);
+	dt_wbuf_reset(&b);
+	ap_put_portlist(&b, want, 3);
+	pl = one_frame(&b, AP_PORTLIST, &n);
+	CHECK_INT(ap_get_portlist(pl, n, &got, &k), 0);
+	CHECK_INT(k, 3);
+	CHECK_INT(got[0], 29500);
+	CHECK_INT(got[2], 65535);
+	free(got);
+	CHECK_INT(ap_get_portlist(lying, sizeof(lying), &got, &k),
+	    DT_ERR_PROTO);
+	CHECK(got == NULL);
+	CHECK_STR(ap_type_name(AP_PORTLIST), "PORTLIST");
+	dt_wbuf_free(&b);
+}
+
 TEST(ap_bad_payloads)
 {
 	uint8_t		 junk[16] = { 0, 0, 0, 1, 9 };	/* bad stream / how */

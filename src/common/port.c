@@ -1,8 +1,7 @@
 /*
  * port.c -- free ports on this machine. Only right for ranks on this
- * machine: a remote host's ports must be picked by its agent (the ssh
- * launcher can ask for them with the host's ranks and read them back
- * before PREPARED), and env.c already takes one port per rank.
+ * machine: dtrun uses it for local jobs, and each agent for its own host
+ * (MASTER_PORT in HELLO, TF_CONFIG's ports on PORTS).
  */
 #include <sys/socket.h>
 
