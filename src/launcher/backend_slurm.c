@@ -219,7 +219,12 @@ srun_lines(struct slurm *s, int at_eof)
 		else if (line[0] != '\0') {
 			log_notice("%s", line);
 			srun_task_line(s, line);
-			if (srun_line_worth(line) >= s->last_worth) {
+			/*
+			 * The first line of the highest worth: later ones of
+			 * the same worth ("node1: task 0: Terminated") are
+			 * what our stopping did, not the cause.
+			 */
+			if (srun_line_worth(line) > s->last_worth) {
 				snprintf(s->last, sizeof(s->last), "%s", line);
 				s->last_worth = srun_line_worth(line);
 			}

@@ -542,7 +542,9 @@ job_host_closed(struct job_host *h, int err, const char *why)
 	j->ndone++;
 	if ((end = job_end(j, END_LOST)) != NULL)
 		end->host = h->ph->name;
-	if (!h->hello)		/* never got as far as its agent */
+	if (err == DT_ERR_ABORTED)
+		;		/* we stopped it before it started: no news */
+	else if (!h->hello)	/* never got as far as its agent */
 		log_error("%s: %s", h->ph->name, why);
 	else if (!j->stopping || j->started)
 		log_error("lost the agent on %s (%s)%s", h->ph->name, why,
