@@ -542,8 +542,8 @@ job_host_closed(struct job_host *h, int err, const char *why)
 	j->ndone++;
 	if ((end = job_end(j, END_LOST)) != NULL)
 		end->host = h->ph->name;
-	if (err == DT_ERR_ABORTED)
-		;		/* we stopped it before it started: no news */
+	if (err == DT_ERR_ABORTED || (!h->hello && j->stopping))
+		;		/* the job was already stopping: no news */
 	else if (!h->hello)	/* never got as far as its agent */
 		log_error("%s: %s", h->ph->name, why);
 	else if (!j->stopping || j->started)
