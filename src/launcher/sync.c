@@ -420,13 +420,34 @@ sync_fail(struct sync *s, int code)
 	sync_stop(s);
 }
 
+/*
+ * True if an rsync stderr line is ssh failing to reach or log in to the
+ * host. rsync's own exit code then depends on timing (255, or 12 when it
+ * saw the stream close first), so the line decides.
+ */
+static int
+ssh_failure_line(const char *line)
+{
+	static const char *const marks[] = {
+		"Host key verification failed", "Permission denied (",
+		"ssh: connect to host", "Could not resolve hostname",
+		"Connection refused", "Connection timed out", NULL
+	};
+	size_t	i;
+
+	for (i = 0; marks[i] != NULL; i++)
+		if (strstr(line, marks[i]) != NULL)
+			return 1;
+	return 0;
+}
+
 /* Says why sh's rsync failed: its first line of stderr, then the rest. */
 static void
 sync_report(struct shost *sh)
 {
 	struct sync	*s = sh->s;
 	char		*line;
-	int		 code, n = 0;
+	int		 code, n = 0, ssh_failed = 0;
 
 	code = WIFEXITED(sh->status) ? WEXITSTATUS(sh->status) :
 	    128 + WTERMSIG(sh->status);
@@ -437,15 +458,18 @@ sync_report(struct shost *sh)
 	log_error("%s: sync to %s failed (rsync exit %d)%s%s", sh->ph->name,
 	    s->o->sync_dst, code, line != NULL ? ": " : "",
 	    line != NULL ? line : "");
+	if (line != NULL)
+		ssh_failed |= ssh_failure_line(line);
 	free(line);
 	while ((line = evbuffer_readln(sh->err.buf, NULL,
 	    EVBUFFER_EOL_ANY)) != NULL) {
 		if (*line != '\0' && n++ < 8)
 			log_error("%s: %s", sh->ph->name, line);
+		ssh_failed |= ssh_failure_line(line);
 		free(line);
 	}
-	/* 255 is ssh failing to reach the host, as for a lost agent. */
-	sync_fail(s, code == 255 ? EXIT_LOST : EXIT_CONFIG);
+	/* ssh failing to reach the host (255) is a lost host, as for an agent. */
+	sync_fail(s, code == 255 || ssh_failed ? EXIT_LOST : EXIT_CONFIG);
 }
 
 /* Once reaped and both pipes are at EOF, sh is done. */
