@@ -559,8 +559,7 @@ agent_start(struct agent *a)
 			src_close(&r->out);
 			src_close(&r->err);
 			r->reaped = 1;
-			agent_error(a, r->rank, 1, "%s: rank %u could not "
-			    "start: %s", a->host, r->rank, strerror(-e));
+			/* The launcher reports it, with the shell's 126/127. */
 			x.rank = r->rank;
 			x.how = AP_NOSTART;
 			x.code = -e;

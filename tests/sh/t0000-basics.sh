@@ -140,6 +140,13 @@ test_expect_success 'a non-executable command is refused' '
 	bad -n 2 ./script.sh && grep -q "not executable (chmod +x it)" err &&
 	! test -e ran
 '
+test_expect_success 'a script without #! cannot start: exit 126, said once' '
+	printf "echo hi\n" >nohashbang.sh && chmod +x nohashbang.sh &&
+	test_expect_code 126 dtrun -n 2 ./nohashbang.sh 2>err &&
+	grep -q "^dtrun: rank [01] on localhost could not start: Exec format error; stopping" err &&
+	test $(grep -c "could not start: Exec format error;" err) -eq 1
+'
+
 test_expect_success 'a directory as command is refused' '
 	mkdir d && bad ./d && grep -q "is a directory" err
 '
