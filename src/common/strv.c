@@ -55,6 +55,29 @@ strv_addv(struct strv *sv, char *const *v, size_t n)
 		strv_take(sv, xstrdup(v[i]));
 }
 
+char *
+shell_quote(const char *s)
+{
+	const char	*c;
+	char		*q, *p;
+	size_t		 n = 3;
+
+	for (c = s; *c != '\0'; c++)
+		n += *c == '\'' ? 4 : 1;
+	p = q = xmalloc(n);
+	*p++ = '\'';
+	for (c = s; *c != '\0'; c++) {
+		if (*c == '\'') {
+			memcpy(p, "'\\''", 4);
+			p += 4;
+		} else
+			*p++ = *c;
+	}
+	*p++ = '\'';
+	*p = '\0';
+	return q;
+}
+
 void
 strv_free(struct strv *sv)
 {

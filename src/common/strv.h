@@ -20,4 +20,7 @@ void	strv_setf(struct strv *, const char *name, const char *, ...)
 void	strv_addv(struct strv *, char *const *v, size_t n);
 void	strv_free(struct strv *);
 
+/* s as one POSIX shell word: '...', with each ' written '\''. Malloc'd. */
+char	*shell_quote(const char *s);
+
 #endif

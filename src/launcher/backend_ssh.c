@@ -44,6 +44,7 @@
 #include "plan.h"
 #include "agentproto.h"
 #include "sshconf.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 #define EXIT_NEED_AGENT	97
@@ -112,24 +113,11 @@ static void	sshc_step(struct sshc *);
 static void
 shell_word(char *buf, size_t len, const char *s)
 {
-	size_t	n = 0;
+	int	 home = s[0] == '~' && s[1] == '/';
+	char	*q = shell_quote(home ? s + 2 : s);
 
-	if (s[0] == '~' && s[1] == '/') {
-		n = snprintf(buf, len, "\"$HOME\"/");
-		s += 2;
-	}
-	if (n < len)
-		buf[n++] = '\'';
-	for (; *s != '\0' && n + 5 < len; s++) {
-		if (*s == '\'') {
-			memcpy(buf + n, "'\\''", 4);
-			n += 4;
-		} else
-			buf[n++] = *s;
-	}
-	if (n + 1 < len)
-		buf[n++] = '\'';
-	buf[n < len ? n : len - 1] = '\0';
+	snprintf(buf, len, "%s%s", home ? "\"$HOME\"/" : "", q);
+	free(q);
 }
 
 /* The agent cache directory on hosts, as a shell word. */

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "plan.h"
 #include "prefix.h"
+#include "strv.h"
 #include "sync.h"
 #include "slurm.h"
 #include "xmalloc.h"
@@ -267,21 +268,16 @@ plan_on_loopback(const struct plan *p)
 static void
 print_word(FILE *f, const char *s)
 {
-	const char	*c;
+	char	*q;
 
 	if (*s != '\0' && strspn(s, "abcdefghijklmnopqrstuvwxyz"
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == strlen(s)) {
 		fputs(s, f);
 		return;
 	}
-	fputc('\'', f);
-	for (c = s; *c != '\0'; c++) {
-		if (*c == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*c, f);
-	}
-	fputc('\'', f);
+	q = shell_quote(s);
+	fputs(q, f);
+	free(q);
 }
 
 void

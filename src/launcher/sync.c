@@ -127,18 +127,14 @@ rsync_wordf(struct evbuffer *b, const char *fmt, ...)
 	}
 }
 
-/* Appends s to b as one POSIX shell word ('...', ' as '\''). */
+/* Appends s to b as one POSIX shell word. */
 static void
 shell_word(struct evbuffer *b, const char *s)
 {
-	evbuffer_add(b, "'", 1);
-	for (; *s != '\0'; s++) {
-		if (*s == '\'')
-			evbuffer_add(b, "'\\''", 4);
-		else
-			evbuffer_add(b, s, 1);
-	}
-	evbuffer_add(b, "'", 1);
+	char	*q = shell_quote(s);
+
+	evbuffer_add(b, q, strlen(q));
+	free(q);
 }
 
 /* Moves b's contents into a malloc'd string and empties b. */

@@ -6,6 +6,7 @@
 #include "err.h"
 #include "lines.h"
 #include "prefix.h"
+#include "strv.h"
 #include "test.h"
 
 TEST(prefix_render_placeholders)
@@ -207,4 +208,19 @@ TEST(cli_errors)
 	expect_error(a9, "-n needs a value");
 	expect_error(a10, "above zero");
 	expect_error(a11, "empty string");
+}
+
+TEST(shell_quote_words)
+{
+	char	*q;
+
+	q = shell_quote("a b");
+	CHECK_STR(q, "'a b'");
+	free(q);
+	q = shell_quote("it's");
+	CHECK_STR(q, "'it'\\''s'");
+	free(q);
+	q = shell_quote("");
+	CHECK_STR(q, "''");
+	free(q);
 }
