@@ -73,7 +73,7 @@ $(B)/%.a:
 	ar rcs $@ $^
 
 $(B)/dtrun: $(call obj,src/launcher/main.c $(LAUNCHER_SRC)) $(LIBS_ALL)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(PKG_LIBS) -lm
 
 # The agent is copied to hosts that have nothing installed: link libevent
 # statically so it needs only libc.
@@ -101,7 +101,7 @@ $(B)/helpers/%: tests/helpers/%.c $(LIBS_ALL) $(B)/libdtcomm.so
 	    -Wl,-rpath,'$$ORIGIN/..' $(LIBS_ALL) $(PKG_LIBS) -lm
 
 $(B)/unit-tests: $(call obj,$(UNIT_SRC) $(LAUNCHER_SRC)) $(LIBS_ALL)
-	$(CC) $(CFLAGS) $(LDFLAGS) -Itests/unit -o $@ $^ $(PKG_LIBS) -lm -ldl
+	$(CC) $(CFLAGS) $(LDFLAGS) -Itests/unit -pthread -o $@ $^ $(PKG_LIBS) -lm -ldl
 
 # Each area may add its own rules in mk/AREA.mk (fuzz targets, benchmarks):
 # FUZZ_TARGETS += name, BENCH_TARGETS += name.

@@ -43,6 +43,7 @@
 #include "log.h"
 #include "plan.h"
 #include "agentproto.h"
+#include "resolve.h"
 #include "sshconf.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -52,6 +53,7 @@
 
 enum sstate {
 	SS_QUEUED,		/* waiting for a fan-out slot */
+	SS_RESOLVE,		/* looking up the name, in a thread */
 	SS_CONNECT,		/* TCP connect in progress */
 	SS_HANDSHAKE,
 	SS_AUTH,		/* list methods, then try keys */
@@ -72,6 +74,8 @@ struct sshc {
 	struct ssh_target	 t;
 	enum sstate		 st;
 	int			 fd;
+	struct resolve		*rs;
+	int			 gai_rc;
 	struct addrinfo		*ai, *ai_cur;
 	LIBSSH2_SESSION		*s;
 	LIBSSH2_CHANNEL		*ch, *up;
@@ -147,6 +151,8 @@ sshc_fail(struct sshc *c, int code, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	c->st = SS_DEAD;
+	resolve_cancel(c->rs);
+	c->rs = NULL;
 	if (c->ev != NULL)
 		event_del(c->ev);
 	if (c->timer != NULL)
@@ -209,7 +215,8 @@ sshc_timeout_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct sshc	*c = arg;
 	static const char *const what_s[] = {
-		[SS_QUEUED] = "waiting", [SS_CONNECT] = "connecting",
+		[SS_QUEUED] = "waiting", [SS_RESOLVE] = "looking up the name",
+		[SS_CONNECT] = "connecting",
 		[SS_HANDSHAKE] = "in the ssh handshake",
 		[SS_AUTH] = "authenticating", [SS_OPEN] = "opening a channel",
 		[SS_EXEC] = "starting the agent",
@@ -653,6 +660,21 @@ sshc_run(struct sshc *c)
 	sshc_arm(c, 0);
 }
 
+/* The name lookup is done: connect, or fail with its reason. */
+static void
+sshc_resolved(int rc, struct addrinfo *ai, void *arg)
+{
+	struct sshc	*c = arg;
+
+	c->rs = NULL;
+	if (rc == 0)
+		c->ai = ai;
+	else
+		c->gai_rc = rc;
+	c->st = SS_CONNECT;
+	sshc_step(c);
+}
+
 /* Runs c's state machine until it must wait. */
 static void
 sshc_step(struct sshc *c)
@@ -670,24 +692,26 @@ sshc_step(struct sshc *c)
 	for (;;) {
 		switch (c->st) {
 		case SS_QUEUED:
+		case SS_RESOLVE:
 		case SS_DEAD:
 			goto out;
 		case SS_CONNECT:
-			if (c->ai == NULL) {
-				struct addrinfo	hints;
-				char		port[16];
+			if (c->ai == NULL && c->gai_rc == 0) {
+				char	port[16];
 
-				memset(&hints, 0, sizeof(hints));
-				hints.ai_socktype = SOCK_STREAM;
 				snprintf(port, sizeof(port), "%d", c->t.port);
-				rc = getaddrinfo(c->t.hostname, port, &hints,
-				    &c->ai);
-				if (rc != 0) {
-					sshc_fail(c, DT_ERR_NOTFOUND, "cannot "
-					    "resolve %s: %s", c->t.hostname,
-					    gai_strerror(rc));
-					goto out;
-				}
+				c->st = SS_RESOLVE;
+				c->rs = resolve_start(job_base(c->h),
+				    c->t.hostname, port, sshc_resolved, c);
+				goto out;
+			}
+			if (c->ai == NULL) {
+				sshc_fail(c, DT_ERR_NOTFOUND, "cannot resolve "
+				    "%s: %s", c->t.hostname,
+				    gai_strerror(c->gai_rc));
+				goto out;
+			}
+			if (c->fd < 0) {
 				c->ai_cur = c->ai;
 				if (sshc_connect(c) != 0) {
 					sshc_fail(c, DT_ERR_SYS, "connect: %s",
@@ -1041,6 +1065,7 @@ ssh_free(struct job_host *h)
 	}
 	if (c->fd >= 0)
 		close(c->fd);
+	resolve_cancel(c->rs);
 	if (c->ai != NULL)
 		freeaddrinfo(c->ai);
 	if (c->ev != NULL)
