@@ -336,12 +336,19 @@ job_ask_ports(struct job *j)
 
 	if (j->env.worker_ports == NULL || plan_on_loopback(j->plan))
 		return 0;
+	/*
+	 * Count the replies owed before asking: an ssh host's reply can be
+	 * read and handled inside job_send, before the next host is asked.
+	 */
+	for (h = 0; h < j->plan->nhosts; h++)
+		if (j->hosts[h].ph->nworkers > 0)
+			asked++;
+	j->nports_pending = asked;
 	for (h = 0; h < j->plan->nhosts; h++) {
 		if (j->hosts[h].ph->nworkers == 0)
 			continue;
 		ap_put_ports(&j->wb, j->hosts[h].ph->nworkers);
 		job_send(&j->hosts[h]);
-		asked++;
 	}
 	return asked;
 }
@@ -371,7 +378,7 @@ job_send_all(struct job *j)
 
 	if (!j->ports_asked) {
 		j->ports_asked = 1;
-		if ((j->nports_pending = job_ask_ports(j)) > 0)
+		if (job_ask_ports(j) > 0)
 			return;		/* PORTLIST replies call us again */
 	}
 	/* MASTER_PORT must be free on rank 0's host: its agent found one. */
