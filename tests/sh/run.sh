@@ -8,8 +8,10 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for t in "$@"; do
 	echo "-- $t"
-	bash "$t" >"$out" 2>&1
+	# A hung scenario must not hang the suite: it fails, by name.
+	timeout -k 10 "${DTRUN_TEST_TIMEOUT:-600}" bash "$t" >"$out" 2>&1
 	r=$?
+	[ $r -eq 124 ] && echo "not ok - $t still running after ${DTRUN_TEST_TIMEOUT:-600} s: killed" >>"$out"
 	cat "$out"
 	set -- $(sed -n 's/^# \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$out" | tail -n 1)
 	if [ $# -eq 3 ]; then
