@@ -1,7 +1,8 @@
 # lib.sh -- sourced by every tNNNN-*.sh scenario test, in the style of git's t/.
 #
 #   test_expect_success 'what it does' 'commands'
-#   test_skip 'what' 'why'
+#   test_skip 'what' 'why'             (a scenario this machine cannot run)
+#   skip_test 'why'                    (inside a body)
 #   test_done
 #
 # Each test runs in a fresh scratch directory under $TRASH. $B is the build
@@ -11,6 +12,7 @@ set -u
 : "${DTRUN_BUILD:=$(cd "$(dirname "$0")/../.." && pwd)/build}"
 B=$DTRUN_BUILD
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
+T_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PATH=$B:$B/helpers:$PATH
 export PATH B SRC
 unset DTRUN_AGENT NO_COLOR
@@ -27,15 +29,35 @@ trap t_exit EXIT
 test_at_exit() { test_cleanup_hooks="$test_cleanup_hooks
 $1"; }
 
+# test_expect_success WHAT BODY -- runs BODY as a function, in a subshell,
+# under errexit: any failing step fails the test, not only the last one. A
+# body that breaks its &&-chain (chainlint.awk) fails before it runs.
 test_expect_success() {
 	t_n=$((t_n + 1))
-	d="$TRASH/$t_n"
-	mkdir -p "$d"
-	if (cd "$d" && eval "set -e; $2") >"$TRASH/out.$t_n" 2>&1; then
+	t_dir="$TRASH/$t_n"
+	mkdir -p "$t_dir"
+	t_lint=$(printf '%s\n' "$2" | awk -f "$T_LIB/chainlint.awk" 2>&1) ||
+	    t_lint="chainlint.awk failed: $t_lint"
+	if [ -n "$t_lint" ]; then
+		echo "not ok $t_n - $1"
+		echo "$t_lint" | sed 's/^/#   chain lint: body line /'
+		t_fail=$((t_fail + 1))
+		return
+	fi
+	eval "t_body() {
+$2
+}"
+	# Not inside "if" or "&&": there the shell would ignore set -e.
+	(set -e; cd "$t_dir"; t_body) >"$TRASH/out.$t_n" 2>&1
+	t_rc=$?
+	if [ $t_rc -eq 0 ] && [ -f "$t_dir/.skipped" ]; then
+		echo "ok $t_n # skipped: $1 ($(cat "$t_dir/.skipped"))"
+		t_skip=$((t_skip + 1))
+	elif [ $t_rc -eq 0 ]; then
 		echo "ok $t_n - $1"
 		t_pass=$((t_pass + 1))
 	else
-		echo "not ok $t_n - $1"
+		echo "not ok $t_n - $1 (exit $t_rc)"
 		sed 's/^/#   /' "$TRASH/out.$t_n" | tail -n 40
 		t_fail=$((t_fail + 1))
 	fi
@@ -45,6 +67,12 @@ test_skip() {
 	t_n=$((t_n + 1))
 	echo "ok $t_n # skipped: $1 ($2)"
 	t_skip=$((t_skip + 1))
+}
+
+# skip_test WHY -- inside a body: ends the test, counted as skipped, not passed.
+skip_test() {
+	echo "$*" >"$t_dir/.skipped"
+	exit 0
 }
 
 test_done() {

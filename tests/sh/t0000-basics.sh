@@ -6,7 +6,7 @@ test_expect_success 'four ranks get their own environment' '
 	dtrun -n 4 --prefix "" sh -c "echo \$RANK \$WORLD_SIZE \$LOCAL_RANK \$LOCAL_WORLD_SIZE \$NODE_RANK \$NNODES \$MASTER_ADDR \$DTRUN_JOB_ID" >out &&
 	sort out >sorted &&
 	test $(wc -l <sorted) -eq 4 &&
-	for r in 0 1 2 3; do grep -q "^$r 4 $r 4 0 1 127.0.0.1 [0-9a-f-]*\$" sorted; done &&
+	for r in 0 1 2 3; do grep -q "^$r 4 $r 4 0 1 127.0.0.1 [0-9a-f-]*\$" sorted || return 1; done &&
 	test $(cut -d" " -f8 sorted | sort -u | wc -l) -eq 1
 '
 

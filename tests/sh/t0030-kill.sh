@@ -33,7 +33,9 @@ test_expect_success 'dtrun-kill leaves other jobs alone' '
 	proc_alive "$(cat b.pid)" &&
 	dtrun-kill --all >out && grep -q "job $(cat b.id)" out &&
 	wait_gone 3 b.pid &&
-	wait $a; wait $b; true
+	# Each job ends as its agent did: SIGTERM from dtrun-kill.
+	test_expect_code 143 wait $a &&
+	test_expect_code 143 wait $b
 '
 
 test_expect_success 'dtrun-kill of an unknown job says so and succeeds' '

@@ -113,7 +113,9 @@ test_expect_success 'every example engine.yaml is accepted by --dry-run' '
 		case $f in *template*) continue ;; esac
 		# launcher: slurm plans only inside an allocation: give it one.
 		alloc=
-		grep -q "^launcher: slurm" "$f" && alloc="SLURM_JOB_ID=1 SLURM_JOB_NODELIST=n[1-2] SLURM_TASKS_PER_NODE=2(x2)"
+		if grep -q "^launcher: slurm" "$f"; then
+			alloc="SLURM_JOB_ID=1 SLURM_JOB_NODELIST=n[1-2] SLURM_TASKS_PER_NODE=2(x2)"
+		fi
 		env $alloc dtrun --dry-run -f "$f" --template "$EX/engine-template.yaml" >/dev/null 2>err ||
 		env $alloc dtrun --dry-run -f "$f" >/dev/null 2>err || { echo "$f"; cat err; exit 1; }
 	done

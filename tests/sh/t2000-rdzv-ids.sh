@@ -28,7 +28,7 @@ test_expect_success 'without a plan, ranks follow (host, local rank) whatever th
 	done &&
 	serve_wait &&
 	cat out.* &&
-	for hl in a:0 a:1 b:0 b:1 c:0 c:1; do cat out.$hl; done >all &&
+	for hl in a:0 a:1 b:0 b:1 c:0 c:1; do cat out.$hl || return 1; done >all &&
 	test "$(awk "{print \$2}" all | tr "\n" " ")" = "0 1 2 3 4 5 " &&
 	test "$(awk "{print \$8}" all | tr "\n" " ")" = "0 0 1 1 2 2 " &&
 	test "$(awk "{print \$10}" all | uniq)" = 3

@@ -7,7 +7,7 @@
 test_expect_success 'dtrun -n 8: 8 distinct ranks, one world, one local world' '
 	dtrun -n 8 --prefix "" rdzv-probe -j >out &&
 	test $(wc -l <out) -eq 8 &&
-	for r in 0 1 2 3 4 5 6 7; do grep -qx "rank $r size 8 local $r node 0 nodes 1" out; done
+	for r in 0 1 2 3 4 5 6 7; do grep -qx "rank $r size 8 local $r node 0 nodes 1" out || return 1; done
 '
 
 if nccl_loadable; then

@@ -61,7 +61,8 @@ test_expect_success 'other jobs are left alone' '
 	for f in b/b.pid.* b/b.child.*; do proc_alive "$(cat $f)" || exit 1; done &&
 	dtrun-kill -H $H3 "${KILL_ARGS[@]}" "$(cat b/id)" >out &&
 	wait_gone 5 b/b.pid.* b/b.child.* &&
-	{ wait $a; wait $b; true; }
+	test_expect_code 143 wait $a &&
+	test_expect_code 143 wait $b
 '
 
 test_expect_success '--all stops every job on each host, but not itself' '
@@ -74,7 +75,8 @@ test_expect_success '--all stops every job on each host, but not itself' '
 	! grep -v "stopped agent [0-9]* and 1 rank\|^127.0.0.[12]: no dtrun jobs running\$" out &&
 	test $(wc -l <out) -eq 3 &&
 	wait_gone 5 a/a.pid.* a/a.child.* b/b.pid.* b/b.child.* &&
-	{ wait $a; wait $b; true; } &&
+	test_expect_code 143 wait $a &&
+	test_expect_code 143 wait $b &&
 	dtrun-kill -H $H3 "${KILL_ARGS[@]}" --all >out &&
 	test "$(sort out)" = "$(printf "127.0.0.%s: no dtrun jobs running\n" 1 2 3)"
 '

@@ -67,7 +67,7 @@ test_expect_success 'each rank runs in its own host'"'"'s namespace, reached ove
 '
 
 test_expect_success 'a rank on the second host reaches MASTER_ADDR:MASTER_PORT on the first' '
-	command -v python3 >/dev/null || { echo "no python3: skipped"; exit 0; }
+	command -v python3 >/dev/null || skip_test "no python3"
 	nsrun -H $H2 --prefix "" python3 -c "
 import os, socket, time
 r, a, p = int(os.environ[\"RANK\"]), os.environ[\"MASTER_ADDR\"], int(os.environ[\"MASTER_PORT\"])
@@ -110,7 +110,7 @@ test_expect_success 'the link to a host goes down: its agent stops its ranks' '
 ip -n "$NB" link set "vb$$" up
 
 test_expect_success '--sync-dst-dir copies to the other host'"'"'s namespace and runs there' '
-	command -v rsync >/dev/null || { echo "no rsync: skipped"; exit 0; }
+	command -v rsync >/dev/null || skip_test "no rsync (apt-get install rsync)"
 	mkdir src && echo data >src/f && cd src &&
 	ip netns exec "$NA" "$B/dtrun" --launcher ssh -i "$D/id" \
 	    --ssh-option UserKnownHostsFile="$D/known_hosts" --ssh-agent-dir "$TRASH/agents" \

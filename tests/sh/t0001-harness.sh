@@ -1,0 +1,73 @@
+#!/bin/bash
+# t0001-harness.sh -- the harness itself: a failing step anywhere in a body
+# fails its test, a broken &&-chain is refused before it runs, and a skip is
+# counted as skipped, never as passed. Each case runs in an inner script
+# whose summary line is checked.
+. "$(dirname "$0")/lib.sh"
+
+# inner NAME BODY -- writes a one-test script running BODY with lib.sh.
+inner() {
+	cat >"$1" <<EOS
+#!/bin/bash
+. "$T_LIB/lib.sh"
+test_expect_success 'inner' '
+$2
+'
+test_done
+EOS
+}
+
+# summary SCRIPT -- runs it and prints its closing line.
+summary() { bash "$1" | tail -n 1; }
+
+test_expect_success 'a failing step before a passing one fails the test' '
+	inner t.sh "	false
+	true" &&
+	test "$(summary t.sh)" = "# 0 passed, 1 failed, 0 skipped"
+'
+
+test_expect_success 'a trailing "; true" hides nothing' '
+	inner t.sh "	false; true" &&
+	test "$(summary t.sh)" = "# 0 passed, 1 failed, 0 skipped"
+'
+
+test_expect_success 'a loop over ranks checks every rank, not only the last' '
+	inner t.sh "	for r in 0 1 2; do test \$r != 1 || return 1; done" &&
+	test "$(summary t.sh)" = "# 0 passed, 1 failed, 0 skipped" &&
+	inner t.sh "	for r in 0 1 2; do test \$r != 1; done &&
+	true" &&
+	test_expect_code 1 bash t.sh >out &&
+	test "$(tail -n 1 out)" = "# 0 passed, 1 failed, 0 skipped" &&
+	grep -q "chain lint: .*for loop checks only its last iteration" out
+'
+
+test_expect_success 'a broken &&-chain is refused before it runs' '
+	inner t.sh "	false && touch ran
+	touch ran2" &&
+	test_expect_code 1 bash t.sh >out &&
+	test "$(tail -n 1 out)" = "# 0 passed, 1 failed, 0 skipped" &&
+	grep -q "chain lint: body line .*broken &&-chain" out &&
+	test ! -e "$TRASH"/*/ran2
+'
+
+test_expect_success 'a negated step in the middle is refused' '
+	inner t.sh "	! true
+	true" &&
+	test "$(summary t.sh)" = "# 0 passed, 1 failed, 0 skipped"
+'
+
+test_expect_success 'a skip inside a body is counted as skipped, with why' '
+	inner t.sh "	skip_test \"no widget here\"" &&
+	bash t.sh >out &&
+	grep -qx "ok 1 # skipped: inner (no widget here)" out &&
+	test "$(tail -n 1 out)" = "# 0 passed, 0 failed, 1 skipped"
+'
+
+test_expect_success 'a chained body that passes still passes' '
+	inner t.sh "	echo a >f &&
+	for r in 0 1; do grep -q a f || return 1; done &&
+	! grep -q b f" &&
+	test "$(summary t.sh)" = "# 1 passed, 0 failed, 0 skipped"
+'
+
+test_done
