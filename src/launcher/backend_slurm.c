@@ -38,10 +38,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
