@@ -107,6 +107,7 @@ static int
 kill_record(const struct rec *r, const struct kill_opts *ko)
 {
 	int	i, agent_alive, killed = 0, left;
+	char	job[1024];
 
 	agent_alive = same_proc(r->agent, r->agent_start);
 	if (agent_alive)
@@ -131,7 +132,8 @@ kill_record(const struct rec *r, const struct kill_opts *ko)
 	left = killed ? rec_wait(r, 2) : 0;
 	if (!ko->quiet)
 		printf("%sjob %s: stopped agent %d and %d rank%s%s%s\n",
-		    ko->label ? ko->label : "", r->job, r->agent, r->nranks,
+		    ko->label ? ko->label : "", log_escape(job, sizeof(job),
+		    r->job), r->agent, r->nranks,
 		    r->nranks == 1 ? "" : "s",
 		    killed ? " (some needed SIGKILL)" : "",
 		    left ? "; some are still there" : "");
@@ -185,7 +187,8 @@ kill_jobs(const struct kill_opts *ko)
 	closedir(d);
 	for (i = 0; i < ko->nids && !ko->quiet; i++)
 		if (!seen[i])
-			printf("%sjob %s: not running here\n", label, ko->ids[i]);
+			printf("%sjob %s: not running here\n", label,
+			    log_escape(path, sizeof(path), ko->ids[i]));
 	if (ko->all && found == 0 && !ko->quiet)
 		printf("%sno dtrun jobs running\n", label);
 	fflush(stdout);

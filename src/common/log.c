@@ -2,6 +2,12 @@
  * log.c -- the binaries' own messages. Each message is formatted into one
  * buffer and written with one write(2), so it never splits across the
  * forwarded worker lines that share stderr.
+ *
+ * Messages quote what peers send (agents' node names and errors, srun's
+ * lines, ssh's remote errors, rendezvous host names), so every message is
+ * escaped as a whole before it is written: no peer can start a line of its
+ * own or drive the terminal with escape sequences, whichever call site
+ * forgot.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,17 +32,95 @@ log_progname(void)
 	return progname;
 }
 
+/* Length of the valid UTF-8 sequence at p (of n bytes) that is no C1 control, or 0. */
+static size_t
+utf8_len(const unsigned char *p, size_t n)
+{
+	size_t		len, i;
+	unsigned int	cp;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		len = 2;
+		cp = p[0] & 0x1f;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		len = 3;
+		cp = p[0] & 0x0f;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		len = 4;
+		cp = p[0] & 0x07;
+	} else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates, beyond U+10FFFF, C1 controls (CSI). */
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ||
+	    (cp >= 0x80 && cp <= 0x9f))
+		return 0;
+	return len;
+}
+
+/* Copies src into dst with what a terminal would act on escaped (log.h). */
+char *
+log_escape(char *dst, size_t len, const char *src)
+{
+	const unsigned char	*p = (const unsigned char *)src;
+	size_t			 n = strlen(src), o = 0, in, out;
+	char			 esc[8];
+
+	if (len == 0)
+		return dst;
+	while (n > 0) {
+		if (*p >= 0x20 && *p < 0x7f)
+			in = 1;
+		else
+			in = *p >= 0x80 ? utf8_len(p, n) : 0;
+		if (in > 0) {
+			/* Printable ASCII or one whole UTF-8 character. */
+			memcpy(esc, p, in);
+			out = in;
+		} else {
+			in = 1;
+			if (*p == '\n')
+				out = snprintf(esc, sizeof(esc), "\\n");
+			else if (*p == '\r')
+				out = snprintf(esc, sizeof(esc), "\\r");
+			else if (*p == '\t')
+				out = snprintf(esc, sizeof(esc), "\\t");
+			else
+				out = snprintf(esc, sizeof(esc), "\\x%02x", *p);
+		}
+		/* What does not fit is left out whole, never half a sequence. */
+		if (o + out >= len)
+			break;
+		memcpy(dst + o, esc, out);
+		o += out;
+		p += in;
+		n -= in;
+	}
+	dst[o] = '\0';
+	return dst;
+}
+
+/* Formats one message, escapes it whole, and writes it with its newline. */
 static void
 log_vwrite(const char *tag, const char *fmt, va_list ap)
 {
-	char	buf[4096];
-	int	n;
+	char	raw[4096], buf[4096];
+	size_t	n;
 
-	n = snprintf(buf, sizeof(buf), "%s: %s", progname, tag);
-	if (n < 0 || (size_t)n >= sizeof(buf))
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	if ((size_t)snprintf(buf, sizeof(buf), "%s: %s", progname, tag) >=
+	    sizeof(buf) - 1)
 		return;
-	vsnprintf(buf + n, sizeof(buf) - n - 1, fmt, ap);
 	n = strlen(buf);
+	log_escape(buf + n, sizeof(buf) - n - 1, raw);
+	n += strlen(buf + n);
 	buf[n++] = '\n';
 	if (log_hook != NULL)
 		log_hook();

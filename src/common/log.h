@@ -12,6 +12,17 @@ extern void	(*log_hook)(void);
 void		 log_init(const char *progname);
 const char	*log_progname(void);
 
+/*
+ * Copies src into dst (len bytes, always NUL-terminated) with every byte a
+ * terminal could act on escaped: newline, CR and tab as \n, \r, \t; other
+ * control characters, DEL, C1 controls and bytes that are not valid UTF-8
+ * as \xHH. Printable ASCII and valid UTF-8 stay as they are ('\\' too, so
+ * escaping twice changes nothing). An escape or character that does not
+ * fit is left out whole. Every log_* message goes through it; use it for
+ * peer-supplied text printed any other way. Returns dst.
+ */
+char	*log_escape(char *dst, size_t len, const char *src);
+
 void	 log_error(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 /* Something the user should know that is not wrong; hidden by -q. */

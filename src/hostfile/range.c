@@ -225,15 +225,18 @@ range_parse(struct range_pat *pat, size_t budget)
 				break;
 		}
 		count = n > budget ? budget + 1 : count * n;
-		if (count > budget) {
-			snprintf(why, sizeof(why), " (more than %s%d names%s)",
-			    budget == HF_EXPAND_MAX ? "" : "the ", HF_EXPAND_MAX,
-			    budget == HF_EXPAND_MAX ? "" : " one source may "
-			    "expand to");
-			return range_error(pat, 0, DT_ERR_RANGE,
-			    "too many hosts from", why);
-		}
+		if (count > budget)
+			break;
 		longest += pat->g[g].litlen + wmax;
+	}
+	/* After the loop: a plain name counts one against the budget too. */
+	if (count > budget) {
+		snprintf(why, sizeof(why), " (more than %s%d names%s)",
+		    budget == HF_EXPAND_MAX ? "" : "the ", HF_EXPAND_MAX,
+		    budget == HF_EXPAND_MAX ? "" : " one source may "
+		    "expand to");
+		return range_error(pat, 0, DT_ERR_RANGE, "too many hosts from",
+		    why);
 	}
 	if (longest > HF_NAME_MAX)
 		return range_error(pat, 0, DT_ERR_RANGE, "host name too long in",

@@ -14,10 +14,13 @@
  * proves it knows the secret and says which node it is (connect.h); that
  * maps the connection to its host, and from then on it is the normal agent
  * protocol. Connections from unknown or already-connected nodes, or with a
- * wrong MAC, are dropped. A host whose agent has not connected within
- * --start-timeout, or when srun exits, fails the job with its name; so
- * does one srun reports ("srun: error: NODE: task 1: Exited ...") before
- * --kill-on-bad-exit's SIGTERM to the other agents is taken for the cause.
+ * wrong MAC, are dropped. Those that have not authenticated are bounded
+ * per address and in all; at a bound the oldest goes, never the newcomer,
+ * so idle connections cannot lock the agents out. A host whose agent has
+ * not connected within --start-timeout, or when srun exits, fails the job
+ * with its name; so does one srun reports ("srun: error: NODE: task 1:
+ * Exited ...") before --kill-on-bad-exit's SIGTERM to the other agents is
+ * taken for the cause.
  *
  * srun's own output (and the agents' complaints, which srun forwards) is
  * logged line by line. At the end srun is waited for and reaped: it exits
@@ -38,6 +41,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +73,8 @@
 #define ADDR_PROBE_MAX	16	/* hosts looked up to choose our address */
 #define SRUN_LINE_MAX	8192	/* longer srun lines are cut */
 #define TASK_FAIL_MS	200	/* for srun to say why, after a task ended */
+#define PENDING_PER_ADDR 32	/* handshaking connections from one address */
+#define PENDING_SPARE	64	/* and in all, beyond one per host */
 
 extern char **environ;
 
@@ -105,8 +111,9 @@ struct slurm {
 	int		 lfd;
 	struct event	*lev;
 	char		 addr[300];	/* what agents dial */
-	struct sconn	*conns;		/* handshaking */
+	struct sconn	*conns;		/* handshaking, newest first */
 	size_t		 nconns;
+	int		 crowded;	/* said so; drops are -vv from then */
 	size_t		 nconnected;
 	pid_t		 srun;		/* 0 once reaped */
 	int		 ofd;		/* srun's stdout and stderr */
@@ -288,6 +295,63 @@ sconn_drop(struct sconn *c)
 	free(c);
 }
 
+/*
+ * Says why a connection that has not authenticated was dropped: a warning,
+ * unless a crowd of them is already known (then only with -vv, so a flood
+ * cannot flood the terminal too).
+ */
+static void __attribute__((format(printf, 2, 3)))
+sconn_log(struct slurm *s, const char *fmt, ...)
+{
+	va_list	ap;
+	char	msg[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (s->crowded)
+		log_debug("%s", msg);
+	else
+		log_warn("%s", msg);
+}
+
+/*
+ * Makes room for a connection from peer. Agents come once per host and
+ * answer the challenge at once, so a crowd of handshaking connections is
+ * not theirs: the oldest goes, from peer itself once it holds
+ * PENDING_PER_ADDR, else from all (as the rendezvous server does). So a
+ * new agent is never refused, and no one address pushes out another's.
+ */
+static void
+slurm_make_room(struct slurm *s, const char *peer)
+{
+	struct sconn	*c, *oldest = NULL, *mine = NULL;
+	size_t		 nmine = 0;
+
+	for (c = s->conns; c != NULL; c = c->next) {
+		oldest = c;
+		if (strcmp(c->peer, peer) == 0) {
+			mine = c;
+			nmine++;
+		}
+	}
+	if (nmine >= PENDING_PER_ADDR)
+		c = mine;
+	else if (s->nconns >= s->nhosts + PENDING_SPARE)
+		c = oldest;
+	else
+		return;
+	if (!s->crowded)
+		log_warn("agent listener at %s: %zu connections that have not "
+		    "authenticated, %zu from %s: dropping the oldest (not "
+		    "dtrun's agents; drops are logged with -vv)", s->addr,
+		    s->nconns, nmine, peer);
+	s->crowded = 1;
+	log_debug("agent connection from %s: never authenticated, dropped to "
+	    "make room", c->peer);
+	sconn_drop(c);
+}
+
 /* Finds the host named node that still waits for its agent. */
 static struct job_host *
 slurm_host(struct slurm *s, const char *node, const char **why)
@@ -324,22 +388,22 @@ sconn_answer(struct sconn *c, const uint8_t *p, size_t n)
 	uint8_t			 mac[AC_MAC_LEN];
 
 	if (ac_get_answer(p, n, &a) != 0) {
-		log_warn("agent connection from %s: bad handshake: dropped",
+		sconn_log(s, "agent connection from %s: bad handshake: dropped",
 		    c->peer);
 		sconn_drop(c);
 		return;
 	}
 	if (!ac_mac_ok(s->secret, sizeof(s->secret), AC_ROLE_AGENT, c->snonce,
 	    a.cnonce, a.node, a.mac)) {
-		log_warn("agent connection from %s (node \"%s\") does not know "
-		    "the job's agent secret: dropped", c->peer, a.node);
+		sconn_log(s, "agent connection from %s (node \"%s\") does not "
+		    "know the job's agent secret: dropped", c->peer, a.node);
 		free(a.node);
 		sconn_drop(c);
 		return;
 	}
 	if ((h = slurm_host(s, a.node, &why)) == NULL) {
-		log_warn("agent connection from %s: node \"%s\" %s: dropped",
-		    c->peer, a.node, why);
+		sconn_log(s, "agent connection from %s: node \"%s\" %s: "
+		    "dropped", c->peer, a.node, why);
 		free(a.node);
 		sconn_drop(c);
 		return;
@@ -387,8 +451,8 @@ sconn_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 		return;
 	}
 	if (type != AC_ANSWER) {
-		log_warn("agent connection from %s: %s before the handshake: "
-		    "dropped", c->peer, ap_type_name(type));
+		sconn_log(c->s, "agent connection from %s: %s before the "
+		    "handshake: dropped", c->peer, ap_type_name(type));
 		sconn_drop(c);
 		return;
 	}
@@ -416,8 +480,8 @@ sconn_timeout_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct sconn	*c = arg;
 
-	log_warn("agent connection from %s: no handshake within %d s: dropped",
-	    c->peer, HANDSHAKE_SECS);
+	sconn_log(c->s, "agent connection from %s: no handshake within %d s: "
+	    "dropped", c->peer, HANDSHAKE_SECS);
 	sconn_drop(c);
 }
 
@@ -432,18 +496,14 @@ sconn_new(struct slurm *s, int fd, const struct sockaddr_storage *ss)
 	char		 host[INET6_ADDRSTRLEN];
 	int		 one = 1;
 
-	/* Agents come once per host: a flood beyond that is not ours. */
-	if (s->nconns >= s->nhosts + 64) {
-		close(fd);
-		return;
-	}
+	if (getnameinfo((const struct sockaddr *)ss, sizeof(*ss), host,
+	    sizeof(host), NULL, 0, NI_NUMERICHOST) != 0)
+		snprintf(host, sizeof(host), "?");
+	slurm_make_room(s, host);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	c = xcalloc(1, sizeof(*c));
 	c->s = s;
 	c->fd = fd;
-	if (getnameinfo((const struct sockaddr *)ss, sizeof(*ss), host,
-	    sizeof(host), NULL, 0, NI_NUMERICHOST) != 0)
-		snprintf(host, sizeof(host), "?");
 	snprintf(c->peer, sizeof(c->peer), "%s", host);
 	cbs.frame = sconn_frame;
 	cbs.close = sconn_close;

@@ -75,6 +75,8 @@ struct job {
 	size_t			 ndone;
 	size_t			 nrunning;
 	size_t			 nexited;
+	size_t			 nstarted;	/* ranks that ever ran */
+	size_t			 nstopped;	/* ran, and ended once we stopped */
 	int			 started;	/* START sent */
 	int			 stopping;
 	int			 exit_set;
@@ -140,8 +142,36 @@ job_end(struct job *j, int cause)
 	if (j->exit_set || j->end.cause != END_NONE)
 		return NULL;
 	j->end.cause = cause;
-	j->end.stopped = j->plan->nranks - j->nexited;
 	return &j->end;
+}
+
+/*
+ * How many ranks a stop now would stop: those running, and once START is
+ * out, those another host may have started but not reported yet.
+ */
+static size_t
+job_live(const struct job *j)
+{
+	return j->nrunning + (j->started ? j->plan->nranks - j->nexited -
+	    j->nrunning : 0);
+}
+
+/*
+ * Marks r ended. A rank that ran and ends once the job is stopping counts
+ * as stopped: the summary says how many were, not how many might have
+ * been.
+ */
+static void
+job_rank_ended(struct job *j, struct job_rank *r)
+{
+	if (r->state == R_RUNNING) {
+		j->nrunning--;
+		if (j->stopping)
+			j->nstopped++;
+	}
+	if (r->state != R_EXITED)
+		j->nexited++;
+	r->state = R_EXITED;
 }
 
 /* Queues what the encoders left in j->wb to h's agent. */
@@ -240,11 +270,7 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	    j->plan->ranks[x->rank].host != h->index)
 		return;
 	r = &j->ranks[x->rank];
-	if (r->state == R_RUNNING)
-		j->nrunning--;
-	if (r->state != R_EXITED)
-		j->nexited++;
-	r->state = R_EXITED;
+	job_rank_ended(j, r);
 	output_rank_end(j->out, x->rank);
 	if (x->how == AP_EXITED && x->code == 0)
 		return;
@@ -257,8 +283,7 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	if (j->stopping)
 		return;		/* stopped by us, or after the first failure */
 	describe_end(how, sizeof(how), x);
-	/* Ranks another host started but has not reported yet count too. */
-	left = j->plan->nranks - j->nexited;
+	left = job_live(j);
 	if (r->pid > 0)
 		log_error("rank %u on %s (pid %d) %s; stopping %zu other "
 		    "rank%s", x->rank, h->ph->name, (int)r->pid, how, left,
@@ -269,7 +294,6 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	if ((end = job_end(j, END_RANK)) != NULL) {
 		end->rank = x->rank;
 		end->host = h->ph->name;
-		end->stopped = left;
 		snprintf(end->how, sizeof(end->how), "%s", how);
 	}
 	job_set_exit(j, code);
@@ -414,8 +438,9 @@ job_start_all(struct job *j)
 		ap_put_empty(&j->wb, AP_START);
 		job_send(&j->hosts[h]);
 	}
-	log_info("started %zu ranks on %zu host%s (job %s)", j->plan->nranks,
-	    j->plan->nhosts, j->plan->nhosts == 1 ? "" : "s", j->id);
+	log_info("started %zu rank%s on %zu host%s (job %s)", j->plan->nranks,
+	    j->plan->nranks == 1 ? "" : "s", j->plan->nhosts,
+	    j->plan->nhosts == 1 ? "" : "s", j->id);
 }
 
 void
@@ -478,6 +503,7 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		if (j->ranks[rank].state == R_WAITING) {
 			j->ranks[rank].state = R_RUNNING;
 			j->nrunning++;
+			j->nstarted++;
 			status_add(j->st, ST_STARTED);
 		}
 		return;
@@ -531,8 +557,7 @@ job_kill_orphans(struct job_host *h)
 		r = h->ph->ranks[i];
 		if (j->ranks[r].pid > 0 && j->ranks[r].state == R_RUNNING) {
 			kill(-j->ranks[r].pid, SIGKILL);
-			j->ranks[r].state = R_EXITED;
-			j->nrunning--;
+			job_rank_ended(j, &j->ranks[r]);
 		}
 	}
 }
@@ -583,7 +608,7 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	struct job	*j = arg;
 	struct status_end *end;
 	pid_t		 pid;
-	size_t		 h;
+	size_t		 h, n;
 	int		 status;
 
 	switch (sig) {
@@ -607,10 +632,14 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 		return;
 	}
 	if (++j->signals == 1) {
-		if (!j->stopping)
+		n = job_live(j);
+		if (!j->stopping && n == 0)
+			log_warn("got SIG%s before any rank started: stopping "
+			    "(again to kill at once)", sigabbrev_np(sig));
+		else if (!j->stopping)
 			log_warn("got SIG%s: stopping %zu rank%s (again to "
-			    "kill at once)", sigabbrev_np(sig), j->nrunning,
-			    j->nrunning == 1 ? "" : "s");
+			    "kill at once)", sigabbrev_np(sig), n,
+			    n == 1 ? "" : "s");
 		if ((end = job_end(j, END_SIGNAL)) != NULL)
 			end->signo = sig;
 		job_set_exit(j, 128 + sig);
@@ -629,13 +658,18 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct job	*j = arg;
 	struct status_end *end;
+	size_t		 n = job_live(j);
 
 	if (j->stopping)
 		return;
 	if ((end = job_end(j, END_TIMEOUT)) != NULL)
 		end->timeout = j->o->timeout;
-	log_error("job timed out after %g s (--timeout): stopping %zu rank%s",
-	    j->o->timeout, j->nrunning, j->nrunning == 1 ? "" : "s");
+	if (n == 0)
+		log_error("job timed out after %g s (--timeout) before any "
+		    "rank started", j->o->timeout);
+	else
+		log_error("job timed out after %g s (--timeout): stopping %zu "
+		    "rank%s", j->o->timeout, n, n == 1 ? "" : "s");
 	job_set_exit(j, EXIT_TIMEOUT);
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
@@ -841,6 +875,8 @@ out:
 	sync_free(j.sync);
 	/* Wait for a slow reader as long as it lives: nothing is dropped. */
 	output_finish(j.out, -1);
+	j.end.started = j.nstarted;
+	j.end.stopped = j.nstopped;
 	if (status_summary(&j.end, msg, sizeof(msg)) != NULL)
 		log_error("%s", msg);
 	for (i = 0; j.hosts != NULL && i < p->nhosts; i++) {

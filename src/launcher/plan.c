@@ -136,7 +136,7 @@ plan_hosts(struct hf_hosts *hs, struct opts *o, struct hf_config *c,
 {
 	char	 spec[64];
 	size_t	 i;
-	int	 rc = 0;
+	int	 rc = 0, n;
 
 	*given = 1;
 	if (o->nhosts > 0) {
@@ -156,8 +156,16 @@ plan_hosts(struct hf_hosts *hs, struct opts *o, struct hf_config *c,
 		rc = slurm_alloc_hosts(hs, e);
 	} else {
 		*given = 0;
-		snprintf(spec, sizeof(spec), "localhost:%d", o->nproc_per_node ?
-		    o->nproc_per_node : o->np ? o->np : 1);
+		n = o->nproc_per_node ? o->nproc_per_node : o->np ? o->np : 1;
+		/* No host has more than HF_SLOTS_MAX slots; this one neither. */
+		if (n > HF_SLOTS_MAX && !o->oversubscribe)
+			return dt_errf(e, o->nproc_per_node ? "--nproc-per-node"
+			    : "-n", 0, 0, DT_ERR_RANGE, "%d ranks are more than "
+			    "this machine's %d local slots; pass --oversubscribe "
+			    "to run them all here, or -H to spread them over "
+			    "hosts", n, HF_SLOTS_MAX);
+		snprintf(spec, sizeof(spec), "localhost:%d",
+		    n < HF_SLOTS_MAX ? n : HF_SLOTS_MAX);
 		rc = hf_parse_list(hs, spec, e);
 	}
 	if (rc == 0 && hf_config_has(c, HF_C_SLOTSPERHOST))
@@ -232,6 +240,9 @@ plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 		po.np = o->np;
 		/* Locally without hosts, -n and --nproc-per-node both mean "this many here". */
 		po.nproc_per_node = given ? o->nproc_per_node : 0;
+		/* Past the local slots (--oversubscribe): all of them still. */
+		if (!given && po.np == 0 && o->nproc_per_node > HF_SLOTS_MAX)
+			po.np = o->nproc_per_node;
 		po.oversubscribe = o->oversubscribe;
 		po.nservers = o->nservers;
 		if (!given && o->np > 0 && o->nproc_per_node > 0 &&

@@ -152,7 +152,9 @@ status_summary(const struct status_end *x, char *buf, size_t len)
 {
 	char	stopped[64];
 
-	if (x->stopped == 0)
+	if (x->started == 0)
+		snprintf(stopped, sizeof(stopped), "no rank had started");
+	else if (x->stopped == 0)
 		snprintf(stopped, sizeof(stopped), "no %srank was running",
 		    x->cause == END_RANK ? "other " : "");
 	else

@@ -49,7 +49,8 @@ struct status_end {
 	char		 how[128];	/* END_RANK: "exited with code 3" */
 	double		 timeout;	/* END_TIMEOUT */
 	int		 signo;		/* END_SIGNAL */
-	size_t		 stopped;	/* other ranks still running then */
+	size_t		 started;	/* ranks that ever ran */
+	size_t		 stopped;	/* of those, ended once we stopped */
 };
 
 /*

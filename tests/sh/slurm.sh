@@ -5,6 +5,8 @@
 #   slurm_start [N]     starts munged, slurmctld and a slurmd per node; waits
 #                       for the nodes to be idle; sets SLURM_CONF, SLURM_DIR,
 #                       SLURM_NODES (their names) and SLURM_HIDDEN
+#   slurm_salloc NAME ARGS...  an allocation without a shell (salloc
+#                       --no-shell -J NAME ARGS...); sets JOB to its id
 #
 # One node is "localhost"; N > 1 nodes are node1..nodeN at 127.0.0.1..N, one
 # slurmd each on its own port. Everything lives in $TRASH/slurm and is
@@ -116,4 +118,12 @@ EOC
 		tail -n 20 "$SLURM_DIR"/*.out "$SLURM_DIR"/*.log
 		return 1
 	}
+}
+
+slurm_salloc() {
+	name=$1
+	shift
+	salloc --no-shell -J "$name" "$@" >"$TRASH/salloc.out" 2>&1
+	JOB=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$TRASH/salloc.out")
+	[ -n "$JOB" ] || { cat "$TRASH/salloc.out"; return 1; }
 }

@@ -42,6 +42,12 @@ test_expect_success 'dtrun-kill of an unknown job says so and succeeds' '
 	dtrun-kill no-such-job >out && grep -q "not running here" out
 '
 
+test_expect_success 'a job id with control characters is printed escaped' '
+	dtrun-kill "$(printf "x\033[31m\ny")" >out &&
+	grep -qx "localhost: job x\\\\x1b\[31m\\\\ny: not running here" out &&
+	test $(wc -l <out) = 1
+'
+
 test_expect_success 'dtrun-kill without a job id is a usage error' '
 	test_expect_code 2 dtrun-kill 2>err && grep -q "give a job id" err
 '

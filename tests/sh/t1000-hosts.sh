@@ -31,6 +31,18 @@ test_expect_success '--oversubscribe allows it' '
 	plan -n 5 -H a:2,b:2 --oversubscribe true >out && test $(wc -l <out) -eq 5
 '
 
+test_expect_success 'more ranks than the 1024 local slots, without -H: the rule and the fix' '
+	test_expect_code 2 dtrun --dry-run -n 1025 true 2>err &&
+	grep -qx "dtrun: -n: 1025 ranks are more than this machine'"'"'s 1024 local slots; pass --oversubscribe to run them all here, or -H to spread them over hosts" err &&
+	! grep -q -- "-H:1\|ssh port" err &&
+	test_expect_code 2 dtrun --dry-run --nproc-per-node 1025 true 2>err &&
+	grep -q "^dtrun: --nproc-per-node: 1025 ranks are more than" err &&
+	plan -n 1025 --oversubscribe true >out && test $(wc -l <out) -eq 1025 &&
+	grep -qx "1024 localhost 1024 true" out &&
+	plan --nproc-per-node 1025 --oversubscribe true >out && test $(wc -l <out) -eq 1025 &&
+	plan -n 1024 true >out && test $(wc -l <out) -eq 1024
+'
+
 test_expect_success 'every peer hostfile format in examples/hostfiles is read' '
 	for f in "$EX"/hostfiles/*.hosts; do
 		dtrun --dry-run -H "$f" true >/dev/null || { echo "failed: $f"; exit 1; }

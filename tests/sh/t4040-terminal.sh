@@ -76,6 +76,18 @@ test_expect_success 'the summary of a timeout and of Ctrl-C' '
 	test "$(tail -n 1 err)" = "dtrun: job stopped by SIGINT; 3 ranks were stopped"
 '
 
+test_expect_success 'a timeout before any rank started: nothing said to be stopped' '
+	test_expect_code 124 dtrun -n 2 --timeout 1e-9 sleep 30 2>err &&
+	grep -qx "dtrun: job timed out after 1e-09 s (--timeout) before any rank started" err &&
+	! grep -q "stopping 0 ranks" err &&
+	test "$(tail -n 1 err)" = "dtrun: job failed: timed out after 1e-09 s (--timeout); no rank had started"
+'
+
+test_expect_success 'an agent lost before its ranks started: none counted as stopped' '
+	test_expect_code 255 env DTRUN_AGENT=/bin/false dtrun -n 2 true 2>err &&
+	test "$(tail -n 1 err)" = "dtrun: job failed: lost the agent on localhost; no rank had started"
+'
+
 test_expect_success 'no summary when the job succeeds, or for a usage error' '
 	dtrun -n 2 true 2>err && test ! -s err &&
 	test_expect_code 2 dtrun -n 2 no-such-command-xyz 2>err &&

@@ -14,9 +14,7 @@ slurm_start || { echo "could not start the Slurm cluster"; exit 1; }
 # One allocation (4 tasks, overcommitted on this small machine) serves most
 # tests: dtrun runs with the environment salloc would give it, so a test can
 # kill dtrun without Slurm cleaning up behind its back.
-salloc --no-shell -O -N1 -n4 -J dtrun-t5000 >"$TRASH/salloc.out" 2>&1
-JOB=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$TRASH/salloc.out")
-[ -n "$JOB" ] || { cat "$TRASH/salloc.out"; exit 1; }
+slurm_salloc dtrun-t5000 -O -N1 -n4 || exit 1
 ALLOC=(env SLURM_JOB_ID=$JOB SLURM_JOB_NODELIST=localhost SLURM_TASKS_PER_NODE=4 SLURM_OVERCOMMIT=1)
 in_alloc() { "${ALLOC[@]}" "$@"; }
 unset SLURM_JOB_ID SLURM_JOBID

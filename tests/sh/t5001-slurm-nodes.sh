@@ -10,9 +10,7 @@ if why=$(slurm_skip_reason); then
 	test_done
 fi
 slurm_start 2 || { echo "could not start the Slurm cluster"; exit 1; }
-salloc --no-shell -O -N2 -n6 -J dtrun-t5001 >"$TRASH/salloc.out" 2>&1
-JOB=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$TRASH/salloc.out")
-[ -n "$JOB" ] || { cat "$TRASH/salloc.out"; exit 1; }
+slurm_salloc dtrun-t5001 -O -N2 -n6 || exit 1
 ALLOC=(env SLURM_JOB_ID=$JOB "SLURM_JOB_NODELIST=node[1-2]" "SLURM_TASKS_PER_NODE=3(x2)")
 in_alloc() { "${ALLOC[@]}" "$@"; }
 unset SLURM_JOB_ID SLURM_JOBID

@@ -423,3 +423,55 @@ TEST(hf_load_arg_file_or_list)
 	hf_hosts_free(&hs);
 	CHECK_INT(hs.n, 0);
 }
+
+/* hf_expand callback: counts names. */
+static int
+hf_count(const char *name, size_t len, void *arg)
+{
+	++*(long *)arg;
+	return 0;
+}
+
+/* Parses n plain names, one a line, as the hostfile "big"; 0 or DT_ERR_*. */
+static int
+hf_plain_names(long n, struct dt_err *e)
+{
+	struct hf_hosts	 hs;
+	char		*buf, *p;
+	long		 i;
+	int		 r;
+
+	if ((buf = p = malloc((size_t)n * 9 + 1)) == NULL)
+		return DT_ERR_NOMEM;
+	for (i = 0; i < n; i++)
+		p += sprintf(p, "h%ld\n", i);
+	hf_hosts_init(&hs);
+	r = hf_parse_buf(&hs, "big", buf, (size_t)(p - buf), e);
+	CHECK(r != 0 || hs.n == (size_t)n);
+	hf_hosts_free(&hs);
+	free(buf);
+	return r;
+}
+
+TEST(hf_expand_cap_boundary)
+{
+	struct dt_err	e;
+	char		eb[DUMP_MAX];
+	long		n = 0;
+
+	/* Exactly HF_EXPAND_MAX names, plain ones counted too; not one more. */
+	CHECK_INT(hf_expand("n[1-999999],b", hf_count, &n, &e), 1000000);
+	CHECK_INT(n, 1000000);
+	n = 0;
+	CHECK(hf_expand("n[1-999999],b,c", hf_count, &n, &e) == DT_ERR_RANGE);
+	CHECK_STR(dt_err_str(&e, eb, sizeof(eb)), "spec:1:15: too many hosts "
+	    "from \"c\" (more than the 1000000 names one source may expand "
+	    "to)");
+	CHECK(strncmp(hf_slurm("n[1-999999],b,c", NULL, eb), "ERR: "
+	    "SLURM_JOB_NODELIST:1:15: too many hosts from \"c\"", 47) == 0);
+	CHECK(hf_plain_names(1000000, &e) == 0);
+	CHECK(hf_plain_names(1000001, &e) == DT_ERR_RANGE);
+	CHECK_STR(dt_err_str(&e, eb, sizeof(eb)), "big:1000001:1: too many "
+	    "hosts from \"h1000000\" (more than the 1000000 names one source "
+	    "may expand to)");
+}

@@ -16,6 +16,7 @@ TEST(status_summary_lines)
 	x.rank = 2;
 	x.host = "gpu07";
 	strcpy(x.how, "exited with code 3");
+	x.started = 4;
 	x.stopped = 3;
 	CHECK_STR(status_summary(&x, buf, sizeof(buf)), "job failed: rank 2 "
 	    "on gpu07 exited with code 3 first; 3 other ranks were stopped");
@@ -39,6 +40,14 @@ TEST(status_summary_lines)
 	x.stopped = 4;
 	CHECK_STR(status_summary(&x, buf, sizeof(buf)), "job failed: lost the "
 	    "agent on gpu07; 4 ranks were stopped");
+	/* Ranks that never ran were never stopped either. */
+	x.started = 0;
+	x.stopped = 0;
+	CHECK_STR(status_summary(&x, buf, sizeof(buf)), "job failed: lost the "
+	    "agent on gpu07; no rank had started");
+	x.cause = END_TIMEOUT;
+	CHECK_STR(status_summary(&x, buf, sizeof(buf)), "job failed: timed "
+	    "out after 1.5 s (--timeout); no rank had started");
 }
 
 TEST(status_colors)
