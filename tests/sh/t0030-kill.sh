@@ -56,11 +56,13 @@ test_expect_success 'dtrun-kill finds a daemon that escaped agent and keeper' '
 	wait_gone 3 daemon.pid
 '
 
+# An id of this run alone: the scan sees every process of ours.
+LEFT_ID=left-$$-$(date +%s%N)
 test_expect_success 'dtrun-kill finds a job'"'"'s leftovers even without its record' '
-	DTRUN_JOB_ID=left-1 setsid sh -c "echo \$\$ >daemon.pid; exec sleep 300" &
+	DTRUN_JOB_ID=$LEFT_ID setsid sh -c "echo \$\$ >daemon.pid; exec sleep 300" &
 	wait_for 10 eval "grep -qx \"[0-9][0-9]*\" daemon.pid" &&
-	dtrun-kill -w 1 left-1 >out &&
-	grep -qx "localhost: job left-1: no record here; stopped its leftover processes" out &&
+	dtrun-kill -w 1 $LEFT_ID >out &&
+	grep -qx "localhost: job $LEFT_ID: no record here; stopped its leftover processes" out &&
 	wait_gone 3 daemon.pid
 '
 
