@@ -227,7 +227,7 @@ agent_signal_all(struct agent *a, int sig, int descendants)
 		if (a->ranks[i].pid > 0 && !a->ranks[i].reaped)
 			kill(-a->ranks[i].pid, sig);
 	if (descendants)
-		spawn_kill_descendants(sig);
+		spawn_kill_descendants(sig, NULL);
 }
 
 /* ARGSUSED */

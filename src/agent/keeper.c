@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "keeper.h"
@@ -35,15 +36,28 @@
 static void
 keeper_sweep(void)
 {
+	struct timespec	ts = { 0, 100 * 1000 * 1000 };
+	sigset_t	chld;
+	size_t		live, sent;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
 	/*
 	 * A killed process's children come to us in turn, and one forked
-	 * after the walk is seen on the next round, when its parent is reaped.
+	 * after a walk is seen on the next. A process we may not signal (not
+	 * ours, as a setuid program) is left to whoever reaps after us: only
+	 * for it would we wait.
 	 */
 	for (;;) {
-		spawn_kill_descendants(SIGKILL);
-		if (waitpid(-1, NULL, 0) == -1 && errno == ECHILD)
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		live = spawn_kill_descendants(SIGKILL, &sent);
+		if (live == 0 || sent == 0)
 			break;
+		sigtimedwait(&chld, NULL, &ts);
 	}
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
 }
 
 pid_t

@@ -414,14 +414,17 @@ spawn_descendants(pid_t **pids)
 }
 
 size_t
-spawn_kill_descendants(int sig)
+spawn_kill_descendants(int sig, size_t *sent)
 {
 	struct desc	*v;
-	size_t		 n, i;
+	size_t		 n, i, ok = 0;
 
 	n = spawn_walk(&v);
 	for (i = 0; i < n; i++)
-		proc_signal(v[i].pid, v[i].start, sig);
+		if (proc_signal(v[i].pid, v[i].start, sig) == 0)
+			ok++;
 	free(v);
+	if (sent != NULL)
+		*sent = ok;
 	return n;
 }

@@ -65,7 +65,10 @@ char	*spawn_resolve(const char *argv0, const char *path_env, int *err);
  */
 size_t	spawn_descendants(pid_t **pids);
 
-/* Sends sig to every descendant (proc_signal); returns how many there were. */
-size_t	spawn_kill_descendants(int sig);
+/*
+ * Sends sig to every descendant (proc_signal); returns how many there
+ * were, and in *sent (if not NULL) how many could be signalled.
+ */
+size_t	spawn_kill_descendants(int sig, size_t *sent);
 
 #endif
