@@ -168,7 +168,8 @@ kill_unrecorded(const char *job, const struct kill_opts *ko)
 
 	memset(&r, 0, sizeof(r));
 	snprintf(r.job, sizeof(r.job), "%s", job);
-	if (rec_others(&r, 0) == 0) {
+	/* An empty id would pick whatever has DTRUN_JOB_ID set empty. */
+	if (job[0] == '\0' || rec_others(&r, 0) == 0) {
 		if (!ko->quiet)
 			printf("%sjob %s: not running here\n",
 			    ko->label ? ko->label : "", job);
