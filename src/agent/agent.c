@@ -82,6 +82,7 @@ struct agent {
 	int		 killed;	/* SIGKILL sent to everything */
 	struct dt_wbuf	 wb;
 	struct record	*rec;
+	pid_t		 keeper;	/* our parent, see keeper.h; 0: none */
 };
 
 static void	agent_check(struct agent *);
@@ -226,7 +227,7 @@ agent_signal_all(struct agent *a, int sig, int descendants)
 		if (a->ranks[i].pid > 0 && !a->ranks[i].reaped)
 			kill(-a->ranks[i].pid, sig);
 	if (descendants)
-		spawn_kill_descendants(sig);
+		spawn_kill_descendants(sig, NULL);
 }
 
 /* ARGSUSED */
@@ -370,9 +371,13 @@ sigterm_cb(evutil_socket_t sig, short what, void *arg)
 	struct agent	*a = arg;
 
 	/* Tell the launcher why, so it reports this and not a dying rank. */
-	agent_error(a, AP_NORANK, 128 + SIGTERM, "%s: the agent got SIGTERM "
-	    "(dtrun-kill, or the host is shutting down): stopping its ranks",
-	    a->host);
+	if (a->keeper > 0 && getppid() != a->keeper)
+		agent_error(a, AP_NORANK, 255, "%s: the agent's keeper (pid %d) "
+		    "was killed: stopping its ranks", a->host, (int)a->keeper);
+	else
+		agent_error(a, AP_NORANK, 128 + SIGTERM, "%s: the agent got "
+		    "SIGTERM (dtrun-kill, or the host is shutting down): "
+		    "stopping its ranks", a->host);
 	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
 }
 
@@ -537,11 +542,15 @@ agent_start(struct agent *a)
 	size_t		 i;
 	pid_t		 pid = -1;
 	int		 ofd = -1, efd = -1, e;
+	char		 why[512];
 
 	if (!a->prepared || a->started)
 		return;
 	a->started = 1;
-	a->rec = record_open(a->job.job_id, a->host);
+	/* Reaches dtrun through our stderr, once per host and job. */
+	if ((a->rec = record_open(a->job.job_id, a->host, a->keeper, why,
+	    sizeof(why))) == NULL && why[0] != '\0')
+		log_warn("%s: %s", a->host, why);
 	for (i = 0; i < a->nranks && !a->stopping; i++) {
 		r = &a->ranks[i];
 		ofd = efd = -1;
@@ -686,7 +695,7 @@ agent_link_close(void *arg, int err, const char *why)
 }
 
 int
-agent_run(int rfd, int wfd)
+agent_run(int rfd, int wfd, pid_t keeper)
 {
 	struct agent	 a;
 	struct link_cbs	 cbs;
@@ -695,6 +704,7 @@ agent_run(int rfd, int wfd)
 	int		 port;
 
 	memset(&a, 0, sizeof(a));
+	a.keeper = keeper;
 	dt_raise_nofile();
 	/* Orphans of our ranks come back to us, so we can kill them too. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);

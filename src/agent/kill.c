@@ -2,9 +2,16 @@
  * kill.c -- clean up a job's leftovers by job id, never by command name.
  * Each dtrun-agent keeps a record of its job (record.h); we ask that agent
  * to stop (SIGTERM, so it stops its ranks as on fail-fast), and kill the
- * recorded process groups ourselves if the agent is gone or does not
- * finish. A PID counts only if its start time still matches the record,
- * so a reused PID is never hit.
+ * job's processes ourselves if the agent is gone or does not finish.
+ *
+ * What counts as the job's: the recorded agent and ranks, the ranks'
+ * process groups, and any process of ours whose environment says
+ * DTRUN_JOB_ID=JOB -- which also finds a daemon that left its group and
+ * its agent (setsid), if both agent and keeper were killed. Every process
+ * is signalled through a pidfd after checking its start time and owner
+ * (proc_signal), so a reused pid is never hit; records that name pid 1,
+ * 0 or a negative one are refused outright. A job is "stopped" only once
+ * none of that is left, the keeper included (it exits last).
  */
 #include <sys/types.h>
 
@@ -20,163 +27,232 @@
 
 #include "kill.h"
 #include "log.h"
+#include "procs.h"
 #include "record.h"
 
-struct rec {
-	char			 job[128];
-	int			 agent;
-	unsigned long long	 agent_start;
-	int			 nranks;
-	int			*pid;
-	unsigned long long	*start;
-};
-
-/* Reads one record file; returns 0, or -1 (unreadable, not a record, no memory). */
+/* True if pid is alive and is the process that was recorded (ours). */
 static int
-rec_read(const char *path, struct rec *r)
+same_proc(pid_t pid, unsigned long long start)
 {
-	FILE			*f;
-	char			 line[512], word[32];
-	int			 pid, rank, *np;
-	unsigned long long	 st, *ns;
+	struct proc_info	pi;
 
-	free(r->pid);
-	free(r->start);
-	memset(r, 0, sizeof(*r));
-	if ((f = fopen(path, "r")) == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		if (sscanf(line, "%31s", word) != 1)
-			continue;
-		if (strcmp(word, "job") == 0)
-			sscanf(line, "job %127s", r->job);
-		else if (strcmp(word, "agent") == 0)
-			sscanf(line, "agent %d %llu", &r->agent, &r->agent_start);
-		else if (strcmp(word, "rank") == 0 &&
-		    sscanf(line, "rank %d %d %llu", &rank, &pid, &st) == 3) {
-			np = reallocarray(r->pid, r->nranks + 1, sizeof(*np));
-			if (np != NULL)
-				r->pid = np;
-			ns = reallocarray(r->start, r->nranks + 1, sizeof(*ns));
-			if (ns != NULL)
-				r->start = ns;
-			if (np == NULL || ns == NULL)
-				break;
-			r->pid[r->nranks] = pid;
-			r->start[r->nranks++] = st;
-		}
-	}
-	fclose(f);
-	return r->job[0] != '\0' && r->agent > 0 ? 0 : -1;
+	return pid > 1 && start != 0 && proc_info(pid, &pi) == 0 &&
+	    pi.start == start && pi.uid == getuid() && pi.state != 'Z' &&
+	    pi.state != 'X';
 }
 
-/* True if pid is alive and is the process that was recorded. */
+/* How many of r's recorded processes (agent, keeper, ranks) are still the recorded ones. */
 static int
-same_proc(int pid, unsigned long long start)
+rec_alive(const struct record_info *r)
 {
-	return pid > 0 && start != 0 && proc_starttime(pid) == start;
-}
-
-/* How many of r's processes are still the recorded ones. */
-static int
-rec_alive(const struct rec *r)
-{
-	int	i, n;
+	size_t	i;
+	int	n;
 
 	n = same_proc(r->agent, r->agent_start);
+	if (r->keeper > 0)
+		n += same_proc(r->keeper, r->keeper_start);
 	for (i = 0; i < r->nranks; i++)
 		n += same_proc(r->pid[i], r->start[i]);
 	return n;
 }
 
-/* Waits up to secs for r's processes to go; returns how many are left. */
-static int
-rec_wait(const struct rec *r, double secs)
+/*
+ * Signals (sig 0: counts) the job's other processes: the members of each
+ * rank's process group -- only while that rank still leads it, so a group
+ * id is never taken from a record alone -- and whatever carries the job's
+ * DTRUN_JOB_ID. The agent and keeper are left to themselves.
+ */
+static size_t
+rec_others(const struct record_info *r, int sig)
+{
+	struct proc_match	 m;
+	struct proc_info	 pi;
+	pid_t			*g;
+	char			 env[160];
+	size_t			 i, n;
+
+	memset(&m, 0, sizeof(m));
+	snprintf(env, sizeof(env), "DTRUN_JOB_ID=%s", r->job);
+	m.env = env;
+	m.skip[0] = r->agent;
+	m.skip[1] = r->keeper;
+	if ((g = calloc(r->nranks + 1, sizeof(*g))) != NULL) {
+		for (i = 0; i < r->nranks; i++)
+			if (same_proc(r->pid[i], r->start[i]) &&
+			    proc_info(r->pid[i], &pi) == 0 &&
+			    pi.pgrp == r->pid[i])
+				g[m.npgrps++] = r->pid[i];
+		m.pgrps = g;
+	}
+	n = proc_signal_match(&m, sig);
+	free(g);
+	return n;
+}
+
+/* Signals the recorded ranks themselves (a rank that left its group too). */
+static void
+rec_ranks(const struct record_info *r, int sig)
+{
+	size_t	i;
+
+	for (i = 0; i < r->nranks; i++)
+		proc_signal(r->pid[i], r->start[i], sig);
+}
+
+/*
+ * Waits up to secs for everything of r to go; returns how many are left.
+ * The recorded pids are cheap to look at; the /proc walk for the others
+ * is done only once they are gone, and then every 100 ms.
+ */
+static size_t
+rec_wait(const struct record_info *r, double secs)
 {
 	struct timespec	ts = { 0, 20 * 1000 * 1000 };
-	int		steps, left;
+	int		step, steps = (int)(secs * 50);
 
-	for (steps = (int)(secs * 50); (left = rec_alive(r)) > 0 && steps > 0;
-	    steps--)
-		nanosleep(&ts, NULL);
-	return left;
+	for (step = 0; step <= steps; step++) {
+		if (step > 0)
+			nanosleep(&ts, NULL);
+		if (rec_alive(r) > 0 || (step % 5 != 0 && step != steps))
+			continue;
+		if (rec_others(r, 0) == 0)
+			return 0;
+	}
+	return rec_alive(r) + rec_others(r, 0);
 }
 
 /* Stops one agent's job; returns how many processes outlived SIGKILL. */
-static int
-kill_record(const struct rec *r, const struct kill_opts *ko)
+static size_t
+kill_record(const struct record_info *r, const struct kill_opts *ko)
 {
-	int	i, agent_alive, killed = 0, left;
+	size_t	left;
+	int	killed = 0;
 	char	job[1024];
 
-	agent_alive = same_proc(r->agent, r->agent_start);
-	if (agent_alive)
-		kill(r->agent, SIGTERM);
-	for (i = 0; i < r->nranks; i++) {
-		/* With its agent gone, nobody else will stop this group. */
-		if (!agent_alive && same_proc(r->pid[i], r->start[i]))
-			kill(-r->pid[i], SIGTERM);
+	if (proc_signal(r->agent, r->agent_start, SIGTERM) != 0) {
+		/* With its agent gone, nobody else will stop the rest. */
+		rec_ranks(r, SIGTERM);
+		rec_others(r, SIGTERM);
 	}
-	rec_wait(r, ko->wait_s);
-	for (i = 0; i < r->nranks; i++) {
-		if (same_proc(r->pid[i], r->start[i])) {
-			kill(-r->pid[i], SIGKILL);
-			killed++;
+	if ((left = rec_wait(r, ko->wait_s)) > 0) {
+		/* Not the keeper: it kills what the agent leaves, then exits. */
+		killed = 1;
+		proc_signal(r->agent, r->agent_start, SIGKILL);
+		rec_ranks(r, SIGKILL);
+		rec_others(r, SIGKILL);
+		/* SIGKILL takes a moment; only a process stuck in the kernel stays. */
+		left = rec_wait(r, 2);
+	}
+	if (ko->quiet)
+		return left;
+	if (left > 0)
+		printf("%sjob %s: %zu process%s still there after SIGKILL "
+		    "(agent %d)\n", ko->label ? ko->label : "",
+		    log_escape(job, sizeof(job), r->job), left,
+		    left == 1 ? " is" : "es are", (int)r->agent);
+	else
+		printf("%sjob %s: stopped agent %d and %zu rank%s%s\n",
+		    ko->label ? ko->label : "",
+		    log_escape(job, sizeof(job), r->job), (int)r->agent,
+		    r->nranks, r->nranks == 1 ? "" : "s",
+		    killed ? " (some needed SIGKILL)" : "");
+	return left;
+}
+
+/*
+ * A job with no record here may still have left processes behind (its
+ * agent and keeper SIGKILLed, their record removed): they carry its id.
+ */
+static size_t
+kill_unrecorded(const char *job, const struct kill_opts *ko)
+{
+	struct record_info	r;
+	size_t			n;
+	char			esc[1024];
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.job, sizeof(r.job), "%s", job);
+	/* An empty id would pick whatever has DTRUN_JOB_ID set empty. */
+	if (job[0] == '\0' || rec_others(&r, 0) == 0) {
+		if (!ko->quiet)
+			printf("%sjob %s: not running here\n",
+			    ko->label ? ko->label : "",
+			    log_escape(esc, sizeof(esc), job));
+		return 0;
+	}
+	rec_others(&r, SIGTERM);
+	if ((n = rec_wait(&r, ko->wait_s)) > 0) {
+		rec_others(&r, SIGKILL);
+		n = rec_wait(&r, 2);
+	}
+	if (!ko->quiet)
+		printf("%sjob %s: no record here; %s its leftover processes\n",
+		    ko->label ? ko->label : "", log_escape(esc, sizeof(esc),
+		    job), n ? "could not stop" :
+		    "stopped");
+	return n;
+}
+
+/* True if this process would pick the job of record r. */
+static int
+kill_wanted(const struct kill_opts *ko, const char *job, int *seen)
+{
+	const char	*self = getenv("DTRUN_JOB_ID");
+	int		 i, want;
+
+	/* --all never means the job doing the killing. */
+	want = ko->all && (self == NULL || strcmp(self, job) != 0);
+	for (i = 0; i < ko->nids; i++) {
+		if (strcmp(ko->ids[i], job) == 0) {
+			want = 1;
+			seen[i] = 1;
 		}
 	}
-	if (same_proc(r->agent, r->agent_start)) {
-		kill(r->agent, SIGKILL);
-		killed++;
-	}
-	/* SIGKILL takes a moment; only a process stuck in the kernel stays. */
-	left = killed ? rec_wait(r, 2) : 0;
-	if (!ko->quiet)
-		printf("%sjob %s: stopped agent %d and %d rank%s%s%s\n",
-		    ko->label ? ko->label : "", log_escape(job, sizeof(job),
-		    r->job), r->agent, r->nranks,
-		    r->nranks == 1 ? "" : "s",
-		    killed ? " (some needed SIGKILL)" : "",
-		    left ? "; some are still there" : "");
-	return left;
+	return want;
 }
 
 int
 kill_jobs(const struct kill_opts *ko)
 {
-	const char	*dir, *self = getenv("DTRUN_JOB_ID");
-	const char	*label = ko->label ? ko->label : "";
-	DIR		*d;
-	struct dirent	*de;
-	struct rec	 r;
-	char		 path[1024];
-	int		 found = 0, left = 0, i, want, *seen;
+	const char		*dir;
+	const char		*label = ko->label ? ko->label : "";
+	DIR			*d = NULL;
+	FILE			*f;
+	struct dirent		*de;
+	struct record_info	 r;
+	char			 path[1024], why[512];
+	int			 found = 0, left = 0, i, *seen;
 
-	if ((dir = record_dir()) == NULL || (d = opendir(dir)) == NULL) {
-		if (!ko->quiet)
-			printf("%sno dtrun jobs recorded\n", label);
-		return 0;
-	}
 	if ((seen = calloc(ko->nids + 1, sizeof(*seen))) == NULL) {
-		closedir(d);
 		log_error("out of memory");
 		return 1;
 	}
+	if ((dir = record_dir(why, sizeof(why))) == NULL) {
+		/* Ids given: what carries them is still found below. */
+		log_error("%s%s", label, why);
+		left = 1;
+	} else if ((d = opendir(dir)) == NULL) {
+		log_error("%s%s: %s", label, dir, strerror(errno));
+		left = 1;
+	}
 	memset(&r, 0, sizeof(r));
-	while ((de = readdir(d)) != NULL) {
+	while (d != NULL && (de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.' || strstr(de->d_name, ".tmp") != NULL)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (rec_read(path, &r) != 0)
+		if ((f = fopen(path, "r")) == NULL)
+			continue;	/* removed by its agent just now */
+		if (record_parse(f, &r, why, sizeof(why)) != 0) {
+			fclose(f);
+			/* Refused whole: never signal what it names. */
+			log_error("%s%s: %s: not a record an agent writes; left "
+			    "alone (remove the file)", label, path, why);
+			if (r.job[0] != '\0' && kill_wanted(ko, r.job, seen))
+				left = 1;
 			continue;
-		/* --all never means the job doing the killing. */
-		want = ko->all && (self == NULL || strcmp(self, r.job) != 0);
-		for (i = 0; i < ko->nids; i++) {
-			if (strcmp(ko->ids[i], r.job) == 0) {
-				want = 1;
-				seen[i] = 1;
-			}
 		}
-		if (!want)
+		fclose(f);
+		if (!kill_wanted(ko, r.job, seen))
 			continue;
 		found++;
 		if (kill_record(&r, ko) == 0)
@@ -184,17 +260,16 @@ kill_jobs(const struct kill_opts *ko)
 		else
 			left = 1;
 	}
-	closedir(d);
-	for (i = 0; i < ko->nids && !ko->quiet; i++)
-		if (!seen[i])
-			printf("%sjob %s: not running here\n", label,
-			    log_escape(path, sizeof(path), ko->ids[i]));
+	if (d != NULL)
+		closedir(d);
+	for (i = 0; i < ko->nids; i++)
+		if (!seen[i] && kill_unrecorded(ko->ids[i], ko) > 0)
+			left = 1;
 	if (ko->all && found == 0 && !ko->quiet)
 		printf("%sno dtrun jobs running\n", label);
 	fflush(stdout);
 	free(seen);
-	free(r.pid);
-	free(r.start);
+	record_info_free(&r);
 	return left;
 }
 

@@ -4,7 +4,12 @@
  * TCP connection to dtrun (--connect); its stderr carries only its own
  * complaints.
  */
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +17,7 @@
 
 #include "agent.h"
 #include "kill.h"
+#include "keeper.h"
 #include "connect.h"
 #include "err.h"
 #include "log.h"
@@ -20,11 +26,42 @@
 #define CONNECT_TIMEOUT_MS	60000
 
 /*
+ * Splits off the keeper (keeper.h). Returns in the agent, with its keeper's
+ * pid (0: none); in the keeper, once all is gone, exits as the agent did.
+ */
+static pid_t
+agent_keep(void)
+{
+	struct rlimit	 nocore = { 0, 0 };
+	sigset_t	 set;
+	pid_t		 agent;
+	int		 st;
+
+	if ((agent = keeper_fork(&st)) == 0)
+		return getppid();
+	if (agent == -1) {
+		log_warn("cannot fork the agent's keeper: a rank's daemon may "
+		    "outlive the agent if it is killed");
+		return 0;
+	}
+	if (WIFSIGNALED(st)) {
+		/* The same death, without a second core dump. */
+		setrlimit(RLIMIT_CORE, &nocore);
+		signal(WTERMSIG(st), SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, WTERMSIG(st));
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		raise(WTERMSIG(st));
+	}
+	exit(WIFEXITED(st) ? WEXITSTATUS(st) : 70);
+}
+
+/*
  * --connect ADDR: dials dtrun with the secret from the environment (taken
  * out of it, so ranks never see it), then runs the agent on the socket.
  */
 static int
-agent_connect(const char *addr)
+agent_connect(const char *addr, pid_t keeper)
 {
 	struct dt_err	 e;
 	const char	*tok = getenv(AC_TOKEN_ENV), *node;
@@ -53,7 +90,7 @@ agent_connect(const char *addr)
 		log_error("%s: %s", node, e.msg);
 		return 1;
 	}
-	return agent_run(fd, fd);	/* its link closes fd */
+	return agent_run(fd, fd, keeper);	/* its link closes fd */
 }
 
 int
@@ -69,7 +106,7 @@ main(int argc, char **argv)
 		return kill_main(argc, argv);
 	/* Under Slurm the agent dials dtrun instead of being dialled. */
 	if (argc == 3 && strcmp(argv[1], "--connect") == 0)
-		return agent_connect(argv[2]);
+		return agent_connect(argv[2], agent_keep());
 	if (argc != 1) {
 		fprintf(stderr, "usage: dtrun-agent [--version | --connect "
 		    "HOST:PORT]\n"
@@ -84,5 +121,5 @@ main(int argc, char **argv)
 		    "dtrun, not by hand");
 		return 2;
 	}
-	return agent_run(STDIN_FILENO, STDOUT_FILENO);
+	return agent_run(STDIN_FILENO, STDOUT_FILENO, agent_keep());
 }

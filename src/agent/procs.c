@@ -2,13 +2,18 @@
  * procs.c -- start one rank with vfork+execve (as fast as posix_spawn, but
  * lets the child set PR_SET_PDEATHSIG), and find what a job left behind.
  * In the vfork child only async-signal-safe calls run until execve.
+ * Whatever is signalled here by pid is first pinned by its start time and
+ * owner (proc_signal), so a pid reused meanwhile is never hit.
  */
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <sys/syscall.h>
+
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,38 +124,246 @@ spawn_resolve(const char *argv0, const char *path_env, int *err)
 	return NULL;
 }
 
-/* Appends the children of pid (all its threads) to *v, growing it. */
-static void
-add_children(pid_t pid, pid_t **v, size_t *n, size_t *cap)
+int
+proc_info(pid_t pid, struct proc_info *pi)
 {
-	char		 path[320], buf[4096];
-	DIR		*d;
-	struct dirent	*de;
-	FILE		*f;
-	char		*tok, *save;
-	pid_t		*nv;
+	char		 path[64], buf[1024], *p;
+	struct stat	 st;
+	unsigned long	 ppid, pgrp;
+	int		 fd, i;
+	ssize_t		 n;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	memset(pi, 0, sizeof(*pi));
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (pid <= 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	/* The owner of /proc/PID is the owner of the process. */
+	n = fstat(fd, &st) == 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "pid (comm) S ppid pgrp ...": comm may hold anything, even ") ". */
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' ||
+	    sscanf(p + 2, "%c %lu %lu", &pi->state, &ppid, &pgrp) != 3)
+		return -1;
+	pi->ppid = (pid_t)ppid;
+	pi->pgrp = (pid_t)pgrp;
+	pi->uid = st.st_uid;
+	/* Field 22, the start time, is 20 spaces after the ')'. */
+	for (i = 0; i < 20 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL)
+		return -1;
+	pi->start = strtoull(p + 1, NULL, 10);
+	return 0;
+}
+
+unsigned long long
+proc_starttime(pid_t pid)
+{
+	struct proc_info	pi;
+
+	return proc_info(pid, &pi) == 0 ? pi.start : 0;
+}
+
+/* pidfd_open(2) by number: glibc has the wrapper only since 2.36, and the agent must run on older hosts. */
+static int
+pidfd_get(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* pidfd_send_signal(2) by number, as pidfd_get. */
+static int
+pidfd_signal(int fd, int sig)
+{
+#ifdef SYS_pidfd_send_signal
+	return (int)syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+int
+proc_signal(pid_t pid, unsigned long long start, int sig)
+{
+	struct proc_info	pi;
+	int			fd, rc;
+
+	if (pid <= 1 || start == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	/*
+	 * Pin the process first, then check it: if the pid was reused after
+	 * pidfd_open, the signal below goes to the dead one and fails.
+	 */
+	if ((fd = pidfd_get(pid)) == -1 && errno != ENOSYS)
+		return -1;
+	if (proc_info(pid, &pi) != 0 || pi.start != start ||
+	    pi.uid != getuid() || pi.state == 'Z' || pi.state == 'X') {
+		if (fd != -1)
+			close(fd);
+		errno = ESRCH;
+		return -1;
+	}
+	/* Before Linux 5.3: checked just now, which is the best there is. */
+	if (fd == -1)
+		return kill(pid, sig);
+	rc = pidfd_signal(fd, sig);
+	close(fd);
+	return rc;
+}
+
+/* True if the n bytes at env hold the entry want (a "NAME=VALUE" of wlen bytes). */
+static int
+env_has(const char *env, size_t n, const char *want, size_t wlen)
+{
+	const char	*p = env, *end = env + n, *z;
+
+	while (p < end) {
+		if ((z = memchr(p, '\0', end - p)) == NULL)
+			z = end;
+		if ((size_t)(z - p) == wlen && memcmp(p, want, wlen) == 0)
+			return 1;
+		p = z + 1;
+	}
+	return 0;
+}
+
+/* Reads /proc/PID/environ into a malloc'd buffer; NULL if unreadable. */
+static char *
+env_read(pid_t pid, size_t *len)
+{
+	char	 path[64], *buf = NULL, *nb;
+	size_t	 cap = 0, n = 0;
+	ssize_t	 r;
+	int	 fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return NULL;
+	for (;;) {
+		if (n == cap) {
+			/* An environment is at most a few MiB (ARG_MAX). */
+			if (cap >= 64 << 20 ||
+			    (nb = realloc(buf, cap ? cap * 2 : 16384)) == NULL)
+				break;
+			buf = nb;
+			cap = cap ? cap * 2 : 16384;
+		}
+		if ((r = read(fd, buf + n, cap - n)) <= 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	*len = n;
+	return buf;
+}
+
+/* True if m picks pid (of which pi says what /proc says). */
+static int
+proc_matches(const struct proc_match *m, pid_t pid,
+    const struct proc_info *pi)
+{
+	char	*env;
+	size_t	 i, len;
+	int	 hit = 0;
+
+	for (i = 0; i < m->npgrps; i++)
+		if (pi->pgrp == m->pgrps[i])
+			return 1;
+	if (m->env == NULL || (env = env_read(pid, &len)) == NULL)
+		return 0;
+	hit = env_has(env, len, m->env, strlen(m->env));
+	free(env);
+	return hit;
+}
+
+size_t
+proc_signal_match(const struct proc_match *m, int sig)
+{
+	struct proc_info	 pi;
+	DIR			*d;
+	struct dirent		*de;
+	char			*end;
+	size_t			 found = 0;
+	pid_t			 pid;
+
+	if ((d = opendir("/proc")) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		pid = (pid_t)strtol(de->d_name, &end, 10);
+		if (*end != '\0' || pid <= 1 || pid == getpid() ||
+		    pid == m->skip[0] || pid == m->skip[1] ||
+		    proc_info(pid, &pi) != 0 || pi.uid != getuid() ||
+		    pi.state == 'Z' || pi.state == 'X' ||
+		    !proc_matches(m, pid, &pi))
+			continue;
+		if (sig == 0 || proc_signal(pid, pi.start, sig) == 0)
+			found++;
+	}
+	closedir(d);
+	return found;
+}
+
+/* A descendant found by spawn_walk: the start time pins it down. */
+struct desc {
+	pid_t			 pid;
+	unsigned long long	 start;
+};
+
+/* Appends the live children of parent (all its threads) to *v, growing it. */
+static void
+add_children(pid_t parent, struct desc **v, size_t *n, size_t *cap)
+{
+	char			 path[320], buf[4096];
+	DIR			*d;
+	struct dirent		*de;
+	FILE			*f;
+	char			*tok, *save;
+	struct desc		*nv;
+	struct proc_info	 pi;
+	pid_t			 pid;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)parent);
 	if ((d = opendir(path)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/children",
-		    (int)pid, de->d_name);
+		    (int)parent, de->d_name);
 		if ((f = fopen(path, "r")) == NULL)
 			continue;
 		while (fgets(buf, sizeof(buf), f) != NULL) {
 			for (tok = strtok_r(buf, " \n", &save); tok != NULL;
 			    tok = strtok_r(NULL, " \n", &save)) {
+				/*
+				 * Still parent's child when we look: then the
+				 * start time is that child's, not a reuser's.
+				 */
+				pid = (pid_t)atoi(tok);
+				if (proc_info(pid, &pi) != 0 ||
+				    pi.ppid != parent)
+					continue;
 				if (*n == *cap) {
-					*cap = *cap ? *cap * 2 : 64;
-					nv = realloc(*v, *cap * sizeof(**v));
+					nv = reallocarray(*v, *cap ? *cap * 2 :
+					    64, sizeof(**v));
 					if (nv == NULL)
 						continue;
+					*cap = *cap ? *cap * 2 : 64;
 					*v = nv;
 				}
-				(*v)[(*n)++] = (pid_t)atoi(tok);
+				(*v)[*n].pid = pid;
+				(*v)[(*n)++].start = pi.start;
 			}
 		}
 		fclose(f);
@@ -162,49 +375,56 @@ add_children(pid_t pid, pid_t **v, size_t *n, size_t *cap)
 static int
 is_dead(pid_t pid)
 {
-	char	path[64], buf[512], *p;
-	FILE	*f;
-	int	dead = 1;
+	struct proc_info	pi;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return 1;
-	if (fgets(buf, sizeof(buf), f) != NULL &&
-	    (p = strrchr(buf, ')')) != NULL && p[1] == ' ')
-		dead = p[2] == 'Z' || p[2] == 'X';
-	fclose(f);
-	return dead;
+	return proc_info(pid, &pi) != 0 || pi.state == 'Z' || pi.state == 'X';
+}
+
+/* Lists this process's live descendants, breadth first; returns how many. */
+static size_t
+spawn_walk(struct desc **out)
+{
+	struct desc	*v = NULL;
+	size_t		 n = 0, cap = 0, i, live = 0;
+
+	add_children(getpid(), &v, &n, &cap);
+	for (i = 0; i < n; i++)		/* n grows as we walk */
+		add_children(v[i].pid, &v, &n, &cap);
+	for (i = 0; i < n; i++)
+		if (!is_dead(v[i].pid))
+			v[live++] = v[i];
+	*out = v;
+	return live;
 }
 
 size_t
 spawn_descendants(pid_t **pids)
 {
-	pid_t	*v = NULL;
-	size_t	 n = 0, cap = 0, i, live = 0;
+	struct desc	*v;
+	pid_t		*p = NULL;
+	size_t		 n, i;
 
-	add_children(getpid(), &v, &n, &cap);
-	for (i = 0; i < n; i++)		/* n grows as we walk: breadth first */
-		add_children(v[i], &v, &n, &cap);
-	for (i = 0; i < n; i++)
-		if (!is_dead(v[i]))
-			v[live++] = v[i];
-	if (live == 0) {
-		free(v);
-		v = NULL;
-	}
-	*pids = v;
-	return live;
+	n = spawn_walk(&v);
+	if (n > 0 && (p = calloc(n, sizeof(*p))) != NULL)
+		for (i = 0; i < n; i++)
+			p[i] = v[i].pid;
+	free(v);
+	*pids = p;
+	return p == NULL ? 0 : n;
 }
 
 size_t
-spawn_kill_descendants(int sig)
+spawn_kill_descendants(int sig, size_t *sent)
 {
-	pid_t	*v;
-	size_t	 n, i;
+	struct desc	*v;
+	size_t		 n, i, ok = 0;
 
-	n = spawn_descendants(&v);
+	n = spawn_walk(&v);
 	for (i = 0; i < n; i++)
-		kill(v[i], sig);
+		if (proc_signal(v[i].pid, v[i].start, sig) == 0)
+			ok++;
 	free(v);
+	if (sent != NULL)
+		*sent = ok;
 	return n;
 }

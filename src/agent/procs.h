@@ -4,6 +4,44 @@
 
 #include <sys/types.h>
 
+/* What /proc says about one process. */
+struct proc_info {
+	pid_t			 ppid;
+	pid_t			 pgrp;
+	char			 state;		/* 'R', 'S', ... 'Z' */
+	unsigned long long	 start;		/* field 22: clock ticks after boot */
+	uid_t			 uid;		/* owner of /proc/PID */
+};
+
+/* Reads /proc/PID/stat and its owner into *pi; 0, or -1 if pid is gone. */
+int	proc_info(pid_t, struct proc_info *pi);
+
+/* Field 22 of /proc/PID/stat (start time in clock ticks), or 0. */
+unsigned long long proc_starttime(pid_t);
+
+/*
+ * Sends sig to pid only if it is still the process that started at start
+ * and belongs to our uid; never to pid 1 or below. The check and the
+ * signal go through one pidfd (Linux 5.3), so a pid reused in between is
+ * never hit. Returns 0 when sent, else -1 (the process is not that one,
+ * or gone).
+ */
+int	proc_signal(pid_t pid, unsigned long long start, int sig);
+
+/* Which processes proc_signal_match picks, besides being ours and alive. */
+struct proc_match {
+	const char	*env;		/* "NAME=VALUE" in their environment */
+	const pid_t	*pgrps;		/* or in one of these process groups */
+	size_t		 npgrps;
+	pid_t		 skip[2];	/* never these (nor pid 1, nor us) */
+};
+
+/*
+ * Sends sig (proc_signal) to each live process of our uid that m picks;
+ * with sig 0 only counts them. Returns how many there were.
+ */
+size_t	proc_signal_match(const struct proc_match *m, int sig);
+
 /*
  * Starts path with argv/envp in a new process group, stdin from /dev/null
  * (devnull), stdout/stderr onto outfd/errfd, and SIGKILL if the agent
@@ -27,7 +65,10 @@ char	*spawn_resolve(const char *argv0, const char *path_env, int *err);
  */
 size_t	spawn_descendants(pid_t **pids);
 
-/* Sends sig to every descendant; returns how many there were. */
-size_t	spawn_kill_descendants(int sig);
+/*
+ * Sends sig to every descendant (proc_signal); returns how many there
+ * were, and in *sent (if not NULL) how many could be signalled.
+ */
+size_t	spawn_kill_descendants(int sig, size_t *sent);
 
 #endif

@@ -8,30 +8,72 @@
  *	job JOBID
  *	host HOSTNAME
  *	agent PID STARTTIME
+ *	keeper PID STARTTIME		(the agent's keeper, see keeper.h; optional)
  *	rank RANK PID STARTTIME		(one per rank; each is its own process group)
  *
  * STARTTIME is field 22 of /proc/PID/stat, so a reused PID is never mistaken
- * for one of ours.
+ * for one of ours. The directory must be ours and mode 0700: a directory
+ * someone else made first (/tmp is shared) could feed dtrun-kill forged
+ * records, so it is refused, and said so.
  */
 #ifndef DT_RECORD_H
 #define DT_RECORD_H
 
-#include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+
+#include <stdint.h>
+#include <stdio.h>
 
 struct record;
 
-/* Starts a record; NULL if the directory cannot be used (the job still runs). */
-struct record	*record_open(const char *job_id, const char *host);
+/*
+ * Starts a record of this agent (keeper: its keeper's pid, or 0). NULL if
+ * it cannot be kept (the job still runs); then why says so when the
+ * reason is worth telling the user (a directory not ours), else it is "".
+ */
+struct record	*record_open(const char *job_id, const char *host, pid_t keeper,
+		    char *why, size_t len);
 void		 record_add(struct record *, uint32_t rank, pid_t pid);
 /* Writes the file (atomically, by rename). */
 void		 record_commit(struct record *);
 /* Deletes the file and frees. */
 void		 record_remove(struct record *);
 
-/* The directory records live in, for this user; made 0700 if missing. NULL if unusable. */
-const char	*record_dir(void);
-/* Field 22 of /proc/PID/stat (start time in clock ticks), or 0. */
-unsigned long long proc_starttime(pid_t);
+/*
+ * The directory records live in, for this user; made 0700 if missing.
+ * NULL if unusable, with why naming the directory, the reason and the fix.
+ */
+const char	*record_dir(char *why, size_t len);
+
+/*
+ * Checks what lstat said of dir: a directory owned by uid, mode 0700 (no
+ * group or other bits). Returns 0, or -1 with why filled in.
+ */
+int		 record_dir_check(const char *dir, const struct stat *st,
+		    uid_t uid, char *why, size_t len);
+
+/* A record as read back by dtrun-kill. */
+struct record_info {
+	char			 job[128];
+	pid_t			 agent;
+	unsigned long long	 agent_start;
+	pid_t			 keeper;	/* 0: none recorded */
+	unsigned long long	 keeper_start;
+	size_t			 nranks;
+	pid_t			*pid;		/* each rank's, its process group */
+	unsigned long long	*start;
+};
+
+/*
+ * Reads a record from f into ri (which must be zeroed or parsed before).
+ * Returns 0, or -1 with why filled in: not a record, or one naming what
+ * an agent never writes (pid 1 or below, a negative group, no start
+ * time), which must never be signalled. ri->job is set when known.
+ */
+int		 record_parse(FILE *f, struct record_info *ri, char *why,
+		    size_t len);
+/* Frees what record_parse allocated and zeroes ri. */
+void		 record_info_free(struct record_info *ri);
 
 #endif

@@ -25,7 +25,8 @@ static const char usage[] =
 "\n"
 "Stops what dtrun jobs left running, by job id (DTRUN_JOB_ID), or every job\n"
 "of yours with --all. Each job's agent is asked to stop its ranks; after\n"
-"-w SECS (default 10) what is left is killed.\n"
+"-w SECS (default 10) what is left is killed, processes carrying the job's\n"
+"DTRUN_JOB_ID included.\n"
 "\n"
 "  -a, --all               every job of yours (never the caller's own job)\n"
 "  -w, --wait SECS         between SIGTERM and SIGKILL (default 10)\n"
@@ -39,8 +40,9 @@ static const char usage[] =
 "      --ssh-agent-dir DIR where hosts cache dtrun-agent (~/.cache/dtrun)\n"
 "  -h, --help              this text\n"
 "\n"
-"Exit status: 0 when nothing of the jobs is left; 1 when something is;\n"
-"2 for usage errors; 255 when a host could not be reached.\n";
+"Exit status: 0 when nothing of the jobs is left; 1 when something is, or a\n"
+"record (or its directory) was refused; 2 for usage errors; 255 when a host\n"
+"could not be reached.\n";
 
 enum { OPT_SSH_OPTION = 256, OPT_SSH_FANOUT, OPT_SSH_AGENT_DIR };
 

@@ -23,6 +23,7 @@
 #include "link.h"
 #include "log.h"
 #include "plan.h"
+#include "procs.h"
 #include "agentproto.h"
 #include "xmalloc.h"
 
@@ -104,14 +105,25 @@ local_pause(struct job_host *h, int on)
 		link_pause(l->link, on);
 }
 
+/*
+ * Kills the agent at once. The agent's ranks have PR_SET_PDEATHSIG: they
+ * die with it, and its keeper (our child, l->pid) kills what they left.
+ * Killing the keeper instead would have the agent stop with the grace.
+ */
 static void
 local_kill(struct job_host *h)
 {
-	struct local	*l = h->priv;
+	struct local		*l = h->priv;
+	struct proc_info	 pi;
 
-	/* The agent's ranks have PR_SET_PDEATHSIG: they die with it. */
-	if (l->pid > 0)
-		kill(l->pid, SIGKILL);
+	if (l->pid <= 0)
+		return;
+	/* While our child is unreaped, its child's pid is the agent's. */
+	if (h->agent_pid > 0 && proc_info(h->agent_pid, &pi) == 0 &&
+	    pi.ppid == l->pid && proc_signal(h->agent_pid, pi.start,
+	    SIGKILL) == 0)
+		return;
+	kill(l->pid, SIGKILL);
 }
 
 static void

@@ -473,6 +473,7 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 			break;
 		h->hello = 1;
 		h->agent_host = hello.hostname;
+		h->agent_pid = (pid_t)hello.pid;
 		h->free_port = hello.free_port;
 		status_connected(j->st, h->ph->name, hello.hostname, hello.pid);
 		if (hello.version != AP_VERSION) {

@@ -48,6 +48,7 @@ struct job_host {
 	const struct backend	*be;
 	void			*priv;		/* the backend's */
 	char			*agent_host;	/* hostname the agent reported */
+	pid_t			 agent_pid;	/* pid the agent reported */
 	int			 hello;
 	uint32_t		 free_port;	/* from HELLO */
 	int			 got_ports;	/* PORTLIST received */

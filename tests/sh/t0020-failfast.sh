@@ -13,6 +13,7 @@ echo $$ >pids/$RANK.pid
 case "$MODE" in
 fail)	[ "$RANK" = 2 ] && { sleep 0.3; exit 3; } ;;
 stubborn) trap '' TERM INT ;;
+daemon)	setsid sh -c 'echo $$ >>pids/daemons; exec sleep 300' & ;;
 esac
 wait
 EOS
@@ -75,14 +76,29 @@ test_expect_success 'kill -9 of dtrun leaves no rank behind' '
 	wait_gone 3 pids/*.pid pids/children
 '
 
-test_expect_success 'a killed agent takes its ranks with it, and dtrun says so' '
-	dtrun -n 3 "$R" 2>err & d=$! &&
+# The agent's pid is the one dtrun -v names; dtrun's own child is the
+# agent's keeper, which kills what the agent's ranks left (setsid daemons).
+test_expect_success 'a killed agent takes its ranks and their daemons with it' '
+	MODE=daemon dtrun -v -n 3 "$R" 2>err & d=$! &&
 	started 3 &&
-	agent=$(ps -o pid= --ppid $d | head -n 1) &&
+	wait_for 10 eval "[ \$(wc -l <pids/daemons) -ge 3 ]" 2>/dev/null &&
+	agent=$(sed -n "s/.*agent pid \([0-9]*\) on .* connected/\1/p" err) &&
+	test -n "$agent" &&
 	kill -9 $agent &&
 	test_expect_code 255 wait $d &&
 	grep -q "lost the agent on localhost" err &&
-	wait_gone 3 pids/*.pid pids/children
+	wait_gone 3 pids/*.pid pids/children pids/daemons
+'
+
+test_expect_success 'a killed keeper: the agent stops everything itself' '
+	MODE=daemon dtrun -n 2 "$R" 2>err & d=$! &&
+	started 2 &&
+	wait_for 10 eval "[ \$(wc -l <pids/daemons) -ge 2 ]" 2>/dev/null &&
+	keeper=$(ps -o pid= --ppid $d | head -n 1) &&
+	kill -9 $keeper &&
+	test_expect_code 255 wait $d &&
+	grep -q "the agent.s keeper (pid $keeper) was killed: stopping its ranks" err &&
+	wait_gone 3 pids/*.pid pids/children pids/daemons
 '
 
 test_expect_success 'a daemon a rank leaves behind is killed at the end' '

@@ -38,6 +38,104 @@ test_expect_success 'dtrun-kill leaves other jobs alone' '
 	test_expect_code 143 wait $b
 '
 
+# Agent and keeper both killed (the keeper stopped first, so it cannot
+# clean up): the daemon went to init, out of every tree. It still carries
+# the job's id in its environment, and "stopped" must mean it is gone.
+test_expect_success 'dtrun-kill finds a daemon that escaped agent and keeper' '
+	dtrun -v sh -c "echo \$DTRUN_JOB_ID >id; setsid sh -c \"echo \\\$\\\$ >daemon.pid; exec sleep 300\" & wait" 2>err & d=$! &&
+	wait_for 10 eval "grep -qx \"[0-9][0-9]*\" daemon.pid" &&
+	wait_for 5 eval "grep -lx \"job \$(cat id)\" \$XDG_RUNTIME_DIR/dtrun/*[0-9]" &&
+	agent=$(sed -n "s/.*agent pid \([0-9]*\) on .* connected/\1/p" err) &&
+	keeper=$(ps -o pid= --ppid $d | head -n 1) &&
+	kill -STOP $keeper && kill -9 $agent && kill -9 $keeper &&
+	test_expect_code 255 wait $d &&
+	proc_alive "$(cat daemon.pid)" &&
+	dtrun-kill -w 1 "$(cat id)" >out &&
+	cat out &&
+	grep -q "job $(cat id): stopped agent $agent and 1 rank" out &&
+	wait_gone 3 daemon.pid
+'
+
+# An id of this run alone: the scan sees every process of ours.
+LEFT_ID=left-$$-$(date +%s%N)
+test_expect_success 'dtrun-kill finds a job'"'"'s leftovers even without its record' '
+	DTRUN_JOB_ID=$LEFT_ID setsid sh -c "echo \$\$ >daemon.pid; exec sleep 300" &
+	wait_for 10 eval "grep -qx \"[0-9][0-9]*\" daemon.pid" &&
+	dtrun-kill -w 1 $LEFT_ID >out &&
+	grep -qx "localhost: job $LEFT_ID: no record here; stopped its leftover processes" out &&
+	wait_gone 3 daemon.pid
+'
+
+# Records are only as safe as what they name. Forged ones run in a pid
+# namespace of their own, so even a dtrun-kill that does kill(-1) (as
+# before) could only hit this test's processes.
+cat >"$TRASH/forge.sh" <<'EOS'
+set -eu
+export XDG_RUNTIME_DIR=$PWD/run
+mkdir -p run/dtrun && chmod 700 run/dtrun
+sleep 300 & mine=$!
+setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 300 & theirs=$!
+sleep 0.2
+# start PID -- field 22 of /proc/PID/stat
+start() { sed 's/^.*) //' /proc/$1/stat | cut -d" " -f20; }
+# forge JOB LINE... -- writes a record
+forge() { j=$1; shift; printf "dtrun-job 1\njob %s\nhost h\n" "$j" >run/dtrun/$j.100; printf "%s\n" "$@" >>run/dtrun/$j.100; }
+# refused JOB WHY -- dtrun-kill refuses the record, says why, signals nothing
+refused() {
+	dtrun-kill -w 0 "$1" >out 2>err && { echo "exit 0 for $1"; exit 1; }
+	cat err
+	grep -q "run/dtrun/$1.100: $2: not a record an agent writes; left alone (remove the file)" err
+	kill -0 $mine && kill -0 $theirs
+	rm run/dtrun/$1.100
+}
+forge a1 "agent 1 $(start 1)"
+refused a1 "line 4 names pid 1 (init)"
+forge r1 "agent $mine 1" "rank 0 1 $(start 1)"
+refused r1 "line 5 names pid 1 (init)"
+forge r0 "agent $mine 1" "rank 0 0 $(start 1)"
+refused r0 "line 5 names pid 0 (the caller.s own process group)"
+forge rn "agent $mine 1" "rank 0 -5 $(start 1)"
+refused rn "line 5 names a negative pid (a process group)"
+forge rg "agent $mine 1" "rank 0 -$mine $(start $mine)"
+refused rg "line 5 names a negative pid (a process group)"
+# Not the recorded processes (another start time, another owner): stale.
+forge st "agent $mine $(($(start $mine) + 1))" "rank 0 $mine $(($(start $mine) + 1))"
+dtrun-kill -w 0 st >out
+grep -q "job st: stopped agent $mine and 1 rank" out
+forge ow "agent $theirs $(start $theirs)" "rank 0 $theirs $(start $theirs)"
+dtrun-kill -w 0 ow >out
+grep -q "job ow: stopped agent $theirs and 1 rank" out
+kill -0 $mine && kill -0 $theirs
+kill $mine $theirs
+echo forged-ok
+EOS
+
+test_expect_success 'forged records: pid 1, 0, groups refused; others'"'"' pids never hit' '
+	{ unshare --pid --fork --mount-proc true 2>/dev/null ||
+	    skip_test "no pid namespace here (unshare needs root or user namespaces)"; } &&
+	{ id nobody >/dev/null 2>&1 || skip_test "no user nobody"; } &&
+	{ unshare --pid --fork --mount-proc bash "$TRASH/forge.sh" >log 2>&1 || { cat log; exit 1; }; } &&
+	grep -q forged-ok log
+'
+
+# Another user (here: nobody) who makes the directory first, or a mode
+# that lets others in, must not silently turn job records off.
+test_expect_success 'a record directory not ours, or not 0700, is refused and named' '
+	mkdir -p open/dtrun && chmod 755 open/dtrun &&
+	XDG_RUNTIME_DIR=$PWD/open dtrun true 2>err &&
+	cat err &&
+	grep -q "warning: .*$PWD/open/dtrun has mode 0755, not 0700: job records are off, as others could change them (chmod 700 $PWD/open/dtrun)" err &&
+	test -z "$(ls open/dtrun)" &&
+	test_expect_code 1 env XDG_RUNTIME_DIR=$PWD/open dtrun-kill --all >out 2>err &&
+	grep -q "open/dtrun has mode 0755, not 0700" err &&
+	mkdir -p theirs/dtrun && chmod 700 theirs/dtrun && chown nobody theirs/dtrun &&
+	XDG_RUNTIME_DIR=$PWD/theirs dtrun true 2>err &&
+	grep -q "warning: .*$PWD/theirs/dtrun belongs to uid $(id -u nobody), not to you (uid 0)" err &&
+	test_expect_code 1 env XDG_RUNTIME_DIR=$PWD/theirs dtrun-kill some-job >out 2>err &&
+	grep -q "theirs/dtrun belongs to uid" err &&
+	grep -q "job some-job: not running here" out
+'
+
 test_expect_success 'dtrun-kill of an unknown job says so and succeeds' '
 	dtrun-kill no-such-job >out && grep -q "not running here" out
 '

@@ -73,6 +73,20 @@ test_expect_success 'kill -9 of dtrun leaves no rank on any host' '
 	wait_gone 5 pid.*
 '
 
+# The agent dtrun -v names is the one that dies; its keeper, sshd's child,
+# kills the daemon a rank started with setsid, which nothing else would.
+test_expect_success 'kill -9 of an agent: exit 255, its ranks and daemons gone' '
+	dtrun "${SSH_ARGS[@]}" -v -H 127.0.0.1,127.0.0.2 sh -c "echo \$\$ >\$PWD/pid.\$RANK; setsid sh -c \"echo \\\$\\\$ >\$PWD/daemon.\$RANK; exec sleep 300\" & wait" 2>err &
+	d=$!
+	wait_for 15 eval "[ \$(cat pid.* daemon.* 2>/dev/null | grep -cx \"[0-9][0-9]*\") -eq 4 ]" &&
+	agent=$(sed -n "s/.*127.0.0.2: agent pid \([0-9]*\) on .* connected/\1/p" err) &&
+	test -n "$agent" &&
+	kill -9 $agent &&
+	test_expect_code 255 wait $d &&
+	grep -q "lost the agent on 127.0.0.2" err &&
+	wait_gone 5 pid.* daemon.*
+'
+
 test_expect_success 'Ctrl-C stops every host'"'"'s ranks' '
 	dtrun "${SSH_ARGS[@]}" -H $H3 sh -c "echo \$\$ >\$PWD/pid.\$RANK; exec sleep 300" 2>err &
 	d=$!

@@ -94,6 +94,21 @@ test_expect_success 'kill -9 of dtrun leaves no rank behind' '
 	wait_gone 10 pid.*
 '
 
+# proctrack/linuxproc finds a step's processes by parentage: a daemon that
+# reparented to init is out of its sight. The agent's keeper, srun's task,
+# kills it when the agent dies.
+test_expect_success 'kill -9 of the agent: exit 255, its ranks and daemons gone' '
+	"${ALLOC[@]}" dtrun -v -n 2 sh -c "echo \$\$ >\$PWD/pid.\$RANK; setsid sh -c \"echo \\\$\\\$ >\$PWD/daemon.\$RANK; exec sleep 300\" & wait" 2>err &
+	d=$!
+	wait_for 15 eval "[ \$(cat pid.* daemon.* 2>/dev/null | grep -cx \"[0-9][0-9]*\") -eq 4 ]" &&
+	agent=$(sed -n "s/.*agent pid \([0-9]*\) on .* connected/\1/p" err) &&
+	test -n "$agent" &&
+	kill -9 $agent &&
+	test_expect_code 255 wait $d &&
+	grep -q "lost the agent on localhost" err &&
+	wait_gone 10 pid.* daemon.*
+'
+
 test_expect_success 'Ctrl-C stops every rank; exit 130' '
 	"${ALLOC[@]}" dtrun sh -c "echo \$\$ >\$PWD/pid.\$RANK; exec sleep 300" 2>err &
 	d=$!
