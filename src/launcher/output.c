@@ -35,7 +35,7 @@
 
 #define SINK_HIGH	(4 * 1024 * 1024)
 #define SINK_LOW	(1024 * 1024)
-/* All unfinished lines together; 64 ranks may hold 8 MiB each on two streams. */
+/* All unfinished lines together: without a total, 64 ranks could hold 1 GiB. */
 #define OUTPUT_HELD_MAX	(64 * 1024 * 1024)
 
 struct sink {
@@ -45,6 +45,7 @@ struct sink {
 	struct event	*wev;
 	int		 flags;		/* fd flags to restore at the end */
 	int		 broken;	/* reader went away: drop further output */
+	int		 stream;	/* 1 stdout, 2 stderr */
 };
 
 struct orank {
@@ -85,6 +86,7 @@ sink_init(struct output *o, struct sink *s, int fd, struct event_base *base)
 
 	s->o = o;
 	s->fd = fd;
+	s->stream = fd == STDOUT_FILENO ? 1 : 2;
 	s->buf = evbuffer_new();
 	s->flags = fcntl(fd, F_GETFL);
 	if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) ||
@@ -106,6 +108,18 @@ output_queued(struct output *o)
 	    evbuffer_get_length(o->sink[1].buf);
 }
 
+/* Whoever read s is gone (EPIPE and friends): drop its output, tell the owner once. */
+static void
+sink_broke(struct sink *s)
+{
+	if (s->broken)
+		return;
+	s->broken = 1;
+	evbuffer_drain(s->buf, evbuffer_get_length(s->buf));
+	if (s->o->cfg.closed != NULL)
+		s->o->cfg.closed(s->o->cfg.arg, s->stream);
+}
+
 /* Writes what the fd takes now; arms the write event for the rest. */
 static void
 sink_write(struct sink *s)
@@ -121,11 +135,9 @@ sink_write(struct sink *s)
 			continue;
 		if (n < 0 && errno == EAGAIN && s->wev != NULL)
 			break;
-		/* EPIPE and friends: whoever read us is gone. */
-		s->broken = 1;
-		log_info("%s closed (%s): dropping further output to it",
-		    s->fd == 1 ? "stdout" : "stderr", strerror(errno));
-		evbuffer_drain(s->buf, evbuffer_get_length(s->buf));
+		log_debug("%s: %s", s->stream == 1 ? "stdout" : "stderr",
+		    strerror(errno));
+		sink_broke(s);
 	}
 	if (s->wev != NULL) {
 		if (evbuffer_get_length(s->buf) > 0)
@@ -367,8 +379,10 @@ sink_finish(struct sink *s, int ms)
 			break;
 		}
 		if (evbuffer_write(s->buf, s->fd) < 0 && errno != EAGAIN &&
-		    errno != EINTR)
+		    errno != EINTR) {
+			sink_broke(s);
 			break;
+		}
 	}
 	if (s->wev != NULL) {
 		fcntl(s->fd, F_SETFL, s->flags);
