@@ -354,8 +354,8 @@ output_rank_end(struct output *o, int rank)
 	if (rank < 0 || (size_t)rank >= o->nranks)
 		return;
 	for (s = 0; s < 2; s++) {
-		if (o->ranks[rank].lines[s].len == 0)
-			continue;
+		if (o->ranks[rank].lines[s].cap == 0)
+			continue;	/* nothing held, not even a buffer */
 		output_select(o, rank, s + 1);
 		lines_flush(&o->ranks[rank].lines[s], output_line, o);
 		sink_write(o->cur);
