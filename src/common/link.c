@@ -208,8 +208,10 @@ link_frames(struct evbuffer *in, size_t max, link_frame_cb cb, void *arg,
 			return DT_ERR_PROTO;
 		}
 		cb(arg, type, payload, plen);
-		if (!more(more_arg))
-			return 0;	/* the owner may have freed what holds in */
+		/*
+		 * Consumed even when cb paused or closed the stream: a frame
+		 * left in the buffer would be delivered again on resume.
+		 */
 		evbuffer_drain(in, used);
 	}
 	return 0;

@@ -52,10 +52,13 @@ int		 link_closed(const struct link *);
 struct evbuffer;
 /*
  * Hands every whole frame at the front of in (at most max bytes each) to
- * cb, consuming it, while more(more_arg) is true; stops before draining if
- * more turns false during cb (cb may have freed in's owner). For streams
- * that are not fds (an ssh channel). Returns 0, or DT_ERR_PROTO or
- * DT_ERR_TOOBIG with *why set: the stream is then unusable.
+ * cb, consuming it, while more(more_arg) is true. Each frame is drained
+ * after cb returns, even if cb paused or closed the stream (more then turns
+ * false and the loop stops): every frame is delivered exactly once. So in
+ * and more_arg must outlive the call: an owner freed inside cb defers
+ * freeing them. For streams that are not fds (an ssh channel). Returns 0,
+ * or DT_ERR_PROTO or DT_ERR_TOOBIG with *why set: the stream is then
+ * unusable.
  */
 int		 link_frames(struct evbuffer *in, size_t max, link_frame_cb cb,
 		    void *arg, int (*more)(void *), void *more_arg,

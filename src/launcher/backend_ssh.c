@@ -584,6 +584,7 @@ sshc_exit_status(struct sshc *c, LIBSSH2_CHANNEL *ch)
 	return libssh2_channel_get_exit_status(ch);
 }
 
+/* Whether link_frames goes on handing c's frames to the job. */
 static int
 sshc_more(void *arg)
 {
@@ -944,6 +945,7 @@ out:
 	c->busy--;
 	if (c->dead && c->busy == 0) {
 		/* freed during a callback: finish now */
+		evbuffer_free(c->in);
 		free(c);
 	}
 }
@@ -1072,7 +1074,6 @@ ssh_free(struct job_host *h)
 		event_free(c->ev);
 	if (c->timer != NULL)
 		event_free(c->timer);
-	evbuffer_free(c->in);
 	evbuffer_free(c->out);
 	evbuffer_free(c->err);
 	for (i = 0; i < c->nkeys; i++)
@@ -1080,9 +1081,11 @@ ssh_free(struct job_host *h)
 	free(c->keys);
 	ssh_target_free(&c->t);
 	if (c->busy > 0)
-		c->dead = 1;
-	else
+		c->dead = 1;	/* link_frames may still be draining c->in */
+	else {
+		evbuffer_free(c->in);
 		free(c);
+	}
 }
 
 const struct backend backend_ssh = {

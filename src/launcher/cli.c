@@ -38,7 +38,8 @@ const char cli_usage[] =
 "      --prefix FORMAT     line prefix: %r rank, %l local rank, %h host,\n"
 "                          %s stream (out/err), %% percent; default \"[%r] \";\n"
 "                          \"\" turns prefixes off\n"
-"      --output-dir DIR    also write DIR/rank.N/{stdout,stderr}\n"
+"      --output-dir DIR    also write DIR/rank.N/{stdout,stderr}; the job\n"
+"                          then goes on if stdout is closed\n"
 "      --timestamp         put the time in front of each forwarded line\n"
 "  -x, --export NAME[=VALUE]\n"
 "                          pass a variable to the ranks (repeatable)\n"
@@ -74,7 +75,8 @@ const char cli_usage[] =
 "\n"
 "Exit status: 0 when every rank exits 0; else the first failing rank's code\n"
 "(128+N if it died of signal N); 124 after --timeout; 125 when ranks never\n"
-"joined the rendezvous; 2 for usage errors; 255 when a host is lost.\n";
+"joined the rendezvous; 141 when stdout was closed; 2 for usage errors; 255\n"
+"when a host is lost.\n";
 
 enum {
 	OPT_NPROC = 256, OPT_LAUNCHER, OPT_PREFIX, OPT_OUTPUT_DIR,

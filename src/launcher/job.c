@@ -5,7 +5,8 @@
  *
  * The first cause wins the exit status: a failing rank's code (128+N for
  * signal N), 128+N when dtrun itself got signal N, 124 for --timeout, 2 for
- * a configuration error found on a host, 255 for a lost agent.
+ * a configuration error found on a host, 255 for a lost agent, 141 when
+ * dtrun's stdout lost its reader (as SIGPIPE ends a pipeline's writer).
  */
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -44,6 +45,7 @@
 #define EXIT_CONFIG	2
 #define EXIT_TIMEOUT	124
 #define EXIT_RDZV	125
+#define EXIT_PIPE	(128 + SIGPIPE)
 #define EXIT_LOST	255
 
 enum rank_state { R_WAITING, R_RUNNING, R_EXITED };
@@ -602,6 +604,39 @@ job_pressure(void *arg, int on)
 			j->hosts[h].be->pause(&j->hosts[h], on);
 }
 
+/*
+ * dtrun's stdout (1) or stderr (2) lost its reader. Without --output-dir
+ * that output has nowhere to go: stop the job as SIGPIPE stops the writer
+ * of a pipeline. With it, the files still get everything: go on.
+ */
+static void
+job_output_closed(void *arg, int stream)
+{
+	struct job	*j = arg;
+
+	if (stream != 1)
+		return;		/* messages to a closed stderr are lost anyway */
+	if (j->o->output_dir != NULL) {
+		log_warn("stdout was closed (its reader went away): the job "
+		    "goes on, its output is still written to %s",
+		    j->o->output_dir);
+		return;
+	}
+	if (j->exit_set)
+		return;		/* something else ended it first */
+	job_set_exit(j, EXIT_PIPE);
+	if (j->hosts == NULL || j->ndone == j->plan->nhosts) {
+		log_error("stdout was closed (its reader went away) before "
+		    "all output was written (exit %d, as SIGPIPE would)",
+		    EXIT_PIPE);
+		return;
+	}
+	log_error("stdout was closed (its reader went away): stopping %zu "
+	    "rank%s, as SIGPIPE would (exit %d)", j->nrunning,
+	    j->nrunning == 1 ? "" : "s", EXIT_PIPE);
+	job_stop(j, SIGTERM, j->o->kill_grace);
+}
+
 /* ARGSUSED */
 static void
 signal_cb(evutil_socket_t sig, short what, void *arg)
@@ -805,6 +840,7 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 	oc.color[0] = status_color_ok(STDOUT_FILENO);
 	oc.color[1] = status_color_ok(STDERR_FILENO);
 	oc.pressure = job_pressure;
+	oc.closed = job_output_closed;
 	oc.arg = &j;
 	j.out = output_new(j.base, &oc, p->nranks);
 	j.ranks = xcalloc(p->nranks, sizeof(*j.ranks));

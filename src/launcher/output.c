@@ -4,6 +4,10 @@
  * accepts them. When a slow reader lets them grow past a high-water mark,
  * the job stops reading agents (back-pressure reaches the ranks through
  * the pipes) until they drain: nothing is dropped and nothing spins.
+ *
+ * Unfinished lines wait in their rank's splitter, up to LINES_MAX each and
+ * OUTPUT_HELD_MAX for all ranks together: past that, the biggest is cut
+ * there and handed on, as the LINES_MAX cut does.
  */
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -31,6 +35,8 @@
 
 #define SINK_HIGH	(4 * 1024 * 1024)
 #define SINK_LOW	(1024 * 1024)
+/* All unfinished lines together: without a total, 64 ranks could hold 1 GiB. */
+#define OUTPUT_HELD_MAX	(64 * 1024 * 1024)
 
 struct sink {
 	struct output	*o;
@@ -39,6 +45,7 @@ struct sink {
 	struct event	*wev;
 	int		 flags;		/* fd flags to restore at the end */
 	int		 broken;	/* reader went away: drop further output */
+	int		 stream;	/* 1 stdout, 2 stderr */
 };
 
 struct orank {
@@ -53,6 +60,7 @@ struct output {
 	struct sink	 sink[2];
 	struct orank	*ranks;
 	size_t		 nranks;
+	struct lines_pool pool;		/* what the ranks' splitters hold */
 	int		 pressed;
 	char		 ts[40];	/* timestamp of the chunk being split */
 	size_t		 tslen;
@@ -78,6 +86,7 @@ sink_init(struct output *o, struct sink *s, int fd, struct event_base *base)
 
 	s->o = o;
 	s->fd = fd;
+	s->stream = fd == STDOUT_FILENO ? 1 : 2;
 	s->buf = evbuffer_new();
 	s->flags = fcntl(fd, F_GETFL);
 	if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) ||
@@ -99,6 +108,18 @@ output_queued(struct output *o)
 	    evbuffer_get_length(o->sink[1].buf);
 }
 
+/* Whoever read s is gone (EPIPE and friends): drop its output, tell the owner once. */
+static void
+sink_broke(struct sink *s)
+{
+	if (s->broken)
+		return;
+	s->broken = 1;
+	evbuffer_drain(s->buf, evbuffer_get_length(s->buf));
+	if (s->o->cfg.closed != NULL)
+		s->o->cfg.closed(s->o->cfg.arg, s->stream);
+}
+
 /* Writes what the fd takes now; arms the write event for the rest. */
 static void
 sink_write(struct sink *s)
@@ -114,11 +135,9 @@ sink_write(struct sink *s)
 			continue;
 		if (n < 0 && errno == EAGAIN && s->wev != NULL)
 			break;
-		/* EPIPE and friends: whoever read us is gone. */
-		s->broken = 1;
-		log_info("%s closed (%s): dropping further output to it",
-		    s->fd == 1 ? "stdout" : "stderr", strerror(errno));
-		evbuffer_drain(s->buf, evbuffer_get_length(s->buf));
+		log_debug("%s: %s", s->stream == 1 ? "stdout" : "stderr",
+		    strerror(errno));
+		sink_broke(s);
 	}
 	if (s->wev != NULL) {
 		if (evbuffer_get_length(s->buf) > 0)
@@ -145,8 +164,10 @@ output_new(struct event_base *base, const struct output_cfg *cfg,
 	o->cfg = *cfg;
 	o->nranks = nranks;
 	o->ranks = xcalloc(nranks, sizeof(*o->ranks));
-	for (i = 0; i < nranks; i++)
+	for (i = 0; i < nranks; i++) {
 		o->ranks[i].fd[0] = o->ranks[i].fd[1] = -1;
+		o->ranks[i].lines[0].pool = o->ranks[i].lines[1].pool = &o->pool;
+	}
 	sink_init(o, &o->sink[0], STDOUT_FILENO, base);
 	sink_init(o, &o->sink[1], STDERR_FILENO, base);
 	return o;
@@ -210,9 +231,13 @@ output_rank(struct output *o, int rank, int local_rank, const char *host,
 	return 0;
 }
 
-/* One whole line (two pieces): queue timestamp, prefix and line on the sink. */
+/*
+ * One whole line or '\r' segment (two parts): queue timestamp, prefix and
+ * the bytes on the sink; only the bytes if it continues the piece before.
+ */
 static void
-output_line(void *arg, const char *a, size_t alen, const char *b, size_t blen)
+output_line(void *arg, const char *a, size_t alen, const char *b, size_t blen,
+    int cont)
 {
 	struct output	*o = arg;
 	struct evbuffer	*buf = o->cur->buf;
@@ -220,9 +245,9 @@ output_line(void *arg, const char *a, size_t alen, const char *b, size_t blen)
 
 	if (o->cur->broken)
 		return;
-	if (o->tslen > 0)
+	if (o->tslen > 0 && !cont)
 		evbuffer_add(buf, o->ts, o->tslen);
-	if (r->plen[o->cur_stream] > 0)
+	if (r->plen[o->cur_stream] > 0 && !cont)
 		evbuffer_add(buf, r->pfx[o->cur_stream], r->plen[o->cur_stream]);
 	if (alen > 0)
 		evbuffer_add(buf, a, alen);
@@ -269,6 +294,39 @@ write_all(int fd, const void *p, size_t n)
 	}
 }
 
+/*
+ * Past OUTPUT_HELD_MAX, hands on the biggest unfinished lines as cut lines
+ * and frees their buffers until all of them fit again.
+ */
+static void
+output_trim(struct output *o)
+{
+	struct lines	*l, *big;
+	size_t		 i, big_rank;
+	int		 s, big_s;
+
+	while (o->pool.held > OUTPUT_HELD_MAX) {
+		big = NULL;
+		big_rank = 0;
+		big_s = 0;
+		for (i = 0; i < o->nranks; i++) {
+			for (s = 0; s < 2; s++) {
+				l = &o->ranks[i].lines[s];
+				if (big == NULL || l->cap > big->cap) {
+					big = l;
+					big_rank = i;
+					big_s = s;
+				}
+			}
+		}
+		if (big == NULL || big->cap == 0)
+			return;
+		output_select(o, big_rank, big_s + 1);
+		lines_flush(big, output_line, o);
+		sink_write(o->cur);
+	}
+}
+
 void
 output_feed(struct output *o, int rank, int stream, const void *p, size_t n)
 {
@@ -280,8 +338,12 @@ output_feed(struct output *o, int rank, int stream, const void *p, size_t n)
 	output_select(o, rank, stream);
 	if (r->fd[o->cur_stream] >= 0)
 		write_all(r->fd[o->cur_stream], p, n);
+	if (o->cur->broken)
+		return;
 	lines_feed(&r->lines[o->cur_stream], p, n, output_line, o);
 	sink_write(o->cur);
+	if (o->pool.held > OUTPUT_HELD_MAX)
+		output_trim(o);
 }
 
 void
@@ -292,8 +354,8 @@ output_rank_end(struct output *o, int rank)
 	if (rank < 0 || (size_t)rank >= o->nranks)
 		return;
 	for (s = 0; s < 2; s++) {
-		if (o->ranks[rank].lines[s].len == 0)
-			continue;
+		if (o->ranks[rank].lines[s].cap == 0)
+			continue;	/* nothing held, not even a buffer */
 		output_select(o, rank, s + 1);
 		lines_flush(&o->ranks[rank].lines[s], output_line, o);
 		sink_write(o->cur);
@@ -317,8 +379,10 @@ sink_finish(struct sink *s, int ms)
 			break;
 		}
 		if (evbuffer_write(s->buf, s->fd) < 0 && errno != EAGAIN &&
-		    errno != EINTR)
+		    errno != EINTR) {
+			sink_broke(s);
 			break;
+		}
 	}
 	if (s->wev != NULL) {
 		fcntl(s->fd, F_SETFL, s->flags);

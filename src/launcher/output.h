@@ -19,6 +19,12 @@ struct output_cfg {
 	int		 color[2];	/* colour the prefix on stdout, stderr */
 	/* Called with 1 when too much is queued (stop reading agents), 0 when drained. */
 	void		(*pressure)(void *arg, int on);
+	/*
+	 * Called once when dtrun's stdout (1) or stderr (2) loses its reader
+	 * (EPIPE): what was queued for it and all further output to it are
+	 * dropped; --output-dir files are still written. May be NULL.
+	 */
+	void		(*closed)(void *arg, int stream);
 	void		*arg;
 };
 

@@ -86,6 +86,16 @@ test_expect_success 'output is lossless and stays per line' '
 	test $(wc -l <out) -eq 80000
 '
 
+test_expect_success 'a slow reader gets every line once, in order' '
+	in_alloc dtrun -n 4 --prefix "%r " seq 300000 | (sleep 3; cat) >out &&
+	test $(wc -l <out) -eq 1200000 &&
+	seq 1 300000 >want &&
+	for r in 0 1 2 3; do
+		grep "^$r " out | cut -d" " -f2 >got.$r &&
+		cmp got.$r want || exit 1
+	done
+'
+
 test_expect_success 'kill -9 of dtrun leaves no rank behind' '
 	"${ALLOC[@]}" dtrun sh -c "echo \$\$ >\$PWD/pid.\$RANK; exec sleep 300" &
 	d=$!

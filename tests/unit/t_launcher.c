@@ -47,11 +47,15 @@ struct collect {
 	int	lines;
 };
 
+/* Records a piece and a '|' after it; a piece that continues the one before starts with '+'. */
 static void
-collect_cb(void *arg, const char *a, size_t alen, const char *b, size_t blen)
+collect_cb(void *arg, const char *a, size_t alen, const char *b, size_t blen,
+    int cont)
 {
 	struct collect	*c = arg;
 
+	if (cont)
+		c->buf[c->len++] = '+';
 	memcpy(c->buf + c->len, a, alen);
 	c->len += alen;
 	memcpy(c->buf + c->len, b, blen);
@@ -80,8 +84,10 @@ TEST(lines_split_across_chunks)
 
 static size_t	big_lines, big_bytes;
 
+/* Counts pieces and their bytes. */
 static void
-count_cb(void *arg, const char *a, size_t alen, const char *b, size_t blen)
+count_cb(void *arg, const char *a, size_t alen, const char *b, size_t blen,
+    int cont)
 {
 	big_lines++;
 	big_bytes += alen + blen;
@@ -103,6 +109,76 @@ TEST(lines_cut_at_max)
 	CHECK_INT(l.len, 9 * chunk - LINES_MAX);
 	lines_free(&l);
 	free(p);
+}
+
+/* Feeds the string s to l, collecting into c. */
+static void
+feed(struct lines *l, struct collect *c, const char *s)
+{
+	lines_feed(l, s, strlen(s), collect_cb, c);
+}
+
+TEST(lines_cr_segment_goes_on_at_once)
+{
+	struct lines	l = { 0 };
+	struct collect	c = { .len = 0 };
+
+	/* A progress bar's update is not held back until a newline. */
+	feed(&l, &c, "5");
+	feed(&l, &c, "0%\r");
+	CHECK_STR(c.buf, "50%\r|");
+	feed(&l, &c, "\r60%\r70");
+	CHECK_STR(c.buf, "50%\r|\r|60%\r|");
+	feed(&l, &c, "%\rdone\n");
+	CHECK_STR(c.buf, "50%\r|\r|60%\r|70%\r|done\n|");
+	CHECK_INT(l.len, 0);
+	lines_free(&l);
+}
+
+TEST(lines_crlf_is_one_line_end)
+{
+	struct lines	l = { 0 };
+	struct collect	c = { .len = 0 };
+
+	feed(&l, &c, "a\r\nb\r\n");
+	CHECK_STR(c.buf, "a\r\n|b\r\n|");
+	/* Split between chunks: the '\n' finishes the line, with no prefix. */
+	c.len = 0;
+	feed(&l, &c, "x\r");
+	feed(&l, &c, "\ny\r");
+	feed(&l, &c, "z\n");
+	CHECK_STR(c.buf, "x\r|+\n|y\r|z\n|");
+	c.len = 0;
+	feed(&l, &c, "\n");
+	CHECK_STR(c.buf, "\n|");
+	lines_free(&l);
+}
+
+TEST(lines_pool_counts_what_is_held)
+{
+	struct lines_pool pool = { 0 };
+	struct lines	  a = { .pool = &pool }, b = { .pool = &pool };
+	struct collect	  c = { .len = 0 };
+	char		  big[100000];
+
+	lines_feed(&a, "abc", 3, collect_cb, &c);
+	CHECK(pool.held >= 3);
+	CHECK_INT(pool.held, a.cap);
+	memset(big, 'x', sizeof(big));
+	lines_feed(&b, big, sizeof(big), count_cb, NULL);
+	CHECK_INT(pool.held, a.cap + b.cap);
+	CHECK(b.cap >= sizeof(big));
+	/* A big buffer is given back once its line is done. */
+	lines_feed(&b, "\n", 1, count_cb, NULL);
+	CHECK_INT(b.cap, 0);
+	CHECK_INT(pool.held, a.cap);
+	/* Flushing cuts the line and frees the buffer. */
+	lines_flush(&a, collect_cb, &c);
+	CHECK_INT(pool.held, 0);
+	CHECK_STR(c.buf, "abc\n|");
+	lines_free(&a);
+	lines_free(&b);
+	CHECK_INT(pool.held, 0);
 }
 
 /* Runs cli_parse on a NULL-terminated word list. */
