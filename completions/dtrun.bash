@@ -7,7 +7,7 @@ _dtrun()
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	opts="--np --nproc-per-node --hosts --hostfile --config --template
 	      --include --exclude --oversubscribe --servers --launcher --prefix
-	      --output-dir --timestamp --export --kill-grace --timeout --start-timeout --dry-run
+	      --output-dir --timestamp --escape-output --export --kill-grace --timeout --start-timeout --dry-run
 	      --framework --iface --seed
 	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-fanout
 	      --ssh-agent-dir --sync-dst-dir --sync-exclude

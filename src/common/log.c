@@ -69,12 +69,22 @@ utf8_len(const unsigned char *p, size_t n)
 char *
 log_escape(char *dst, size_t len, const char *src)
 {
+	log_escape_mem(dst, len, src, strlen(src), NULL);
+	return dst;
+}
+
+size_t
+log_escape_mem(char *dst, size_t len, const char *src, size_t n,
+    size_t *used)
+{
 	const unsigned char	*p = (const unsigned char *)src;
-	size_t			 n = strlen(src), o = 0, in, out;
+	size_t			 o = 0, in, out, n0 = n;
 	char			 esc[8];
 
+	if (used != NULL)
+		*used = 0;
 	if (len == 0)
-		return dst;
+		return 0;
 	while (n > 0) {
 		if (*p >= 0x20 && *p < 0x7f)
 			in = 1;
@@ -104,7 +114,9 @@ log_escape(char *dst, size_t len, const char *src)
 		n -= in;
 	}
 	dst[o] = '\0';
-	return dst;
+	if (used != NULL)
+		*used = n0 - n;
+	return o;
 }
 
 /* Formats one message, escapes it whole, and writes it with its newline. */

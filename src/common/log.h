@@ -22,6 +22,13 @@ const char	*log_progname(void);
  * peer-supplied text printed any other way. Returns dst.
  */
 char	*log_escape(char *dst, size_t len, const char *src);
+/*
+ * The same for n bytes of src, which may hold NULs. Sets *used (if not
+ * NULL) to the bytes of src consumed, which is less than n when dst filled
+ * up; returns the length written (dst is NUL-terminated).
+ */
+size_t	 log_escape_mem(char *dst, size_t len, const char *src, size_t n,
+	    size_t *used);
 
 void	 log_error(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));

@@ -165,6 +165,8 @@ main(int argc, char **argv)
 	strv_addf(&v, "1");
 	strv_addf(&v, "--prefix");
 	strv_addf(&v, "%%h: ");
+	/* Replies come from the hosts: never let one act on our terminal. */
+	strv_addf(&v, "--escape-output");
 	strv_addf(&v, "--kill-grace");
 	strv_addf(&v, "%g", ko.wait_s + 10);
 	strv_addv(&v, ssh.v, ssh.n);

@@ -41,6 +41,8 @@ const char cli_usage[] =
 "      --output-dir DIR    also write DIR/rank.N/{stdout,stderr}; the job\n"
 "                          then goes on if stdout is closed\n"
 "      --timestamp         put the time in front of each forwarded line\n"
+"      --escape-output     show control characters in ranks' lines as \\xHH\n"
+"                          (for output from hosts you do not trust)\n"
 "  -x, --export NAME[=VALUE]\n"
 "                          pass a variable to the ranks (repeatable)\n"
 "      --kill-grace SECS   between SIGTERM and SIGKILL when stopping (default 5)\n"
@@ -80,7 +82,7 @@ const char cli_usage[] =
 
 enum {
 	OPT_NPROC = 256, OPT_LAUNCHER, OPT_PREFIX, OPT_OUTPUT_DIR,
-	OPT_TIMESTAMP, OPT_KILL_GRACE, OPT_TIMEOUT, OPT_DRY_RUN,
+	OPT_TIMESTAMP, OPT_ESCAPE_OUTPUT, OPT_KILL_GRACE, OPT_TIMEOUT, OPT_DRY_RUN,
 	OPT_HOSTFILE, OPT_TEMPLATE, OPT_INCLUDE, OPT_EXCLUDE, OPT_OVERSUB,
 	OPT_SSH_OPTION, OPT_SSH_FANOUT, OPT_SSH_AGENT_DIR, OPT_START_TIMEOUT,
 	OPT_FRAMEWORK, OPT_IFACE, OPT_SEED, OPT_SYNC_DST, OPT_SYNC_EXCLUDE,
@@ -93,6 +95,7 @@ static const struct option longopts[] = {
 	{ "prefix",		required_argument,	NULL, OPT_PREFIX },
 	{ "output-dir",		required_argument,	NULL, OPT_OUTPUT_DIR },
 	{ "timestamp",		no_argument,		NULL, OPT_TIMESTAMP },
+	{ "escape-output",	no_argument,		NULL, OPT_ESCAPE_OUTPUT },
 	{ "export",		required_argument,	NULL, 'x' },
 	{ "kill-grace",		required_argument,	NULL, OPT_KILL_GRACE },
 	{ "timeout",		required_argument,	NULL, OPT_TIMEOUT },
@@ -331,6 +334,9 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 			break;
 		case OPT_TIMESTAMP:
 			o->timestamp = 1;
+			break;
+		case OPT_ESCAPE_OUTPUT:
+			o->escape_output = 1;
 			break;
 		case 'x':
 			rc = add_export(o, optarg, e);

@@ -18,6 +18,7 @@ struct opts {
 	const char	*prefix;	/* checked */
 	const char	*output_dir;
 	int		 timestamp;
+	int		 escape_output;
 	char		**exports;	/* "NAME=VALUE", resolved from -x */
 	size_t		 nexports;
 	double		 kill_grace;	/* seconds */

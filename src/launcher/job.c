@@ -837,6 +837,7 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 	oc.prefix = o->prefix;
 	oc.dir = o->output_dir;
 	oc.timestamp = o->timestamp;
+	oc.escape = o->escape_output;
 	oc.color[0] = status_color_ok(STDOUT_FILENO);
 	oc.color[1] = status_color_ok(STDERR_FILENO);
 	oc.pressure = job_pressure;

@@ -231,6 +231,39 @@ output_rank(struct output *o, int rank, int local_rank, const char *host,
 	return 0;
 }
 
+/* Queues p[0..n) with control characters escaped (log_escape_mem). */
+static void
+output_add_escaped(struct evbuffer *buf, const char *p, size_t n)
+{
+	char	esc[4096];
+	size_t	used, len;
+
+	while (n > 0) {
+		len = log_escape_mem(esc, sizeof(esc), p, n, &used);
+		evbuffer_add(buf, esc, len);
+		p += used;
+		n -= used;
+	}
+}
+
+/*
+ * --escape-output: a line whose bytes come from an untrusted host (the
+ * replies dtrun-kill -H gathers) goes out with everything a terminal would
+ * act on escaped, '\r' included, and always ends in one raw newline.
+ */
+static void
+output_escaped(struct evbuffer *buf, const char *a, size_t alen,
+    const char *b, size_t blen)
+{
+	if (blen > 0 && b[blen - 1] == '\n')
+		blen--;
+	else if (blen == 0 && alen > 0 && a[alen - 1] == '\n')
+		alen--;
+	output_add_escaped(buf, a, alen);
+	output_add_escaped(buf, b, blen);
+	evbuffer_add(buf, "\n", 1);
+}
+
 /*
  * One whole line or '\r' segment (two parts): queue timestamp, prefix and
  * the bytes on the sink; only the bytes if it continues the piece before.
@@ -249,6 +282,10 @@ output_line(void *arg, const char *a, size_t alen, const char *b, size_t blen,
 		evbuffer_add(buf, o->ts, o->tslen);
 	if (r->plen[o->cur_stream] > 0 && !cont)
 		evbuffer_add(buf, r->pfx[o->cur_stream], r->plen[o->cur_stream]);
+	if (o->cfg.escape) {
+		output_escaped(buf, a, alen, b, blen);
+		return;
+	}
 	if (alen > 0)
 		evbuffer_add(buf, a, alen);
 	if (blen > 0)

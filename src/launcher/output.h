@@ -16,6 +16,7 @@ struct output_cfg {
 	const char	*prefix;	/* checked format; "" = none */
 	const char	*dir;		/* --output-dir, or NULL */
 	int		 timestamp;	/* --timestamp */
+	int		 escape;	/* --escape-output */
 	int		 color[2];	/* colour the prefix on stdout, stderr */
 	/* Called with 1 when too much is queued (stop reading agents), 0 when drained. */
 	void		(*pressure)(void *arg, int on);

@@ -67,4 +67,20 @@ test_expect_success '--output-dir and forwarding together' '
 	test $(wc -l <out) -eq 2000 && test $(grep -c err err) -eq 2
 '
 
+test_expect_success '--escape-output: no control character reaches the terminal' '
+	printf "x\033[31my\nz\000w\n" >hostile &&
+	dtrun -n 1 --escape-output --output-dir o cat hostile >out &&
+	printf "[0] x\\\\x1b[31my\n[0] z\\\\x00w\n" >want &&
+	cmp want out &&
+	cmp hostile o/rank.0/stdout
+'
+
+test_expect_success 'dtrun-kill -H has dtrun escape the hosts'"'"' replies' '
+	mkdir bin && cp "$B/dtrun-kill" bin/ &&
+	printf "#!/bin/sh\necho \"\$@\" >%s/args\n" "$PWD" >bin/dtrun &&
+	chmod +x bin/dtrun &&
+	bin/dtrun-kill -H 127.0.0.1 some-job &&
+	grep -q -- "--escape-output" args
+'
+
 test_done
