@@ -743,13 +743,35 @@ agent_link_close(void *arg, int err, const char *why)
 	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
 }
 
+/* Frees what the conversation built: ranks, their pipes, the job, timers. */
+static void
+agent_release(struct agent *a)
+{
+	size_t	i;
+
+	for (i = 0; i < a->nranks; i++) {
+		src_close(&a->ranks[i].out);
+		src_close(&a->ranks[i].err);
+		free(a->ranks[i].env);
+		free(a->ranks[i].path);
+		ap_rank_free(&a->msgs[i]);
+	}
+	free(a->ranks);
+	free(a->msgs);
+	free(a->base_env);
+	ap_job_free(&a->job);
+	ap_reasm_free(&a->reasm);
+	dt_wbuf_free(&a->wb);
+	event_free(a->kill_timer);
+	event_free(a->recheck);
+}
+
 int
 agent_run(int rfd, int wfd)
 {
 	struct agent	 a;
 	struct link_cbs	 cbs;
 	struct ap_hello	 h;
-	size_t		 i;
 	int		 port;
 
 	memset(&a, 0, sizeof(a));
@@ -807,23 +829,9 @@ agent_run(int rfd, int wfd)
 		link_free(a.link);
 	}
 	record_remove(a.rec);
-	for (i = 0; i < a.nranks; i++) {
-		src_close(&a.ranks[i].out);
-		src_close(&a.ranks[i].err);
-		free(a.ranks[i].env);
-		free(a.ranks[i].path);
-		ap_rank_free(&a.msgs[i]);
-	}
-	free(a.ranks);
-	free(a.msgs);
-	free(a.base_env);
-	ap_job_free(&a.job);
-	ap_reasm_free(&a.reasm);
-	dt_wbuf_free(&a.wb);
+	agent_release(&a);
 	event_free(a.ev_chld);
 	event_free(a.ev_term);
-	event_free(a.kill_timer);
-	event_free(a.recheck);
 	event_base_free(a.base);
 	close(a.devnull);
 	return 0;
