@@ -660,6 +660,7 @@ static void
 sshc_run(struct sshc *c)
 {
 	unsigned char	 buf[64 * 1024];
+	char		 junk[256];
 	const char	*why;
 	ssize_t		 n;
 	size_t		 len;
@@ -704,8 +705,15 @@ sshc_run(struct sshc *c)
 		}
 	} while (progress);
 	sshc_stderr(c, c->ch);
-	if (!c->paused && evbuffer_get_length(c->in) == 0 &&
-	    libssh2_channel_eof(c->ch)) {
+	if (!c->paused && libssh2_channel_eof(c->ch)) {
+		/* Not paused, so every whole frame was taken: this is part of one. */
+		if (evbuffer_get_length(c->in) > 0) {
+			sshc_junk(c, junk, sizeof(junk));
+			sshc_fail(c, DT_ERR_PROTO, "the ssh channel closed "
+			    "inside a frame, after \"%s\"%s", junk, c->h->hello ?
+			    "" : " (a login banner, or a ForceCommand?)");
+			return;
+		}
 		c->st = SS_DEAD;
 		event_del(c->ev);
 		job_host_closed(c->h, 0, "the ssh channel closed");

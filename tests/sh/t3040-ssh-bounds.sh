@@ -11,9 +11,10 @@ if why=$(sshd_skip_reason); then
 	test_done
 fi
 # On 127.0.0.3 every command is replaced by two bytes and a wait for stdin
-# (which ends when dtrun goes): a ForceCommand that is not the agent.
+# (which ends when dtrun goes), or an exit while $TRASH/eof exists: a
+# ForceCommand that is not the agent.
 SSHD_EXTRA_CONFIG="Match LocalAddress 127.0.0.3
-	ForceCommand printf ab; exec cat >/dev/null"
+	ForceCommand printf ab; [ -e $TRASH/eof ] || exec cat >/dev/null"
 sshd_start || { echo "could not start sshd"; exit 1; }
 SSH_ARGS+=(--ssh-agent-dir "$TRASH/agents")
 
@@ -21,6 +22,13 @@ SSH_ARGS+=(--ssh-agent-dir "$TRASH/agents")
 test_expect_success 'two bytes then silence: ConnectTimeout names the host and the phase' '
 	test_expect_code 255 timeout -k 5 120 dtrun "${SSH_ARGS[@]}" --ssh-option ConnectTimeout=1 -H 127.0.0.2,127.0.0.3 true 2>err &&
 	grep -q "^dtrun: 127.0.0.3: timed out after 1 s waiting for the agent.s HELLO (ConnectTimeout); the remote command sent \"ab\" instead" err
+'
+
+test_expect_success 'two bytes then the end: the host named at once, not after ConnectTimeout' '
+	touch "$TRASH/eof" &&
+	test_expect_code 255 timeout -k 5 120 dtrun "${SSH_ARGS[@]}" --ssh-option ConnectTimeout=600 -H 127.0.0.2,127.0.0.3 true 2>err &&
+	rm "$TRASH/eof" &&
+	grep -q "^dtrun: 127.0.0.3: the ssh channel closed inside a frame, after \"ab\" (a login banner, or a ForceCommand?)" err
 '
 
 test_expect_success '100,000 arguments reach ranks on two hosts intact' '
