@@ -616,7 +616,7 @@ agent_grow(struct agent *a)
 
 	if (a->nranks < a->cap)
 		return 0;
-	/* Grown as RANKs come, not sized by JOB's count: that is only a claim. */
+	/* Grown as RANKs come, not sized by JOB's count: that is a claim. */
 	cap = a->cap == 0 ? 16 : a->cap * 2;
 	if (cap > a->job.nranks)
 		cap = a->job.nranks;

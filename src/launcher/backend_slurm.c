@@ -577,7 +577,8 @@ slurm_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	slurm_fail_waiting(s, msg);
 	/* Connected, but silent or saying something else: as bad. */
 	snprintf(msg, sizeof(msg), "its dtrun-agent connected but did not say "
-	    "HELLO within %g s (--start-timeout)", s->hosts[0].o->start_timeout);
+	    "HELLO within %g s (--start-timeout)",
+	    s->hosts[0].o->start_timeout);
 	for (i = 0; i < s->nhosts; i++) {
 		h = &s->hosts[i];
 		if (h->done || h->hello || (sh = h->priv) == NULL ||

@@ -706,12 +706,13 @@ sshc_run(struct sshc *c)
 	} while (progress);
 	sshc_stderr(c, c->ch);
 	if (!c->paused && libssh2_channel_eof(c->ch)) {
-		/* Not paused, so every whole frame was taken: this is part of one. */
+		/* Not paused: every whole frame was taken, this is a part. */
 		if (evbuffer_get_length(c->in) > 0) {
 			sshc_junk(c, junk, sizeof(junk));
 			sshc_fail(c, DT_ERR_PROTO, "the ssh channel closed "
-			    "inside a frame, after \"%s\"%s", junk, c->h->hello ?
-			    "" : " (a login banner, or a ForceCommand?)");
+			    "inside a frame, after \"%s\"%s", junk,
+			    c->h->hello ? "" :
+			    " (a login banner, or a ForceCommand?)");
 			return;
 		}
 		c->st = SS_DEAD;
