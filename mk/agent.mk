@@ -1,15 +1,37 @@
-# agent.mk -- the agent protocol's fuzz target.
+# agent.mk -- the agent protocol's fuzz targets.
 # make fuzz-agent [AGENT_FUZZ_RUNS=N]: libFuzzer on frame splitting and every
 # launcher <-> agent decoder; seeds in fuzz/agent/corpus (fuzz/agent/mkcorpus.c).
+# make fuzz-agent-conv [AGENT_CONV_RUNS=N]: whole conversations (JOB, CONT,
+# RANK, PREPARE, START, STOP... and what happens to an agent meanwhile) fed
+# to the agent's own frame handler, spawning stubbed; seeds in
+# fuzz/agent/conversations. New inputs go to build-fuzz/agent-conv-corpus;
+# "make fuzz-merge-agent-conv" folds the small new ones into the seeds.
 AGENT_FUZZ_RUNS	?= 2000000
+AGENT_CONV_RUNS	?= 2000000
 AGENT_FUZZ_SRC	:= src/agent/agentproto.c src/common/wire.c src/common/err.c
+AGENT_FUZZ_CC	:= clang -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Isrc/common -Isrc/agent
 build-fuzz/fuzz-agent: fuzz/agent/fuzz_agentproto.c $(AGENT_FUZZ_SRC)
 	@mkdir -p $(dir $@)
-	clang -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=undefined -Isrc/common -Isrc/agent -o $@ $^
+	$(AGENT_FUZZ_CC) -o $@ $^
+# agent.c is compiled into the target (it includes it), with its spawning,
+# link and records replaced by the target's stubs.
+build-fuzz/fuzz-agent-conv: fuzz/agent/fuzz_conversation.c $(AGENT_FUZZ_SRC) \
+    src/agent/agent.c src/agent/agentproto.h
+	@mkdir -p $(dir $@)
+	$(AGENT_FUZZ_CC) -o $@ fuzz/agent/fuzz_conversation.c \
+	    $(AGENT_FUZZ_SRC) -levent_core
 fuzz-agent: build-fuzz/fuzz-agent
 	@mkdir -p build-fuzz/agent-corpus
 	build-fuzz/fuzz-agent -runs=$(AGENT_FUZZ_RUNS) -max_len=4096 \
 	    -print_final_stats=1 build-fuzz/agent-corpus fuzz/agent/corpus
-FUZZ_TARGETS += fuzz-agent
-.PHONY: fuzz-agent
+fuzz-agent-conv: build-fuzz/fuzz-agent-conv
+	@mkdir -p build-fuzz/agent-conv-corpus
+	build-fuzz/fuzz-agent-conv -runs=$(AGENT_CONV_RUNS) -max_len=8192 \
+	    -print_final_stats=1 build-fuzz/agent-conv-corpus \
+	    fuzz/agent/conversations
+fuzz-merge-agent-conv: build-fuzz/fuzz-agent-conv
+	build-fuzz/fuzz-agent-conv -merge=1 -max_len=8192 \
+	    fuzz/agent/conversations build-fuzz/agent-conv-corpus
+FUZZ_TARGETS += fuzz-agent fuzz-agent-conv
+.PHONY: fuzz-agent fuzz-agent-conv fuzz-merge-agent-conv

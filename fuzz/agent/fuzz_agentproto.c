@@ -1,7 +1,8 @@
 /*
  * fuzz_agentproto.c -- libFuzzer target for the launcher <-> agent protocol:
- * frame splitting, then every decoder on every payload. A message that
- * decodes must re-encode to a frame that decodes to the same thing.
+ * frame splitting and joining of parts (ap_reasm), then every decoder on
+ * every payload. A message that decodes must re-encode to a frame that
+ * decodes to the same thing. (fuzz_conversation.c drives a whole agent.)
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -76,17 +77,23 @@ decode_all(const uint8_t *p, size_t n)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct ap_reasm	 ra;
 	const uint8_t	*pl;
 	size_t		 plen, used;
 	uint8_t		 type;
 
 	/* The input as a stream of frames, as a link would split it. */
+	ap_reasm_init(&ra);
 	while (dt_frame_parse(data, size, AP_FRAME_MAX, &type, &pl, &plen,
 	    &used) == 0) {
 		decode_all(pl, plen);
+		/* And as the agent joins parts into messages. */
+		if (ap_reasm_feed(&ra, type, &pl, &plen) == 1)
+			decode_all(pl, plen);
 		data += used;
 		size -= used;
 	}
+	ap_reasm_free(&ra);
 	/* And the raw bytes as one payload of every type. */
 	decode_all(data, size);
 	return 0;

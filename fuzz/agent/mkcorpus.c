@@ -1,5 +1,15 @@
-/* mkcorpus.c -- writes one valid frame of each agent message type as fuzzing seeds. */
+/*
+ * mkcorpus.c -- fuzzing seeds: one valid frame of each agent message type
+ * (into DIR, for fuzz-agent), and whole conversations with harness events
+ * (into CONVDIR, for fuzz-agent-conv: see fuzz_conversation.c).
+ *
+ *	cc -D_GNU_SOURCE -Isrc/common -Isrc/agent -o /tmp/mkcorpus \
+ *	    fuzz/agent/mkcorpus.c src/agent/agentproto.c src/common/wire.c \
+ *	    src/common/err.c && /tmp/mkcorpus fuzz/agent/corpus \
+ *	    fuzz/agent/conversations
+ */
 #include <stdio.h>
+#include <string.h>
 
 #include "agentproto.h"
 #include "wire.h"
@@ -17,6 +27,99 @@ emit(const char *dir, const char *name, struct dt_wbuf *b)
 		fclose(f);
 	}
 	dt_wbuf_reset(b);
+}
+
+/* A harness event of fuzz_conversation.c: a frame of type 0xf0 and up. */
+static void
+event(struct dt_wbuf *b, uint8_t type, const char *payload, size_t n)
+{
+	size_t	st = dt_frame_begin(b, type);
+
+	dt_wbuf_put(b, payload, n);
+	dt_frame_end(b, st, AP_FRAME_MAX);
+}
+
+/* Appends a JOB cut into CONT parts of at most part bytes each. */
+static void
+job_in_parts(struct dt_wbuf *b, const struct ap_job *j, size_t part)
+{
+	struct dt_wbuf	 one;
+	size_t		 len, off;
+
+	dt_wbuf_init(&one);
+	ap_put_job(&one, j);
+	len = one.len - DT_FRAME_HDR;
+	for (off = 0; off + part < len; off += part)
+		event(b, AP_CONT, (char *)one.p + DT_FRAME_HDR + off, part);
+	event(b, AP_JOB, (char *)one.p + DT_FRAME_HDR + off, len - off);
+	dt_wbuf_free(&one);
+}
+
+/* Writes the conversation seeds into dir. */
+static void
+conversations(const char *dir)
+{
+	struct dt_wbuf	 b;
+	char		*env[] = { "A=1", "PATH=/bin" };
+	char		*av[] = { "true", "x" }, *bad[] = { "missing" };
+	struct ap_job	 j = { AP_VERSION, "job", "", 5000, 2, env, 2 };
+	struct ap_rank	 r0 = { 0, 0, av, 2, env, 1 };
+	struct ap_rank	 r1 = { 1, 1, av, 1, NULL, 0 };
+	struct ap_rank	 rb = { 0, 0, bad, 1, NULL, 0 };
+	struct ap_stop	 s = { 15, UINT64_C(4294968000) };
+	size_t		 st;
+
+	dt_wbuf_init(&b);
+	/* Two ranks that run and exit 0, then DONE. */
+	ap_put_job(&b, &j);
+	ap_put_rank(&b, &r0);
+	ap_put_rank(&b, &r1);
+	ap_put_empty(&b, AP_PREPARE);
+	ap_put_empty(&b, AP_START);
+	event(&b, 0xf0, "\0\0", 2);
+	event(&b, 0xf0, "\1\0", 2);
+	emit(dir, "run", &b);
+	/* A command that is not there. */
+	j.nranks = 1;
+	ap_put_job(&b, &j);
+	ap_put_rank(&b, &rb);
+	ap_put_empty(&b, AP_PREPARE);
+	emit(dir, "missing", &b);
+	/* A JOB in parts, a stop with a long grace, then the kill timer. */
+	j.nranks = 2;
+	job_in_parts(&b, &j, 16);
+	ap_put_rank(&b, &r0);
+	ap_put_rank(&b, &r1);
+	ap_put_empty(&b, AP_PREPARE);
+	ap_put_empty(&b, AP_START);
+	ap_put_stop(&b, &s);
+	event(&b, 0xf1, "", 0);
+	event(&b, 0xf0, "\0\x09", 2);
+	event(&b, 0xf5, "", 0);
+	emit(dir, "parts-stop", &b);
+	/* Signals, back-pressure, SIGTERM to the agent. */
+	ap_put_job(&b, &j);
+	ap_put_rank(&b, &r0);
+	ap_put_rank(&b, &r1);
+	ap_put_empty(&b, AP_PREPARE);
+	ap_put_empty(&b, AP_START);
+	ap_put_signal(&b, 10);
+	event(&b, 0xf3, "", 0);
+	event(&b, 0xf4, "", 0);
+	event(&b, 0xf2, "", 0);
+	event(&b, 0xf0, "\1\x0f", 2);
+	emit(dir, "signals", &b);
+	/* Ports, then a job that claims 4G ranks. */
+	ap_put_ports(&b, 3);
+	j.nranks = 1;
+	st = b.len;
+	ap_put_job(&b, &j);
+	/* nranks: after the header, version, "job", "" and the grace. */
+	memset(b.p + st + DT_FRAME_HDR + 4 + 7 + 4 + 8, 0xff, 4);
+	ap_put_rank(&b, &r0);
+	ap_put_rank(&b, &r1);
+	emit(dir, "ports-4g", &b);
+	dt_wbuf_free(&b);
 }
 
 int
@@ -52,5 +155,7 @@ main(int argc, char **argv)
 	ap_put_rank(&b, &r);
 	ap_put_empty(&b, AP_PREPARE);	emit(dir, "conversation", &b);
 	dt_wbuf_free(&b);
+	if (argc > 2)
+		conversations(argv[2]);
 	return 0;
 }

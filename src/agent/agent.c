@@ -66,9 +66,12 @@ struct agent {
 	char		 host[256];
 	struct ap_job	 job;
 	int		 have_job;
+	struct ap_reasm	 reasm;		/* a JOB or RANK sent in parts */
 	struct ap_rank	*msgs;		/* RANK messages as received */
 	struct rank	*ranks;
 	size_t		 nranks;
+	size_t		 cap;		/* room in msgs and ranks */
+	int		 prepare_seen;
 	char		**base_env;	/* environ + the job's env */
 	int		 prepared;
 	int		 started;
@@ -256,7 +259,7 @@ kill_timer_cb(evutil_socket_t fd, short what, void *arg)
 
 /* Sends sig now and SIGKILL after grace_ms to everything this agent started. */
 static void
-agent_stop(struct agent *a, int sig, uint32_t grace_ms)
+agent_stop(struct agent *a, int sig, uint64_t grace_ms)
 {
 	struct timeval	tv;
 
@@ -272,8 +275,8 @@ agent_stop(struct agent *a, int sig, uint32_t grace_ms)
 	}
 	agent_signal_all(a, sig, 1);
 	if (!event_pending(a->kill_timer, EV_TIMEOUT, NULL) && !a->killed) {
-		tv.tv_sec = grace_ms / 1000;
-		tv.tv_usec = (grace_ms % 1000) * 1000;
+		tv.tv_sec = (time_t)(grace_ms / 1000);
+		tv.tv_usec = (suseconds_t)(grace_ms % 1000) * 1000;
 		event_add(a->kill_timer, &tv);
 	}
 }
@@ -612,6 +615,67 @@ agent_ports(struct agent *a, uint32_t n)
 	free(v);
 }
 
+/* Makes room for one more rank; returns 0 or -1 (out of memory). */
+static int
+agent_grow(struct agent *a)
+{
+	struct ap_rank	*m;
+	struct rank	*r;
+	size_t		 cap;
+
+	if (a->nranks < a->cap)
+		return 0;
+	/* Grown as RANKs come, not sized by JOB's count: that is a claim. */
+	cap = a->cap == 0 ? 16 : a->cap * 2;
+	if (cap > a->job.nranks)
+		cap = a->job.nranks;
+	if ((m = reallocarray(a->msgs, cap, sizeof(*m))) == NULL)
+		return -1;
+	a->msgs = m;
+	if ((r = reallocarray(a->ranks, cap, sizeof(*r))) == NULL)
+		return -1;
+	a->ranks = r;
+	memset(a->msgs + a->cap, 0, (cap - a->cap) * sizeof(*m));
+	memset(a->ranks + a->cap, 0, (cap - a->cap) * sizeof(*r));
+	a->cap = cap;
+	return 0;
+}
+
+/* JOB: what every rank here shares, and how many RANKs follow. */
+static int
+agent_job(struct agent *a, const uint8_t *p, size_t n)
+{
+	if (a->have_job || ap_get_job(p, n, &a->job) != 0)
+		return -1;
+	if (a->job.version != AP_VERSION) {
+		agent_error(a, AP_NORANK, 2, "%s: agent speaks protocol %d, "
+		    "launcher %u: use the same dtrun version on every host",
+		    a->host, AP_VERSION, a->job.version);
+		ap_job_free(&a->job);
+		agent_finish(a);
+		return 0;
+	}
+	a->have_job = 1;
+	return 0;
+}
+
+/* RANK: one rank's command and variables. */
+static int
+agent_rank(struct agent *a, const uint8_t *p, size_t n)
+{
+	struct rank	*r;
+
+	if (!a->have_job || a->prepare_seen || a->nranks >= a->job.nranks ||
+	    agent_grow(a) != 0 || ap_get_rank(p, n, &a->msgs[a->nranks]) != 0)
+		return -1;
+	r = &a->ranks[a->nranks];
+	r->rank = a->msgs[a->nranks].rank;
+	r->local_rank = a->msgs[a->nranks].local_rank;
+	r->out.fd = r->err.fd = -1;
+	a->nranks++;
+	return 0;
+}
+
 /* One frame from the launcher. */
 static void
 agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
@@ -619,36 +683,29 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 	struct agent	*a = arg;
 	struct ap_stop	 st;
 	uint32_t	 sig;
+	int		 rc;
 
+	/* Finishing: the loop ends after this callback; hear nothing more. */
+	if (a->finishing || a->link_down)
+		return;
+	if ((rc = ap_reasm_feed(&a->reasm, type, &p, &n)) == 0)
+		return;		/* a part of a longer JOB or RANK */
+	if (rc < 0)
+		goto bad;
 	switch (type) {
 	case AP_JOB:
-		if (a->have_job || ap_get_job(p, n, &a->job) != 0)
-			goto bad;
-		if (a->job.version != AP_VERSION) {
-			agent_error(a, AP_NORANK, 2, "%s: agent speaks protocol "
-			    "%d, launcher %u: use the same dtrun version on "
-			    "every host", a->host, AP_VERSION, a->job.version);
-			agent_finish(a);
-			return;
-		}
-		a->have_job = 1;
-		a->msgs = calloc(a->job.nranks + 1, sizeof(*a->msgs));
-		a->ranks = calloc(a->job.nranks + 1, sizeof(*a->ranks));
-		if (a->msgs == NULL || a->ranks == NULL)
+		if (agent_job(a, p, n) != 0)
 			goto bad;
 		return;
 	case AP_RANK:
-		if (!a->have_job || a->started || a->nranks >= a->job.nranks ||
-		    ap_get_rank(p, n, &a->msgs[a->nranks]) != 0)
+		if (agent_rank(a, p, n) != 0)
 			goto bad;
-		a->ranks[a->nranks].rank = a->msgs[a->nranks].rank;
-		a->ranks[a->nranks].local_rank = a->msgs[a->nranks].local_rank;
-		a->ranks[a->nranks].out.fd = a->ranks[a->nranks].err.fd = -1;
-		a->nranks++;
 		return;
 	case AP_PREPARE:
-		if (ap_get_empty(p, n) != 0)
+		/* Only once: a second would build everything again. */
+		if (ap_get_empty(p, n) != 0 || a->prepare_seen)
 			goto bad;
+		a->prepare_seen = 1;
 		agent_prepare(a);
 		return;
 	case AP_START:
@@ -676,6 +733,7 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 bad:
 	agent_error(a, AP_NORANK, 70, "%s: protocol error at %s message",
 	    a->host, ap_type_name(type));
+	/* No more frames from this link, even those already read. */
 	link_free(a->link);
 	a->link = NULL;
 	a->link_down = 1;
@@ -694,17 +752,40 @@ agent_link_close(void *arg, int err, const char *why)
 	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
 }
 
+/* Frees what the conversation built: ranks, their pipes, the job, timers. */
+static void
+agent_release(struct agent *a)
+{
+	size_t	i;
+
+	for (i = 0; i < a->nranks; i++) {
+		src_close(&a->ranks[i].out);
+		src_close(&a->ranks[i].err);
+		free(a->ranks[i].env);
+		free(a->ranks[i].path);
+		ap_rank_free(&a->msgs[i]);
+	}
+	free(a->ranks);
+	free(a->msgs);
+	free(a->base_env);
+	ap_job_free(&a->job);
+	ap_reasm_free(&a->reasm);
+	dt_wbuf_free(&a->wb);
+	event_free(a->kill_timer);
+	event_free(a->recheck);
+}
+
 int
 agent_run(int rfd, int wfd, pid_t keeper)
 {
 	struct agent	 a;
 	struct link_cbs	 cbs;
 	struct ap_hello	 h;
-	size_t		 i;
 	int		 port;
 
 	memset(&a, 0, sizeof(a));
 	a.keeper = keeper;
+	ap_reasm_init(&a.reasm);
 	dt_raise_nofile();
 	/* Orphans of our ranks come back to us, so we can kill them too. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -758,22 +839,9 @@ agent_run(int rfd, int wfd, pid_t keeper)
 		link_free(a.link);
 	}
 	record_remove(a.rec);
-	for (i = 0; i < a.nranks; i++) {
-		src_close(&a.ranks[i].out);
-		src_close(&a.ranks[i].err);
-		free(a.ranks[i].env);
-		free(a.ranks[i].path);
-		ap_rank_free(&a.msgs[i]);
-	}
-	free(a.ranks);
-	free(a.msgs);
-	free(a.base_env);
-	ap_job_free(&a.job);
-	dt_wbuf_free(&a.wb);
+	agent_release(&a);
 	event_free(a.ev_chld);
 	event_free(a.ev_term);
-	event_free(a.kill_timer);
-	event_free(a.recheck);
 	event_base_free(a.base);
 	close(a.devnull);
 	return 0;

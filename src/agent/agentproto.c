@@ -12,6 +12,28 @@ put_end(struct dt_wbuf *b, size_t st)
 	return dt_frame_end(b, st, AP_FRAME_MAX);
 }
 
+/* Closes a JOB or RANK started at st: in parts if it is over a frame. */
+static int
+put_end_parts(struct dt_wbuf *b, size_t st)
+{
+	return dt_frame_end_parts(b, st, AP_FRAME_MAX, AP_CONT, AP_MSG_MAX);
+}
+
+/* Appends a vector of strings, checking the limits the decoder will. */
+static int
+put_strv(struct dt_wbuf *b, char *const *v, size_t n)
+{
+	size_t	i;
+
+	if (n > AP_MAX_STRS)
+		return DT_ERR_TOOBIG;
+	for (i = 0; i < n; i++)
+		if (strlen(v[i]) > AP_MAX_STR)
+			return DT_ERR_TOOBIG;
+	dt_wbuf_strv(b, v, n);
+	return 0;
+}
+
 int
 ap_put_hello(struct dt_wbuf *b, const struct ap_hello *h)
 {
@@ -27,15 +49,21 @@ ap_put_hello(struct dt_wbuf *b, const struct ap_hello *h)
 int
 ap_put_job(struct dt_wbuf *b, const struct ap_job *j)
 {
-	size_t	st = dt_frame_begin(b, AP_JOB);
+	size_t	st = b->len;
 
+	if (j->nranks > AP_MAX_RANKS)
+		return DT_ERR_TOOBIG;
+	dt_frame_begin(b, AP_JOB);
 	dt_wbuf_u32(b, j->version);
 	dt_wbuf_str(b, j->job_id);
 	dt_wbuf_str(b, j->cwd);
-	dt_wbuf_u32(b, j->kill_grace_ms);
+	dt_wbuf_u64(b, j->kill_grace_ms);
 	dt_wbuf_u32(b, j->nranks);
-	dt_wbuf_strv(b, j->env, j->nenv);
-	return put_end(b, st);
+	if (put_strv(b, j->env, j->nenv) != 0) {
+		b->len = st;
+		return DT_ERR_TOOBIG;
+	}
+	return put_end_parts(b, st);
 }
 
 int
@@ -45,9 +73,12 @@ ap_put_rank(struct dt_wbuf *b, const struct ap_rank *r)
 
 	dt_wbuf_u32(b, r->rank);
 	dt_wbuf_u32(b, r->local_rank);
-	dt_wbuf_strv(b, r->argv, r->argc);
-	dt_wbuf_strv(b, r->env, r->nenv);
-	return put_end(b, st);
+	if (put_strv(b, r->argv, r->argc) != 0 ||
+	    put_strv(b, r->env, r->nenv) != 0) {
+		b->len = st;
+		return DT_ERR_TOOBIG;
+	}
+	return put_end_parts(b, st);
 }
 
 int
@@ -71,7 +102,7 @@ ap_put_stop(struct dt_wbuf *b, const struct ap_stop *s)
 	size_t	st = dt_frame_begin(b, AP_STOP);
 
 	dt_wbuf_u32(b, s->signo);
-	dt_wbuf_u32(b, s->grace_ms);
+	dt_wbuf_u64(b, s->grace_ms);
 	return put_end(b, st);
 }
 
@@ -168,10 +199,11 @@ ap_get_job(const uint8_t *p, size_t n, struct ap_job *j)
 	j->version = dt_rbuf_u32(&r);
 	j->job_id = dt_rbuf_strdup(&r, 256);
 	j->cwd = dt_rbuf_strdup(&r, 4096);
-	j->kill_grace_ms = dt_rbuf_u32(&r);
+	j->kill_grace_ms = dt_rbuf_u64(&r);
 	j->nranks = dt_rbuf_u32(&r);
 	j->env = dt_rbuf_strv(&r, AP_MAX_STRS, AP_MAX_STR, &j->nenv);
-	if (dt_rbuf_end(&r) != 0) {
+	/* The agent keeps a slot for every rank announced: bound them. */
+	if (dt_rbuf_end(&r) != 0 || j->nranks > AP_MAX_RANKS) {
 		ap_job_free(j);
 		return DT_ERR_PROTO;
 	}
@@ -213,7 +245,7 @@ ap_get_stop(const uint8_t *p, size_t n, struct ap_stop *s)
 
 	dt_rbuf_init(&r, p, n);
 	s->signo = dt_rbuf_u32(&r);
-	s->grace_ms = dt_rbuf_u32(&r);
+	s->grace_ms = dt_rbuf_u64(&r);
 	return dt_rbuf_end(&r);
 }
 
@@ -302,6 +334,45 @@ ap_get_empty(const uint8_t *p, size_t n)
 }
 
 void
+ap_reasm_init(struct ap_reasm *a)
+{
+	dt_wbuf_init(&a->buf);
+	a->parts = 0;
+}
+
+int
+ap_reasm_feed(struct ap_reasm *a, uint8_t type, const uint8_t **p,
+    size_t *n)
+{
+	if (a->parts == 0)
+		dt_wbuf_reset(&a->buf);		/* the last message's */
+	if (type != AP_CONT && a->parts == 0)
+		return 1;			/* one frame: as it came */
+	/* Only these are ever sent in parts, and never an empty part. */
+	if ((type != AP_CONT && type != AP_JOB && type != AP_RANK) ||
+	    (type == AP_CONT && *n == 0) || *n > AP_MSG_MAX - a->buf.len)
+		return DT_ERR_PROTO;
+	dt_wbuf_put(&a->buf, *p, *n);
+	if (a->buf.oom)
+		return DT_ERR_NOMEM;
+	if (type == AP_CONT) {
+		a->parts++;
+		return 0;
+	}
+	a->parts = 0;
+	*p = a->buf.p;
+	*n = a->buf.len;
+	return 1;
+}
+
+void
+ap_reasm_free(struct ap_reasm *a)
+{
+	dt_wbuf_free(&a->buf);
+	a->parts = 0;
+}
+
+void
 ap_hello_free(struct ap_hello *h)
 {
 	free(h->hostname);
@@ -343,6 +414,7 @@ ap_type_name(int t)
 	case AP_SIGNAL:		return "SIGNAL";
 	case AP_STOP:		return "STOP";
 	case AP_PORTS:		return "PORTS";
+	case AP_CONT:		return "CONT";
 	case AP_PORTLIST:	return "PORTLIST";
 	case AP_HELLO:		return "HELLO";
 	case AP_PREPARED:	return "PREPARED";

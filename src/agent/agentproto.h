@@ -17,7 +17,13 @@
  *	agent	 DONE					-- every rank exited, leftovers killed
  *
  * The agent kills everything it started if the stream breaks.
- * Encoders append one whole frame to a dt_wbuf; decoders take one payload.
+ *
+ * A JOB or RANK larger than one frame (a command line or environment as
+ * big as execve takes: ARG_MAX, 128 KiB a string) goes in parts: CONT
+ * frames with the first bytes of its payload, then a frame of its own type
+ * with the rest; the receiver joins them (ap_reasm) and decodes the whole.
+ * Encoders append whole frames to a dt_wbuf; decoders take one payload.
+ * Times are 64-bit milliseconds.
  */
 #ifndef DT_AGENTPROTO_H
 #define DT_AGENTPROTO_H
@@ -27,11 +33,13 @@
 
 #include "wire.h"
 
-#define AP_VERSION	1
+#define AP_VERSION	2
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
+#define AP_MSG_MAX	(16 * 1024 * 1024) /* a JOB or RANK, all its parts */
 #define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
-#define AP_MAX_STRS	65536		/* argv/env entries in one message */
+#define AP_MAX_STRS	(1024 * 1024)	/* argv/env entries in one message */
 #define AP_MAX_STR	(256 * 1024)	/* one argv/env string */
+#define AP_MAX_RANKS	1000000		/* ranks on one host (HF_RANKS_MAX) */
 
 enum ap_type {
 	/* launcher -> agent */
@@ -42,6 +50,7 @@ enum ap_type {
 	AP_SIGNAL = 5,
 	AP_STOP = 6,
 	AP_PORTS = 7,
+	AP_CONT = 8,		/* the first bytes of a JOB or RANK in parts */
 	/* agent -> launcher */
 	AP_HELLO = 64,
 	AP_PREPARED = 65,
@@ -69,8 +78,8 @@ struct ap_job {
 	uint32_t	 version;
 	char		*job_id;
 	char		*cwd;		/* "" = stay where the agent started */
-	uint32_t	 kill_grace_ms;
-	uint32_t	 nranks;	/* RANK messages that follow */
+	uint64_t	 kill_grace_ms;
+	uint32_t	 nranks;	/* RANK messages that follow (<= AP_MAX_RANKS) */
 	char		**env;		/* "K=V" for every rank on this host */
 	size_t		 nenv;
 };
@@ -86,7 +95,7 @@ struct ap_rank {
 
 struct ap_stop {
 	uint32_t	 signo;		/* first signal (SIGTERM, SIGINT...; SIGKILL = now) */
-	uint32_t	 grace_ms;	/* then SIGKILL after this */
+	uint64_t	 grace_ms;	/* then SIGKILL after this */
 };
 
 struct ap_output {
@@ -108,7 +117,11 @@ struct ap_error {
 	char		*msg;
 };
 
-/* Encoders: append one frame to b. Return 0, DT_ERR_NOMEM or DT_ERR_TOOBIG. */
+/*
+ * Encoders: append one frame to b (JOB and RANK: one message, in parts if
+ * it is over a frame). Return 0, DT_ERR_NOMEM, or DT_ERR_TOOBIG (a field
+ * or the message over its limit; nothing is appended then).
+ */
 int	ap_put_hello(struct dt_wbuf *b, const struct ap_hello *);
 int	ap_put_job(struct dt_wbuf *b, const struct ap_job *);
 int	ap_put_rank(struct dt_wbuf *b, const struct ap_rank *);
@@ -142,6 +155,23 @@ int	ap_get_output(const uint8_t *, size_t, struct ap_output *);
 int	ap_get_exit(const uint8_t *, size_t, struct ap_exit *);
 int	ap_get_error(const uint8_t *, size_t, struct ap_error *);
 int	ap_get_empty(const uint8_t *, size_t);
+
+/*
+ * Joins the parts of a message sent in several frames. Feed it every frame
+ * received, in order. Returns 1 when a whole message is there (*p and *n
+ * then point at its payload, valid until the next call), 0 for a CONT part
+ * it kept, DT_ERR_NOMEM, or DT_ERR_PROTO: parts over AP_MSG_MAX, an
+ * empty part, or parts ending in a type other than JOB or RANK.
+ */
+struct ap_reasm {
+	struct dt_wbuf	 buf;
+	int		 parts;		/* CONT frames kept */
+};
+
+void	ap_reasm_init(struct ap_reasm *);
+int	ap_reasm_feed(struct ap_reasm *, uint8_t type, const uint8_t **p,
+	    size_t *n);
+void	ap_reasm_free(struct ap_reasm *);
 
 void	ap_hello_free(struct ap_hello *);
 void	ap_job_free(struct ap_job *);

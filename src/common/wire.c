@@ -140,8 +140,11 @@ dt_frame_end(struct dt_wbuf *b, size_t start, size_t max)
 {
 	size_t	n;
 
-	if (b->oom)
+	if (b->oom) {
+		/* Never leave half a frame for the caller to send. */
+		b->len = start < b->len ? start : b->len;
 		return DT_ERR_NOMEM;
+	}
 	n = b->len - start - 4;
 	if (n + 4 > max) {
 		b->len = start;
@@ -152,6 +155,45 @@ dt_frame_end(struct dt_wbuf *b, size_t start, size_t max)
 	b->p[start + 2] = n >> 8;
 	b->p[start + 3] = n;
 	return 0;
+}
+
+int
+dt_frame_end_parts(struct dt_wbuf *b, size_t start, size_t max, uint8_t cont,
+    size_t total)
+{
+	uint8_t	*copy, type;
+	size_t	 len, part, off, first = start;
+	int	 rc;
+
+	if (b->oom || max <= DT_FRAME_HDR)
+		return dt_frame_end(b, start, max);
+	len = b->len - start - DT_FRAME_HDR;
+	if (len + DT_FRAME_HDR <= max)
+		return dt_frame_end(b, start, max);
+	if (len > total) {
+		b->len = start;
+		return DT_ERR_TOOBIG;
+	}
+	if ((copy = malloc(len)) == NULL) {
+		b->len = start;
+		return DT_ERR_NOMEM;
+	}
+	type = b->p[start + 4];
+	memcpy(copy, b->p + start + DT_FRAME_HDR, len);
+	b->len = start;
+	part = max - DT_FRAME_HDR;
+	rc = 0;
+	for (off = 0; off < len && rc == 0; off += part) {
+		if (part > len - off)
+			part = len - off;
+		start = dt_frame_begin(b, off + part < len ? cont : type);
+		dt_wbuf_put(b, copy + off, part);
+		rc = dt_frame_end(b, start, max);
+	}
+	free(copy);
+	if (rc != 0)
+		b->len = first;		/* none of the message, not a part */
+	return rc;
 }
 
 int

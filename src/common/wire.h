@@ -54,6 +54,16 @@ size_t	 dt_frame_begin(struct dt_wbuf *, uint8_t type);
 int	 dt_frame_end(struct dt_wbuf *, size_t start, size_t max);
 
 /*
+ * Like dt_frame_end, for a message that may not fit one frame: a payload
+ * of up to total bytes is cut into frames of at most max bytes each, all
+ * but the last of type cont, the last of the message's own type (what the
+ * receiver joins again before decoding). Returns 0, DT_ERR_TOOBIG if the
+ * payload exceeds total (the message is then removed), or DT_ERR_NOMEM.
+ */
+int	 dt_frame_end_parts(struct dt_wbuf *, size_t start, size_t max,
+	     uint8_t cont, size_t total);
+
+/*
  * Looks for one whole frame at the start of p[0..n). On success returns 0
  * and sets *type, *payload, *plen and *used (bytes to consume). Returns
  * DT_ERR_AGAIN if more bytes are needed, DT_ERR_TOOBIG if the announced

@@ -17,10 +17,10 @@
  * wrong MAC, are dropped. Those that have not authenticated are bounded
  * per address and in all; at a bound the oldest goes, never the newcomer,
  * so idle connections cannot lock the agents out. A host whose agent has
- * not connected within --start-timeout, or when srun exits, fails the job
- * with its name; so does one srun reports ("srun: error: NODE: task 1:
- * Exited ...") before --kill-on-bad-exit's SIGTERM to the other agents is
- * taken for the cause.
+ * not connected and said HELLO within --start-timeout, or when srun exits,
+ * fails the job with its name; so does one srun reports ("srun: error:
+ * NODE: task 1: Exited ...") before --kill-on-bad-exit's SIGTERM to the
+ * other agents is taken for the cause.
  *
  * srun's own output (and the agents' complaints, which srun forwards) is
  * logged line by line. At the end srun is waited for and reaped: it exits
@@ -115,6 +115,7 @@ struct slurm {
 	size_t		 nconns;
 	int		 crowded;	/* said so; drops are -vv from then */
 	size_t		 nconnected;
+	size_t		 nhello;	/* agents that said HELLO */
 	pid_t		 srun;		/* 0 once reaped */
 	int		 ofd;		/* srun's stdout and stderr */
 	struct event	*oev;
@@ -128,6 +129,7 @@ struct slurm {
 };
 
 static void	slurm_fail_tasks(struct slurm *);
+static void	slurm_kill(struct job_host *);
 
 /* True if s, the end of an srun line, says tasks ended ("task 0: Killed"). */
 static int
@@ -428,8 +430,7 @@ sconn_answer(struct sconn *c, const uint8_t *p, size_t n)
 	if (sh->paused)
 		link_pause(c->link, 1);
 	log_debug("%s: agent connected from %s", h->ph->name, c->peer);
-	if (++s->nconnected == s->nhosts && s->timer != NULL)
-		event_del(s->timer);
+	s->nconnected++;
 }
 
 /* A frame on an agent connection: the handshake's, then the agent's. */
@@ -437,17 +438,24 @@ static void
 sconn_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 {
 	struct sconn	*c = arg;
+	struct slurm	*s = c->s;
+	struct job_host	*h = c->h;
+	int		 hello;
 
-	if (c->h != NULL) {
+	if (h != NULL) {
 		/*
 		 * With --kill-on-bad-exit, an agent that failed to start makes
 		 * Slurm stop the others, which then report SIGTERM: name the
 		 * cause first.
 		 */
 		if (type == AP_ERROR &&
-		    event_pending(c->s->task_timer, EV_TIMEOUT, NULL))
-			slurm_fail_tasks(c->s);
-		job_host_frame(c->h, type, p, n);
+		    event_pending(s->task_timer, EV_TIMEOUT, NULL))
+			slurm_fail_tasks(s);
+		hello = h->hello;
+		job_host_frame(h, type, p, n);
+		/* --start-timeout waits for every agent's HELLO, not less. */
+		if (!hello && h->hello && ++s->nhello == s->nhosts)
+			event_del(s->timer);
 		return;
 	}
 	if (type != AC_ANSWER) {
@@ -617,11 +625,27 @@ slurm_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	struct slurm	*s = arg;
 	char		 msg[1280];
 
+	struct job_host	*h;
+	struct shost	*sh;
+	size_t		 i;
+
 	snprintf(msg, sizeof(msg), "its dtrun-agent did not connect to dtrun "
 	    "at %s within %g s (--start-timeout)%s%s", s->addr,
 	    s->hosts[0].o->start_timeout, s->last[0] ? "; srun said: " : "",
 	    s->last);
 	slurm_fail_waiting(s, msg);
+	/* Connected, but silent or saying something else: as bad. */
+	snprintf(msg, sizeof(msg), "its dtrun-agent connected but did not say "
+	    "HELLO within %g s (--start-timeout)",
+	    s->hosts[0].o->start_timeout);
+	for (i = 0; i < s->nhosts; i++) {
+		h = &s->hosts[i];
+		if (h->done || h->hello || (sh = h->priv) == NULL ||
+		    sh->c == NULL)
+			continue;
+		slurm_kill(h);
+		job_host_closed(h, DT_ERR_TIMEOUT, msg);
+	}
 }
 
 /* True if sa is a loopback address. */

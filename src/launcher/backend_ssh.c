@@ -90,7 +90,8 @@ struct sshc {
 	int			 rsa;
 	/* events */
 	struct event		*ev;
-	struct event		*timer;
+	struct event		*timer;		/* ConnectTimeout, each phase */
+	enum sstate		 timed;		/* the phase it is armed for */
 	struct evbuffer		*in, *out, *err;
 	int			 paused;
 	int			 slot;		/* holds a fan-out slot */
@@ -209,6 +210,25 @@ sshc_arm(struct sshc *c, short what)
 	event_add(c->ev, NULL);
 }
 
+/* The first bytes of what c's remote command sent, printable, for a message. */
+static void
+sshc_junk(struct sshc *c, char *buf, size_t len)
+{
+	const unsigned char	*p;
+	size_t			 n, i, o = 0;
+
+	n = evbuffer_get_length(c->in);
+	p = evbuffer_pullup(c->in, n < 40 ? n : 40);
+	for (i = 0; i < n && i < 40 && o + 5 < len; i++) {
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' &&
+		    p[i] != '\\')
+			buf[o++] = p[i];
+		else
+			o += snprintf(buf + o, len - o, "\\x%02x", p[i]);
+	}
+	buf[o] = '\0';
+}
+
 /* ARGSUSED */
 static void
 sshc_timeout_cb(evutil_socket_t fd, short what, void *arg)
@@ -227,11 +247,42 @@ sshc_timeout_cb(evutil_socket_t fd, short what, void *arg)
 		[SS_UP_EOF] = "uploading the agent",
 		[SS_UP_WAIT] = "uploading the agent",
 	};
+	char		 junk[256];
 
-	if (c->st >= SS_RUNNING)
+	if (c->st == SS_DEAD || (c->st == SS_RUNNING && c->h->hello))
 		return;
+	if (c->st == SS_RUNNING) {
+		/* Output came, but not the agent's HELLO: say what it was. */
+		sshc_junk(c, junk, sizeof(junk));
+		sshc_fail(c, DT_ERR_TIMEOUT, "timed out after %g s waiting for "
+		    "the agent's HELLO (ConnectTimeout); the remote command "
+		    "sent \"%s\" instead (a login banner, or a ForceCommand?)",
+		    c->t.connect_timeout, junk);
+		return;
+	}
 	sshc_fail(c, DT_ERR_TIMEOUT, "timed out after %g s %s (ConnectTimeout)",
 	    c->t.connect_timeout, what_s[c->st]);
+}
+
+/*
+ * Bounds the phase c is now in by ConnectTimeout: armed afresh at every
+ * new phase, from leaving the fan-out queue until the agent's HELLO.
+ */
+static void
+sshc_phase(struct sshc *c)
+{
+	struct timeval	tv;
+
+	if (c->st == c->timed || c->st == SS_QUEUED || c->st == SS_DEAD)
+		return;
+	c->timed = c->st;
+	if (c->st == SS_RUNNING && c->h->hello) {
+		event_del(c->timer);
+		return;
+	}
+	tv.tv_sec = (time_t)c->t.connect_timeout;
+	tv.tv_usec = (suseconds_t)((c->t.connect_timeout - tv.tv_sec) * 1e6);
+	event_add(c->timer, &tv);
 }
 
 /* Starts queued connections while fan-out slots are free. */
@@ -600,6 +651,9 @@ sshc_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 	struct sshc	*c = arg;
 
 	job_host_frame(c->h, type, p, n);
+	/* The agent is up: from here on the job's own bounds apply. */
+	if (!c->dead && c->h->hello && c->timer != NULL)
+		event_del(c->timer);
 }
 
 /* RUNNING: move bytes both ways until libssh2 would block either way. */
@@ -607,6 +661,7 @@ static void
 sshc_run(struct sshc *c)
 {
 	unsigned char	 buf[64 * 1024];
+	char		 junk[256];
 	const char	*why;
 	ssize_t		 n;
 	size_t		 len;
@@ -651,8 +706,16 @@ sshc_run(struct sshc *c)
 		}
 	} while (progress);
 	sshc_stderr(c, c->ch);
-	if (!c->paused && evbuffer_get_length(c->in) == 0 &&
-	    libssh2_channel_eof(c->ch)) {
+	if (!c->paused && libssh2_channel_eof(c->ch)) {
+		/* Not paused: every whole frame was taken, this is a part. */
+		if (evbuffer_get_length(c->in) > 0) {
+			sshc_junk(c, junk, sizeof(junk));
+			sshc_fail(c, DT_ERR_PROTO, "the ssh channel closed "
+			    "inside a frame, after \"%s\"%s", junk,
+			    c->h->hello ? "" :
+			    " (a login banner, or a ForceCommand?)");
+			return;
+		}
 		c->st = SS_DEAD;
 		event_del(c->ev);
 		job_host_closed(c->h, 0, "the ssh channel closed");
@@ -825,10 +888,8 @@ sshc_step(struct sshc *c)
 				n = libssh2_channel_read(c->ch, (char *)buf,
 				    sizeof(buf));
 				if (n > 0) {
+					/* Its HELLO, or whatever came instead. */
 					evbuffer_add(c->in, buf, n);
-					/* The agent is up: the rest is the job's. */
-					if (c->timer != NULL)
-						event_del(c->timer);
 					c->st = SS_RUNNING;
 					sshc_release(c);
 					break;
@@ -942,6 +1003,8 @@ sshc_step(struct sshc *c)
 		}
 	}
 out:
+	if (!c->dead)
+		sshc_phase(c);
 	c->busy--;
 	if (c->dead && c->busy == 0) {
 		/* freed during a callback: finish now */
@@ -956,7 +1019,6 @@ ssh_start(struct job_host *h, struct dt_err *e)
 	struct sshc	 *c;
 	char		**warn = NULL;
 	size_t		  nwarn = 0, i;
-	struct timeval	  tv;
 	int		  rc;
 
 	if (!g.init) {
@@ -988,9 +1050,6 @@ ssh_start(struct job_host *h, struct dt_err *e)
 	c->ev = event_new(job_base(h), -1, 0, sshc_ev_cb, c);
 	c->timer = evtimer_new(job_base(h), sshc_timeout_cb, c);
 	h->priv = c;
-	tv.tv_sec = (time_t)c->t.connect_timeout;
-	tv.tv_usec = (suseconds_t)((c->t.connect_timeout - tv.tv_sec) * 1e6);
-	event_add(c->timer, &tv);
 	log_debug("%s: ssh %s@%s port %d", c->t.alias, c->t.user,
 	    c->t.hostname, c->t.port);
 	c->st = SS_QUEUED;

@@ -43,6 +43,10 @@
 #include "xmalloc.h"
 
 #define EXIT_CONFIG	2
+#define EXIT_INTERNAL	70
+
+/* Every plan's ranks fit what an agent takes for one host. */
+_Static_assert(AP_MAX_RANKS >= HF_RANKS_MAX, "AP_MAX_RANKS < HF_RANKS_MAX");
 #define EXIT_TIMEOUT	124
 #define EXIT_RDZV	125
 #define EXIT_PIPE	(128 + SIGPIPE)
@@ -182,6 +186,11 @@ job_send(struct job_host *h)
 {
 	struct job	*j = h->job;
 
+	/* The small encoders fail only so; JOB and RANK are checked apart. */
+	if (j->wb.oom) {
+		log_error("out of memory");
+		exit(EXIT_INTERNAL);
+	}
 	if (j->wb.len > 0 && !h->done)
 		h->be->send(h, j->wb.p, j->wb.len);
 	dt_wbuf_reset(&j->wb);
@@ -224,7 +233,7 @@ job_stop(struct job *j, int sig, double grace)
 	size_t		h;
 
 	st.signo = sig;
-	st.grace_ms = sig == SIGKILL ? 0 : (uint32_t)(grace * 1000);
+	st.grace_ms = sig == SIGKILL ? 0 : (uint64_t)(grace * 1000);
 	/* Workers blocked in a rendezvous wait hear of it, not hang. */
 	if (!j->stopping && j->rdzv != NULL)
 		rdzv_server_abort(j->rdzv, "the job is stopping");
@@ -302,6 +311,35 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
 
+/*
+ * A JOB or RANK for h could not be encoded (rc): say which limit it broke,
+ * for rank (-1: the variables every rank shares), and stop the job.
+ */
+static void
+job_put_failed(struct job_host *h, int rc, int rank)
+{
+	struct job	*j = h->job;
+	char		 what[64];
+
+	if (rank < 0)
+		snprintf(what, sizeof(what), "the variables for %s",
+		    h->ph->name);
+	else
+		snprintf(what, sizeof(what), "rank %d's command line and "
+		    "variables", rank);
+	if (rc == DT_ERR_TOOBIG) {
+		log_error("%s are too big to carry: at most %d strings of %d "
+		    "KiB each, %d MiB in all (execve takes less: see ARG_MAX)",
+		    what, AP_MAX_STRS, AP_MAX_STR / 1024, AP_MSG_MAX >> 20);
+		job_set_exit(j, EXIT_CONFIG);
+	} else {
+		log_error("%s: out of memory", what);
+		job_set_exit(j, EXIT_INTERNAL);
+	}
+	dt_wbuf_reset(&j->wb);
+	job_stop(j, SIGTERM, j->o->kill_grace);
+}
+
 /* Sends h the job, the host's ranks, and PREPARE. */
 static void
 job_host_hello(struct job_host *h)
@@ -313,7 +351,7 @@ job_host_hello(struct job_host *h)
 	struct ap_job		 aj;
 	struct ap_rank		 ar;
 	char			 cwd[4096];
-	int			 i, r;
+	int			 i, r, rc;
 
 	env_host(&j->env, h->index, &env);
 
@@ -324,13 +362,17 @@ job_host_hello(struct job_host *h)
 	aj.cwd = p->local || getcwd(cwd, sizeof(cwd)) == NULL ? "" : cwd;
 	if (j->o->sync_dst != NULL)
 		aj.cwd = (char *)sync_dir(j->o, ph, p->local, cwd, sizeof(cwd));
-	aj.kill_grace_ms = (uint32_t)(j->o->kill_grace * 1000);
+	aj.kill_grace_ms = (uint64_t)(j->o->kill_grace * 1000);
 	aj.nranks = ph->nranks;
 	aj.env = env.v;
 	aj.nenv = env.n;
-	ap_put_job(&j->wb, &aj);
-	job_send(h);
+	rc = ap_put_job(&j->wb, &aj);
 	strv_free(&env);
+	if (rc != 0) {
+		job_put_failed(h, rc, -1);
+		return;
+	}
+	job_send(h);
 
 	for (i = 0; i < ph->nranks; i++) {
 		r = ph->ranks[i];
@@ -341,8 +383,12 @@ job_host_hello(struct job_host *h)
 		ar.argc = j->o->ncmd;
 		ar.env = renv.v;
 		ar.nenv = renv.n;
-		ap_put_rank(&j->wb, &ar);
+		rc = ap_put_rank(&j->wb, &ar);
 		strv_free(&renv);
+		if (rc != 0) {
+			job_put_failed(h, rc, r);
+			return;
+		}
 		if (j->wb.len > 64 * 1024)
 			job_send(h);
 	}
@@ -410,7 +456,7 @@ job_send_all(struct job *j)
 	/* MASTER_PORT must be free on rank 0's host: its agent found one. */
 	if (j->hosts[0].free_port != 0)
 		j->env.master_port = j->hosts[0].free_port;
-	for (h = 0; h < j->plan->nhosts; h++)
+	for (h = 0; h < j->plan->nhosts && !j->stopping; h++)
 		job_host_hello(&j->hosts[h]);
 }
 

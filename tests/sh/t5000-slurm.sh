@@ -161,6 +161,12 @@ test_expect_success 'an agent that never connects: --start-timeout names the nod
 	wait_gone 10 agent.pid
 '
 
+# (timeout only keeps a launcher that waits forever from hanging the suite.)
+test_expect_success 'an agent that connects but never says HELLO: --start-timeout names the node' '
+	test_expect_code 255 timeout -k 5 120 env "${ALLOC[@]}" DTRUN_AGENT="$B/helpers/agent-mute" dtrun -n 2 --start-timeout 1 true 2>err &&
+	grep -q "dtrun: localhost: its dtrun-agent connected but did not say HELLO within 1 s (--start-timeout)" err
+'
+
 test_expect_success 'agents that cannot reach dtrun: the agent'"'"'s own reason' '
 	test_expect_code 255 in_alloc env DTRUN_CONNECT_ADDR=no-such-host.invalid dtrun -n 2 true 2>err &&
 	grep -q "dtrun: localhost: its dtrun-agent ended before connecting to dtrun: dtrun-agent: localhost: cannot resolve no-such-host.invalid" err

@@ -5,6 +5,9 @@
 #include "err.h"
 #include "agentproto.h"
 #include "test.h"
+#include "t_agent.h"
+
+
 
 /* Parses the single frame in b; returns its payload. */
 static const uint8_t *
@@ -188,4 +191,288 @@ TEST(ap_bad_payloads)
 	CHECK_INT(ap_get_rank(noargv, 16 - 4, &r), DT_ERR_PROTO);
 	CHECK_STR(ap_type_name(AP_OUTPUT), "OUTPUT");
 	CHECK_STR(ap_type_name(200), "?");
+}
+
+/*
+ * Joins the frames in b as the agent does; returns the number of frames,
+ * and the whole message's type and payload (valid while ra lives).
+ */
+static int
+join_frames(struct dt_wbuf *b, struct ap_reasm *ra, uint8_t *type,
+    const uint8_t **p, size_t *n)
+{
+	const uint8_t	*pl;
+	size_t		 off = 0, plen, used;
+	int		 frames = 0, rc = 0;
+
+	while (off < b->len) {
+		CHECK_INT(dt_frame_parse(b->p + off, b->len - off, AP_FRAME_MAX,
+		    type, &pl, &plen, &used), 0);
+		off += used;
+		frames++;
+		*p = pl;
+		*n = plen;
+		rc = ap_reasm_feed(ra, *type, p, n);
+		CHECK_INT(rc, off < b->len ? 0 : 1);
+		if (rc < 0)
+			break;
+	}
+	return frames;
+}
+
+TEST(ap_times_are_64_bit)
+{
+	struct dt_wbuf	 b;
+	struct ap_job	 j = { 0 }, j2;
+	struct ap_stop	 s = { 15, BIG_GRACE_MS }, s2;
+	const uint8_t	*pl;
+	size_t		 n;
+
+	dt_wbuf_init(&b);
+	j.version = AP_VERSION;
+	j.job_id = "id";
+	j.cwd = "";
+	j.kill_grace_ms = BIG_GRACE_MS;
+	j.nranks = 1;
+	CHECK(j.kill_grace_ms == BIG_GRACE_MS);	/* the field holds it */
+	CHECK_INT(ap_put_job(&b, &j), 0);
+	pl = one_frame(&b, AP_JOB, &n);
+	CHECK_INT(ap_get_job(pl, n, &j2), 0);
+	CHECK(j2.kill_grace_ms == BIG_GRACE_MS);
+	ap_job_free(&j2);
+
+	dt_wbuf_reset(&b);
+	CHECK(s.grace_ms == BIG_GRACE_MS);
+	CHECK_INT(ap_put_stop(&b, &s), 0);
+	pl = one_frame(&b, AP_STOP, &n);
+	CHECK_INT(ap_get_stop(pl, n, &s2), 0);
+	CHECK(s2.grace_ms == BIG_GRACE_MS);
+	CHECK_INT(s2.signo, 15);
+
+	dt_wbuf_reset(&b);
+	s.grace_ms = UINT64_MAX;
+	CHECK_INT(ap_put_stop(&b, &s), 0);
+	pl = one_frame(&b, AP_STOP, &n);
+	CHECK_INT(ap_get_stop(pl, n, &s2), 0);
+	CHECK(s2.grace_ms == UINT64_MAX);
+	dt_wbuf_free(&b);
+}
+
+/* A JOB whose rank count lies (t_agent.h). */
+void
+t_job_claiming(struct dt_wbuf *b, uint32_t nranks)
+{
+	struct ap_job	j = { 0 };
+	uint8_t		*q;
+
+	j.version = AP_VERSION;
+	j.job_id = "id";
+	j.cwd = "";
+	j.kill_grace_ms = 1000;
+	j.nranks = 1;
+	CHECK_INT(ap_put_job(b, &j), 0);
+	/* No variables: the payload ends "u32 nranks, u32 0". */
+	q = b->p + b->len - 8;
+	q[0] = nranks >> 24;
+	q[1] = nranks >> 16;
+	q[2] = nranks >> 8;
+	q[3] = nranks;
+}
+
+TEST(ap_job_rank_count_is_bounded)
+{
+	struct dt_wbuf	 b;
+	struct ap_job	 j = { 0 }, j2;
+	const uint8_t	*pl;
+	size_t		 n;
+
+	dt_wbuf_init(&b);
+	t_job_claiming(&b, UINT32_MAX);
+	pl = one_frame(&b, AP_JOB, &n);
+	CHECK_INT(ap_get_job(pl, n, &j2), DT_ERR_PROTO);
+
+	dt_wbuf_reset(&b);
+	t_job_claiming(&b, AP_MAX_RANKS + 1);
+	pl = one_frame(&b, AP_JOB, &n);
+	CHECK_INT(ap_get_job(pl, n, &j2), DT_ERR_PROTO);
+
+	dt_wbuf_reset(&b);
+	t_job_claiming(&b, AP_MAX_RANKS);
+	pl = one_frame(&b, AP_JOB, &n);
+	CHECK_INT(ap_get_job(pl, n, &j2), 0);
+	CHECK_INT(j2.nranks, AP_MAX_RANKS);
+	ap_job_free(&j2);
+
+	/* And the encoder will not send what the agent refuses. */
+	dt_wbuf_reset(&b);
+	j.version = AP_VERSION;
+	j.job_id = "id";
+	j.cwd = "";
+	j.nranks = AP_MAX_RANKS + 1;
+	CHECK_INT(ap_put_job(&b, &j), DT_ERR_TOOBIG);
+	CHECK_INT(b.len, 0);
+	dt_wbuf_free(&b);
+}
+
+/* Strings of a given size (t_agent.h). */
+char **
+t_strs(size_t n, size_t len, int env)
+{
+	char	**v = calloc(n + 1, sizeof(*v));
+	size_t	  i, k;
+
+	for (i = 0; i < n; i++) {
+		v[i] = malloc(len + 32);
+		if (env) {
+			k = snprintf(v[i], 32, "V%zu=", i);
+			memset(v[i] + k, 'a' + i % 26, len);
+			v[i][k + len] = '\0';
+		} else
+			snprintf(v[i], 32, "%zu", i);
+	}
+	return v;
+}
+
+TEST(ap_rank_over_a_frame_goes_in_parts)
+{
+	struct dt_wbuf	 b;
+	struct ap_reasm	 ra;
+	struct ap_rank	 r = { 0 }, r2;
+	const uint8_t	*pl;
+	size_t		 n, i;
+	uint8_t		 type;
+	int		 frames;
+
+	/* What execve takes: 100,000 arguments, ten 120 KB variables. */
+	r.rank = 3;
+	r.local_rank = 1;
+	r.argv = t_strs(100000, 0, 0);
+	r.argc = 100000;
+	r.env = t_strs(10, 120 * 1024, 1);
+	r.nenv = 10;
+	dt_wbuf_init(&b);
+	ap_reasm_init(&ra);
+	CHECK_INT(ap_put_rank(&b, &r), 0);
+	CHECK(b.len > AP_FRAME_MAX);
+	frames = join_frames(&b, &ra, &type, &pl, &n);
+	CHECK(frames >= 2);
+	CHECK_INT(type, AP_RANK);
+	CHECK_INT(ap_get_rank(pl, n, &r2), 0);
+	CHECK_INT(r2.rank, 3);
+	CHECK_INT(r2.argc, 100000);
+	CHECK_INT(r2.nenv, 10);
+	for (i = 0; i < r.argc; i++)
+		if (strcmp(r2.argv[i], r.argv[i]) != 0)
+			break;
+	CHECK_INT(i, r.argc);
+	for (i = 0; i < r.nenv; i++)
+		CHECK_STR(r2.env[i], r.env[i]);
+	ap_rank_free(&r2);
+
+	/* A small message after it comes through as it is. */
+	dt_wbuf_reset(&b);
+	ap_put_empty(&b, AP_PREPARE);
+	CHECK_INT(join_frames(&b, &ra, &type, &pl, &n), 1);
+	CHECK_INT(type, AP_PREPARE);
+	CHECK_INT(n, 0);
+
+	dt_strv_free(r.argv);
+	dt_strv_free(r.env);
+	ap_reasm_free(&ra);
+	dt_wbuf_free(&b);
+}
+
+TEST(ap_put_refuses_what_cannot_be_carried)
+{
+	struct dt_wbuf	 b;
+	struct ap_rank	 r = { 0 };
+	struct ap_job	 j = { 0 };
+
+	dt_wbuf_init(&b);
+	ap_put_empty(&b, AP_START);		/* what was there stays */
+	r.argv = t_strs(1, 0, 0);
+	r.argc = 1;
+	r.env = t_strs(1, AP_MAX_STR, 1);	/* "V0=" and AP_MAX_STR */
+	r.nenv = 1;
+	CHECK_INT(ap_put_rank(&b, &r), DT_ERR_TOOBIG);
+	CHECK_INT(b.len, DT_FRAME_HDR);
+	dt_strv_free(r.env);
+
+	/* 70 strings of 250 KiB: over AP_MSG_MAX in all. */
+	j.version = AP_VERSION;
+	j.job_id = "id";
+	j.cwd = "";
+	j.env = t_strs(70, 250 * 1024, 1);
+	j.nenv = 70;
+	CHECK_INT(ap_put_job(&b, &j), DT_ERR_TOOBIG);
+	CHECK_INT(b.len, DT_FRAME_HDR);
+	dt_strv_free(j.env);
+	dt_strv_free(r.argv);
+	dt_wbuf_free(&b);
+}
+
+TEST(ap_reasm_refuses_bad_parts)
+{
+	struct ap_reasm	 ra;
+	uint8_t		*big = calloc(1, AP_FRAME_MAX);
+	const uint8_t	*p;
+	size_t		 n, i;
+
+	ap_reasm_init(&ra);
+	/* An empty part. */
+	p = big;
+	n = 0;
+	CHECK_INT(ap_reasm_feed(&ra, AP_CONT, &p, &n), DT_ERR_PROTO);
+	ap_reasm_free(&ra);
+	/* Parts that end in a message never sent in parts. */
+	p = big;
+	n = 10;
+	CHECK_INT(ap_reasm_feed(&ra, AP_CONT, &p, &n), 0);
+	CHECK_INT(ap_reasm_feed(&ra, AP_STOP, &p, &n), DT_ERR_PROTO);
+	ap_reasm_free(&ra);
+	/* More than AP_MSG_MAX in all. */
+	for (i = 0; i < AP_MSG_MAX / (AP_FRAME_MAX - DT_FRAME_HDR); i++) {
+		p = big;
+		n = AP_FRAME_MAX - DT_FRAME_HDR;
+		CHECK_INT(ap_reasm_feed(&ra, AP_CONT, &p, &n), 0);
+	}
+	p = big;
+	n = AP_FRAME_MAX - DT_FRAME_HDR;
+	CHECK_INT(ap_reasm_feed(&ra, AP_CONT, &p, &n), DT_ERR_PROTO);
+	ap_reasm_free(&ra);
+	free(big);
+}
+
+TEST(wire_frame_end_parts_splits_and_bounds)
+{
+	struct dt_wbuf	 b;
+	const uint8_t	*pl;
+	size_t		 st, plen, used, off, total;
+	uint8_t		 type, data[250];
+	int		 frames;
+
+	for (st = 0; st < sizeof(data); st++)
+		data[st] = st;
+	dt_wbuf_init(&b);
+	st = dt_frame_begin(&b, 9);
+	dt_wbuf_put(&b, data, sizeof(data));
+	CHECK_INT(dt_frame_end_parts(&b, st, 100, 8, 1000), 0);
+	/* 95 payload bytes a frame: 95 + 95 + 60, types 8 8 9. */
+	for (off = 0, total = 0, frames = 0; off < b.len; off += used) {
+		CHECK_INT(dt_frame_parse(b.p + off, b.len - off, 100, &type,
+		    &pl, &plen, &used), 0);
+		CHECK(memcmp(pl, data + total, plen) == 0);
+		CHECK_INT(type, off + used < b.len ? 8 : 9);
+		total += plen;
+		frames++;
+	}
+	CHECK_INT(frames, 3);
+	CHECK_INT(total, sizeof(data));
+
+	dt_wbuf_reset(&b);
+	st = dt_frame_begin(&b, 9);
+	dt_wbuf_put(&b, data, sizeof(data));
+	CHECK_INT(dt_frame_end_parts(&b, st, 100, 8, 249), DT_ERR_TOOBIG);
+	CHECK_INT(b.len, 0);
+	dt_wbuf_free(&b);
 }

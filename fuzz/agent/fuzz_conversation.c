@@ -1,0 +1,350 @@
+/*
+ * fuzz_conversation.c -- libFuzzer target for whole conversations with the
+ * agent: the input is a stream of frames, as dtrun would send them (JOB,
+ * CONT parts, RANK..., PREPARE, START, STOP...), handed one by one to the
+ * agent's real frame handler (agent.c is compiled in here). Frame types
+ * 0xf0 and up are not messages but things that happen to an agent: a rank
+ * is reaped, the kill timer fires, SIGTERM, the output link backs up or
+ * drains. Every input ends with the link closing, as a real one does.
+ *
+ * Nothing real is started or killed: spawning, kill(), chdir(), the link
+ * and the job record are stubs below. Ranks get pids above any pid_max.
+ * Everything the agent sends must be whole frames that the launcher's
+ * decoders accept.
+ */
+#include <sys/types.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Before agent.c: its calls of these reach the stubs. */
+static int	fuzz_kill(pid_t, int);
+static int	fuzz_chdir(const char *);
+#define kill(p, s)	fuzz_kill(p, s)
+#define chdir(d)	fuzz_chdir(d)
+
+#include "agent.c"
+
+#undef kill
+#undef chdir
+
+#define EV_REAP		0xf0	/* u8 rank index, u8 status: that rank was reaped */
+#define EV_KILLTIMER	0xf1	/* the SIGKILL timer fires */
+#define EV_SIGTERM	0xf2	/* the agent gets SIGTERM */
+#define EV_BACKED_UP	0xf3	/* the link has over 4 MiB queued */
+#define EV_DRAINED	0xf4	/* and drained again */
+#define EV_RECHECK	0xf5	/* the recheck timer fires */
+#define EV_CLOSE	0xf6	/* the link closes */
+
+#define FAKE_PID	0x40000000	/* above any pid_max (2^22) */
+
+static size_t	queued;			/* what link_queued says */
+static pid_t	next_pid;
+static int	link_dummy;
+
+/* Never signal anything real. */
+static int
+fuzz_kill(pid_t pid, int sig)
+{
+	if (pid > -FAKE_PID && pid < FAKE_PID)
+		abort();		/* a real process group or pid */
+	errno = ESRCH;
+	return -1;
+}
+
+/* Stay where the fuzzer runs: it writes its corpus by relative paths. */
+static int
+fuzz_chdir(const char *dir)
+{
+	if (strcmp(dir, "/") == 0)
+		return 0;
+	errno = ENOENT;
+	return -1;
+}
+
+/* Checks that buf holds whole frames the launcher's decoders accept. */
+static void
+check_sent(const uint8_t *p, size_t n)
+{
+	const uint8_t	*pl;
+	size_t		 plen, used;
+	uint8_t		 type;
+	struct ap_hello	 h;
+	struct ap_output o;
+	struct ap_exit	 x;
+	struct ap_error	 e;
+	uint32_t	 a, b, *ports;
+	int		 rc;
+
+	while (n > 0) {
+		if (dt_frame_parse(p, n, AP_FRAME_MAX, &type, &pl, &plen,
+		    &used) != 0)
+			abort();		/* half a frame, or too big */
+		switch (type) {
+		case AP_HELLO:
+			if ((rc = ap_get_hello(pl, plen, &h)) == 0)
+				ap_hello_free(&h);
+			break;
+		case AP_PREPARED:
+		case AP_DONE:
+			rc = ap_get_empty(pl, plen);
+			break;
+		case AP_STARTED:
+			rc = ap_get_started(pl, plen, &a, &b);
+			break;
+		case AP_OUTPUT:
+			rc = ap_get_output(pl, plen, &o);
+			break;
+		case AP_EXIT:
+			rc = ap_get_exit(pl, plen, &x);
+			break;
+		case AP_ERROR:
+			if ((rc = ap_get_error(pl, plen, &e)) == 0)
+				ap_error_free(&e);
+			break;
+		case AP_PORTLIST:
+			if ((rc = ap_get_portlist(pl, plen, &ports, &a)) == 0)
+				free(ports);
+			break;
+		default:
+			rc = -1;
+		}
+		if (rc != 0)
+			abort();
+		p += used;
+		n -= used;
+	}
+}
+
+/* The link: what the agent sends is checked, then dropped. */
+int
+link_send(struct link *l, const void *p, size_t n)
+{
+	if (l != (struct link *)&link_dummy)
+		abort();
+	check_sent(p, n);
+	return 0;
+}
+
+size_t
+link_queued(const struct link *l)
+{
+	return queued;
+}
+
+void
+link_free(struct link *l)
+{
+}
+
+struct link *
+link_new(struct event_base *b, int rfd, int wfd, size_t max,
+    const struct link_cbs *cbs)
+{
+	return NULL;
+}
+
+void
+link_watermarks(struct link *l, size_t low, size_t high)
+{
+}
+
+void
+link_flush(struct link *l, int ms)
+{
+}
+
+/* Spawning: a pid nothing has, or the error a name asks for. */
+pid_t
+spawn_rank(const char *path, char *const argv[], char *const envp[],
+    int devnull, int outfd, int errfd)
+{
+	if (path[0] == 'n')
+		return -ENOEXEC;
+	return FAKE_PID + next_pid++;
+}
+
+char *
+spawn_resolve(const char *argv0, const char *path_env, int *err)
+{
+	switch (argv0[0]) {
+	case 'x':
+		*err = EACCES;
+		return NULL;
+	case 'd':
+		*err = EISDIR;
+		return NULL;
+	case 'm':
+		*err = ENOENT;
+		return NULL;
+	}
+	return strdup(argv0);
+}
+
+size_t
+spawn_descendants(pid_t **pids)
+{
+	*pids = NULL;
+	return 0;
+}
+
+size_t
+spawn_kill_descendants(int sig, size_t *sent)
+{
+	if (sent != NULL)
+		*sent = 0;
+	return 0;
+}
+
+struct record *
+record_open(const char *job_id, const char *host, pid_t keeper, char *why,
+    size_t len)
+{
+	if (len > 0)
+		why[0] = '\0';
+	return NULL;
+}
+
+void
+record_add(struct record *r, uint32_t rank, pid_t pid)
+{
+}
+
+void
+record_commit(struct record *r)
+{
+}
+
+void
+record_remove(struct record *r)
+{
+}
+
+void
+port_pick(int *ports, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		ports[i] = 20000 + i;
+}
+
+void
+dt_raise_nofile(void)
+{
+}
+
+/* Logging: formatted (format bugs show), not printed. */
+static void
+fuzz_log(const char *fmt, va_list ap)
+{
+	char	buf[2048];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+}
+
+#define FUZZ_LOG(name)							\
+void									\
+name(const char *fmt, ...)						\
+{									\
+	va_list	ap;							\
+									\
+	va_start(ap, fmt);						\
+	fuzz_log(fmt, ap);						\
+	va_end(ap);							\
+}
+FUZZ_LOG(log_error)
+FUZZ_LOG(log_warn)
+FUZZ_LOG(log_info)
+FUZZ_LOG(log_debug)
+
+/* One harness event (a frame type from 0xf0). */
+static void
+fuzz_event(struct agent *a, uint8_t type, const uint8_t *p, size_t n)
+{
+	size_t	i;
+
+	switch (type) {
+	case EV_REAP:
+		if (n < 2 || a->nranks == 0)
+			return;
+		i = p[0] % a->nranks;
+		/* As sigchld_cb: only a started rank not yet reaped. */
+		if (a->ranks[i].pid > 0 && !a->ranks[i].reaped) {
+			rank_reaped(a, &a->ranks[i], p[1] << 8);
+			agent_check(a);
+		}
+		return;
+	case EV_KILLTIMER:
+		if (a->started && event_pending(a->kill_timer, EV_TIMEOUT,
+		    NULL)) {
+			event_del(a->kill_timer);
+			kill_timer_cb(-1, EV_TIMEOUT, a);
+		}
+		return;
+	case EV_SIGTERM:
+		sigterm_cb(SIGTERM, EV_SIGNAL, a);
+		return;
+	case EV_BACKED_UP:
+		queued = 8 << 20;
+		return;
+	case EV_DRAINED:
+		queued = 0;
+		agent_drain_cb(a);
+		return;
+	case EV_RECHECK:
+		if (event_pending(a->recheck, EV_TIMEOUT, NULL)) {
+			event_del(a->recheck);
+			recheck_cb(-1, EV_TIMEOUT, a);
+		}
+		return;
+	case EV_CLOSE:
+		if (!a->link_down)
+			agent_link_close(a, 0, "closed");
+		return;
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct event_base *base;
+	static int		  devnull = -1;
+	struct agent		  a;
+	const uint8_t		 *pl;
+	size_t			  plen, used;
+	uint8_t			  type;
+
+	if (base == NULL && (base = event_base_new()) == NULL)
+		abort();
+	if (devnull == -1 && (devnull = open("/dev/null", O_RDWR)) == -1)
+		abort();
+	memset(&a, 0, sizeof(a));
+	ap_reasm_init(&a.reasm);
+	snprintf(a.host, sizeof(a.host), "fuzz");
+	a.base = base;
+	a.link = (struct link *)&link_dummy;
+	a.devnull = devnull;
+	a.kill_timer = evtimer_new(base, kill_timer_cb, &a);
+	a.recheck = evtimer_new(base, recheck_cb, &a);
+	queued = 0;
+	next_pid = 0;
+
+	while (!a.finishing && dt_frame_parse(data, size, AP_FRAME_MAX, &type,
+	    &pl, &plen, &used) == 0) {
+		if (type >= EV_REAP)
+			fuzz_event(&a, type, pl, plen);
+		else if (!a.link_down)
+			agent_frame(&a, type, pl, plen);
+		data += used;
+		size -= used;
+	}
+	fuzz_event(&a, EV_CLOSE, NULL, 0);
+	agent_release(&a);
+	return 0;
+}

@@ -1,0 +1,163 @@
+/*
+ * t_agentconv.c -- whole conversations with a real agent (agent_run in a
+ * child, over a socketpair): what it must refuse, and what it must take.
+ */
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "agentproto.h"
+#include "err.h"
+#include "test.h"
+#include "t_agent.h"
+#include "wire.h"
+
+
+/*
+ * Runs a real agent (agent_run in a child) on one end of a socketpair,
+ * writes in[0..n) to it, closes our writing side, and collects all it
+ * says into out. Returns the child's wait status.
+ */
+static int
+agent_talk(const uint8_t *in, size_t n, struct dt_wbuf *out)
+{
+	struct pollfd	 pfd;
+	uint8_t		 buf[65536];
+	ssize_t		 k;
+	size_t		 off = 0;
+	pid_t		 pid;
+	int		 sv[2], status = -1;
+
+	CHECK_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	if ((pid = fork()) == 0) {
+		close(sv[0]);
+		_exit(agent_run(sv[1], sv[1], 0));
+	}
+	close(sv[1]);
+	pfd.fd = sv[0];
+	for (;;) {
+		pfd.events = POLLIN | (off < n ? POLLOUT : 0);
+		/* Only a safety net: a hung agent fails, it does not hang us. */
+		if (poll(&pfd, 1, 30000) <= 0) {
+			t_fail(__FILE__, __LINE__, "the agent hung");
+			kill(pid, SIGKILL);
+			break;
+		}
+		if ((pfd.revents & POLLOUT) && off < n) {
+			k = write(sv[0], in + off, n - off);
+			if (k > 0 && (off += k) == n)
+				shutdown(sv[0], SHUT_WR);
+			if (k < 0)
+				off = n;	/* it stopped listening */
+		}
+		if (pfd.revents & (POLLIN | POLLHUP)) {
+			if ((k = read(sv[0], buf, sizeof(buf))) <= 0)
+				break;
+			dt_wbuf_put(out, buf, k);
+		}
+	}
+	close(sv[0]);
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+/* True if the frames in b hold an ERROR whose text contains what. */
+static int
+has_error(struct dt_wbuf *b, const char *what)
+{
+	const uint8_t	*pl;
+	size_t		 off, plen, used;
+	uint8_t		 type;
+	struct ap_error	 e;
+	int		 found = 0;
+
+	for (off = 0; dt_frame_parse(b->p + off, b->len - off, AP_FRAME_MAX,
+	    &type, &pl, &plen, &used) == 0; off += used) {
+		if (type != AP_ERROR || ap_get_error(pl, plen, &e) != 0)
+			continue;
+		if (strstr(e.msg, what) != NULL)
+			found = 1;
+		ap_error_free(&e);
+	}
+	return found;
+}
+
+/* True if the frames in b hold one of type t. */
+static int
+has_frame(struct dt_wbuf *b, uint8_t t)
+{
+	const uint8_t	*pl;
+	size_t		 off, plen, used;
+	uint8_t		 type;
+
+	for (off = 0; dt_frame_parse(b->p + off, b->len - off, AP_FRAME_MAX,
+	    &type, &pl, &plen, &used) == 0; off += used)
+		if (type == t)
+			return 1;
+	return 0;
+}
+
+TEST(agent_refuses_a_job_of_4g_ranks)
+{
+	struct dt_wbuf	 in, out;
+	struct ap_rank	 r = { 0 };
+	char		*argv[] = { "true", NULL };
+	int		 i, status;
+
+	dt_wbuf_init(&in);
+	dt_wbuf_init(&out);
+	/* nranks + 1 wraps to 0 in 32 bits: RANKs then wrote past calloc(0). */
+	t_job_claiming(&in, UINT32_MAX);
+	r.argv = argv;
+	r.argc = 1;
+	for (i = 0; i < 64; i++) {
+		r.rank = i;
+		ap_put_rank(&in, &r);
+	}
+	ap_put_empty(&in, AP_PREPARE);
+	status = agent_talk(in.p, in.len, &out);
+	CHECK(WIFEXITED(status));
+	CHECK(has_frame(&out, AP_HELLO));
+	CHECK(has_error(&out, "protocol error at JOB message"));
+	dt_wbuf_free(&in);
+	dt_wbuf_free(&out);
+}
+
+TEST(agent_takes_a_job_in_parts)
+{
+	struct dt_wbuf	 in, out;
+	struct ap_job	 j = { 0 };
+	struct ap_rank	 r = { 0 };
+	char		*argv[] = { "true", NULL };
+	int		 status;
+
+	dt_wbuf_init(&in);
+	dt_wbuf_init(&out);
+	j.version = AP_VERSION;
+	j.job_id = "parts";
+	j.cwd = "";
+	j.kill_grace_ms = BIG_GRACE_MS;
+	j.nranks = 1;
+	j.env = t_strs(10, 120 * 1024, 1);
+	j.nenv = 10;
+	CHECK_INT(ap_put_job(&in, &j), 0);
+	CHECK(in.len > AP_FRAME_MAX);
+	r.argv = argv;
+	r.argc = 1;
+	CHECK_INT(ap_put_rank(&in, &r), 0);
+	CHECK_INT(ap_put_empty(&in, AP_PREPARE), 0);
+	status = agent_talk(in.p, in.len, &out);
+	CHECK(WIFEXITED(status));
+	CHECK(has_frame(&out, AP_PREPARED));
+	CHECK(!has_frame(&out, AP_ERROR));
+	dt_strv_free(j.env);
+	dt_wbuf_free(&in);
+	dt_wbuf_free(&out);
+}
