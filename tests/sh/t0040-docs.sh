@@ -43,6 +43,18 @@ test_expect_success 'every --framework value is in the completions and the man p
 	done
 '
 
+test_expect_success 'every promise in the README names tests that exist' '
+	sed -n "/^## What dtrun promises/,/^## /p" "$SRC/README.md" >promises &&
+	test $(grep -c "^[0-9]*\. \*\*" promises) -ge 10 &&
+	grep -o "t[0-9][0-9][0-9][0-9]" promises | sort -u >named &&
+	test -s named &&
+	while read -r t; do
+		ls "$SRC"/tests/sh/$t-*.sh >/dev/null || { echo "no $t"; return 1; }
+	done <named &&
+	# Every promise names at least one test.
+	awk "/^[0-9]+\. /{ if (n && p !~ /t[0-9][0-9][0-9][0-9]/) bad = bad p; p = \"\"; n++ } n { p = p \$0 } END { if (p !~ /t[0-9][0-9][0-9][0-9]/) bad = bad p; if (bad != \"\") { print bad; exit 1 } }" promises
+'
+
 test_expect_success 'make install puts binaries, man pages and completions in place' '
 	make -s -C "$SRC" B="$B" install PREFIX=/usr DESTDIR="$PWD/root" >/dev/null &&
 	for f in bin/dtrun bin/dtrun-agent bin/dtrun-kill share/man/man1/dtrun.1 \
