@@ -69,7 +69,9 @@ plan_apply_config(struct opts *o, struct hf_config *c, struct dt_err *e)
 		for (i = 0; i < c->nenv; i++)
 			xasprintf(&v[i], "%s=%s", c->env[i].name,
 			    c->env[i].value);
-		memcpy(v + c->nenv, o->exports, o->nexports * sizeof(char *));
+		if (o->nexports > 0)
+			memcpy(v + c->nenv, o->exports,
+			    o->nexports * sizeof(char *));
 		free(o->exports);
 		o->exports = v;
 		o->nexports = n;

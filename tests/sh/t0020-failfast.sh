@@ -97,7 +97,8 @@ test_expect_success 'a killed keeper: the agent stops everything itself' '
 	keeper=$(ps -o pid= --ppid $d | head -n 1) &&
 	kill -9 $keeper &&
 	test_expect_code 255 wait $d &&
-	grep -q "the agent.s keeper (pid $keeper) was killed: stopping its ranks" err &&
+	{ grep -q "the agent.s keeper (pid $keeper) was killed: stopping its ranks" err ||
+	    { ps -o pid=,ppid=,cmd= --ppid $d; cat err; exit 1; }; } &&
 	wait_gone 3 pids/*.pid pids/children pids/daemons
 '
 
