@@ -7,7 +7,8 @@
  * finished only once it is reaped and what it wrote is read; output from
  * children that outlive it keeps flowing until the job's end, when the
  * agent (a child subreaper) kills whatever is left. If the link to the
- * launcher breaks, it stops everything itself.
+ * launcher breaks, or goes silent past the launcher's heartbeat timeout,
+ * it stops everything itself.
  */
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -86,6 +87,9 @@ struct agent {
 	struct dt_wbuf	 wb;
 	struct record	*rec;
 	pid_t		 keeper;	/* our parent, see keeper.h; 0: none */
+	struct ap_beat	 beat;		/* heartbeats, see agentproto.h */
+	uint64_t	 beat_ms;	/* the launcher's timeout; 0: none yet */
+	struct event	*beat_ev;
 };
 
 static void	agent_check(struct agent *);
@@ -97,8 +101,10 @@ agent_flush_wb(struct agent *a)
 {
 	size_t	i;
 
-	if (a->wb.len > 0 && !a->link_down)
+	if (a->wb.len > 0 && !a->link_down) {
 		link_send(a->link, a->wb.p, a->wb.len);
+		a->beat.sent = 1;
+	}
 	dt_wbuf_reset(&a->wb);
 	if (a->link_down || a->pipes_paused || link_queued(a->link) <= 4 << 20)
 		return;
@@ -676,6 +682,65 @@ agent_rank(struct agent *a, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/*
+ * Drops the link to the launcher without waiting for what is queued to go
+ * (it may never), and stops every rank.
+ */
+static void
+agent_cut(struct agent *a)
+{
+	link_free(a->link);
+	a->link = NULL;
+	a->link_down = 1;
+	if (a->beat_ev != NULL)
+		event_del(a->beat_ev);
+	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
+}
+
+/* ARGSUSED */
+static void
+beat_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct agent	*a = arg;
+
+	if (a->link_down)
+		return;
+	switch (ap_beat_look(&a->beat)) {
+	case AP_BEAT_SEND:
+		ap_put_heartbeat(&a->wb, a->beat_ms);
+		agent_flush_wb(a);
+		break;
+	case AP_BEAT_LOST:
+		/* Partitioned, or dtrun stopped: nobody will stop us. */
+		log_warn("%s: heard nothing from dtrun for %.3g s (its "
+		    "--heartbeat-timeout): stopping its ranks", a->host,
+		    a->beat_ms / 1000.0);
+		agent_cut(a);
+		break;
+	}
+}
+
+/* HEARTBEAT: the first one starts ours, at the launcher's timeout. */
+static int
+agent_heartbeat(struct agent *a, const uint8_t *p, size_t n)
+{
+	struct timeval	tv;
+	uint64_t	ms;
+
+	if (ap_get_heartbeat(p, n, &ms) != 0)
+		return -1;
+	if (a->beat_ms != 0)
+		return 0;
+	a->beat_ms = ms;
+	ms = ap_beat_period_ms(ms);
+	tv.tv_sec = (time_t)(ms / 1000);
+	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	a->beat_ev = event_new(a->base, -1, EV_PERSIST, beat_cb, a);
+	if (a->beat_ev != NULL)
+		event_add(a->beat_ev, &tv);
+	return 0;
+}
+
 /* One frame from the launcher. */
 static void
 agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
@@ -685,6 +750,7 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 	uint32_t	 sig;
 	int		 rc;
 
+	a->beat.heard = 1;
 	/* Finishing: the loop ends after this callback; hear nothing more. */
 	if (a->finishing || a->link_down)
 		return;
@@ -729,15 +795,16 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 			goto bad;
 		agent_stop(a, st.signo, st.grace_ms);
 		return;
+	case AP_HEARTBEAT:
+		if (agent_heartbeat(a, p, n) != 0)
+			goto bad;
+		return;
 	}
 bad:
 	agent_error(a, AP_NORANK, 70, "%s: protocol error at %s message",
 	    a->host, ap_type_name(type));
 	/* No more frames from this link, even those already read. */
-	link_free(a->link);
-	a->link = NULL;
-	a->link_down = 1;
-	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
+	agent_cut(a);
 }
 
 /* The launcher is gone: stop everything, then exit. */
@@ -747,6 +814,8 @@ agent_link_close(void *arg, int err, const char *why)
 	struct agent	*a = arg;
 
 	a->link_down = 1;
+	if (a->beat_ev != NULL)
+		event_del(a->beat_ev);
 	if (a->started && a->live > 0)
 		log_debug("link to launcher %s: stopping ranks", why);
 	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
@@ -773,6 +842,8 @@ agent_release(struct agent *a)
 	dt_wbuf_free(&a->wb);
 	event_free(a->kill_timer);
 	event_free(a->recheck);
+	if (a->beat_ev != NULL)
+		event_free(a->beat_ev);
 }
 
 int

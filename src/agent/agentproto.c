@@ -172,6 +172,15 @@ ap_put_error(struct dt_wbuf *b, const struct ap_error *e)
 }
 
 int
+ap_put_heartbeat(struct dt_wbuf *b, uint64_t timeout_ms)
+{
+	size_t	st = dt_frame_begin(b, AP_HEARTBEAT);
+
+	dt_wbuf_u64(b, timeout_ms);
+	return put_end(b, st);
+}
+
+int
 ap_get_hello(const uint8_t *p, size_t n, struct ap_hello *h)
 {
 	struct dt_rbuf	r;
@@ -333,6 +342,42 @@ ap_get_empty(const uint8_t *p, size_t n)
 	return n == 0 ? 0 : DT_ERR_PROTO;
 }
 
+int
+ap_get_heartbeat(const uint8_t *p, size_t n, uint64_t *timeout_ms)
+{
+	struct dt_rbuf	r;
+
+	dt_rbuf_init(&r, p, n);
+	*timeout_ms = dt_rbuf_u64(&r);
+	if (dt_rbuf_end(&r) != 0 || *timeout_ms == 0 ||
+	    *timeout_ms > AP_HEARTBEAT_MAX_MS)
+		return DT_ERR_PROTO;
+	return 0;
+}
+
+int
+ap_beat_look(struct ap_beat *b)
+{
+	int	rc = 0;
+
+	b->silent = b->heard ? 0 : b->silent + 1;
+	b->heard = 0;
+	if (b->silent >= AP_BEAT_LOOKS)
+		return AP_BEAT_LOST;
+	if (!b->sent)
+		rc = AP_BEAT_SEND;
+	b->sent = 0;
+	return rc;
+}
+
+uint64_t
+ap_beat_period_ms(uint64_t timeout_ms)
+{
+	uint64_t	ms = timeout_ms / (AP_BEAT_LOOKS + 1);
+
+	return ms > 0 ? ms : 1;
+}
+
 void
 ap_reasm_init(struct ap_reasm *a)
 {
@@ -423,6 +468,7 @@ ap_type_name(int t)
 	case AP_EXIT:		return "EXIT";
 	case AP_ERROR:		return "ERROR";
 	case AP_DONE:		return "DONE";
+	case AP_HEARTBEAT:	return "HEARTBEAT";
 	}
 	return "?";
 }

@@ -15,8 +15,18 @@
  *		 EXIT(rank, how, code) ...		-- a rank's OUTPUT always precedes its EXIT
  *	launcher STOP(signal, grace) / SIGNAL(signal)	-- any time
  *	agent	 DONE					-- every rank exited, leftovers killed
+ *	both	 HEARTBEAT(timeout)			-- see below
  *
- * The agent kills everything it started if the stream breaks.
+ * The agent kills everything it started if the stream breaks. A stream
+ * that goes silent without breaking (a host powered off, a partition that
+ * sends no RST) is caught by heartbeats: once an agent's HELLO is in, the
+ * launcher looks every timeout/6 and sends HEARTBEAT(timeout in ms) if it
+ * sent nothing since it last looked; the agent, from the first one it
+ * gets, does the same. Any frame counts as life: a side that hears nothing
+ * at AP_BEAT_LOOKS looks in a row (so within the timeout) gives the other
+ * up (the launcher fails the job with 255, the agent stops
+ * its ranks). A launcher run with the heartbeat off sends none, and the
+ * agent then never expects any.
  *
  * A JOB or RANK larger than one frame (a command line or environment as
  * big as execve takes: ARG_MAX, 128 KiB a string) goes in parts: CONT
@@ -33,7 +43,7 @@
 
 #include "wire.h"
 
-#define AP_VERSION	2
+#define AP_VERSION	3
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
 #define AP_MSG_MAX	(16 * 1024 * 1024) /* a JOB or RANK, all its parts */
 #define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
@@ -60,12 +70,15 @@ enum ap_type {
 	AP_ERROR = 69,
 	AP_DONE = 70,
 	AP_PORTLIST = 71,
+	/* both ways */
+	AP_HEARTBEAT = 128,	/* "still here"; carries the timeout */
 };
 
 enum ap_stream { AP_STDOUT = 1, AP_STDERR = 2 };
 enum ap_how { AP_EXITED = 0, AP_SIGNALED = 1, AP_NOSTART = 2 };
 #define AP_NORANK	UINT32_MAX	/* ERROR not about one rank */
 #define AP_MAX_PORTS	65536		/* ports one PORTS may ask for */
+#define AP_HEARTBEAT_MAX_MS (24ULL * 3600 * 1000) /* longest heartbeat timeout */
 
 struct ap_hello {
 	uint32_t	 version;
@@ -136,6 +149,7 @@ int	ap_put_output(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
 	    const void *data, size_t len);
 int	ap_put_exit(struct dt_wbuf *b, const struct ap_exit *);
 int	ap_put_error(struct dt_wbuf *b, const struct ap_error *);
+int	ap_put_heartbeat(struct dt_wbuf *b, uint64_t timeout_ms);
 
 /*
  * Decoders: parse one payload (from dt_frame_parse) of the named type.
@@ -155,6 +169,8 @@ int	ap_get_output(const uint8_t *, size_t, struct ap_output *);
 int	ap_get_exit(const uint8_t *, size_t, struct ap_exit *);
 int	ap_get_error(const uint8_t *, size_t, struct ap_error *);
 int	ap_get_empty(const uint8_t *, size_t);
+/* HEARTBEAT: a timeout from 1 ms to AP_HEARTBEAT_MAX_MS, or DT_ERR_PROTO. */
+int	ap_get_heartbeat(const uint8_t *, size_t, uint64_t *timeout_ms);
 
 /*
  * Joins the parts of a message sent in several frames. Feed it every frame
@@ -172,6 +188,27 @@ void	ap_reasm_init(struct ap_reasm *);
 int	ap_reasm_feed(struct ap_reasm *, uint8_t type, const uint8_t **p,
 	    size_t *n);
 void	ap_reasm_free(struct ap_reasm *);
+
+/*
+ * One side's heartbeat bookkeeping, in looks rather than clock time: a
+ * side whose own loop stalled (a stopped process, a swapping host) looks
+ * once when it wakes, and gives nobody up for its own sleep. Set heard on
+ * every frame received and sent on every frame sent; call ap_beat_look
+ * every timeout / AP_BEAT_LOOKS + 1. It returns AP_BEAT_LOST when nothing
+ * was heard at AP_BEAT_LOOKS looks in a row, AP_BEAT_SEND when nothing was
+ * sent since the last look (send a HEARTBEAT), else 0.
+ */
+#define AP_BEAT_LOOKS	5
+enum { AP_BEAT_SEND = 1, AP_BEAT_LOST = 2 };
+struct ap_beat {
+	int		 heard;
+	int		 sent;
+	int		 silent;	/* looks in a row with nothing heard */
+};
+
+int	ap_beat_look(struct ap_beat *);
+/* The time between looks for a timeout (at least 1 ms). */
+uint64_t ap_beat_period_ms(uint64_t timeout_ms);
 
 void	ap_hello_free(struct ap_hello *);
 void	ap_job_free(struct ap_job *);

@@ -106,6 +106,8 @@ static const struct cf_key cf_top_keys[] = {
 	    NULL },
 	{ "framework", CK_CHOICE, HF_C_FRAMEWORK, OFF(framework), 0, 0, 0,
 	    cf_frameworks, NULL },
+	{ "heartbeatTimeout", CK_DURATION, HF_C_HEARTBEAT, OFF(heartbeat_ms),
+	    0, 0, 0, NULL, NULL },
 	{ NULL, 0, 0, 0, 0, 0, 0, NULL, NULL }
 };
 

@@ -8,7 +8,7 @@
  * meaning for dtrun, and are listed in notes for -v. dtrun's own keys:
  * hosts, hostfile, slotsPerHost, launcher, sync {dst, exclude}, ssh
  * {port, user, identityFile, options}, killGrace, timeout, prefix,
- * outputDir, framework.
+ * outputDir, framework, heartbeatTimeout.
  *
  * A template merges under the config as Determined merges templates:
  * scalars from the config win, lists are concatenated (template first),
@@ -49,6 +49,7 @@ enum hf_cfield {
 	HF_C_PREFIX,
 	HF_C_OUTPUTDIR,
 	HF_C_FRAMEWORK,
+	HF_C_HEARTBEAT,
 	HF_C_NFIELDS
 };
 
@@ -94,6 +95,7 @@ struct hf_config {
 	char		*prefix;
 	char		*output_dir;
 	char		*framework;	/* see dtrun.yaml(5) for the names */
+	long long	 heartbeat_ms;	/* heartbeatTimeout; 0 = off */
 	/* For -v: "engine.yaml:5:1: dataBucket: ...; ignored". */
 	char		**notes;
 	size_t		 nnotes;

@@ -47,6 +47,11 @@ const char cli_usage[] =
 "                          pass a variable to the ranks (repeatable)\n"
 "      --kill-grace SECS   between SIGTERM and SIGKILL when stopping (default 5)\n"
 "      --timeout SECS      stop the job after SECS and exit 124\n"
+"      --heartbeat-timeout SECS\n"
+"                          a host not heard from for SECS (powered off, cut\n"
+"                          off) is lost: exit 255; its agent, not hearing\n"
+"                          dtrun, stops its ranks (default 15, 1 to 86400;\n"
+"                          0 = off)\n"
 "      --start-timeout SECS\n"
 "                          once one rank joined the rendezvous, all must\n"
 "                          within SECS (default 300; 0 = wait forever);\n"
@@ -81,7 +86,8 @@ const char cli_usage[] =
 "Exit status: 0 when every rank exits 0; else the first failing rank's code\n"
 "(128+N if it died of signal N); 124 after --timeout; 125 when ranks never\n"
 "joined the rendezvous; 141 when stdout was closed; 2 for usage errors; 255\n"
-"when a host is lost.\n";
+"when a host is lost (its link broke, or it was silent past\n"
+"--heartbeat-timeout).\n";
 
 enum {
 	OPT_NPROC = 256, OPT_LAUNCHER, OPT_PREFIX, OPT_OUTPUT_DIR,
@@ -89,6 +95,7 @@ enum {
 	OPT_HOSTFILE, OPT_TEMPLATE, OPT_INCLUDE, OPT_EXCLUDE, OPT_OVERSUB,
 	OPT_SSH_OPTION, OPT_SSH_FANOUT, OPT_SSH_AGENT_DIR, OPT_START_TIMEOUT,
 	OPT_FRAMEWORK, OPT_IFACE, OPT_SEED, OPT_SYNC_DST, OPT_SYNC_EXCLUDE,
+	OPT_HEARTBEAT_TIMEOUT,
 };
 
 static const struct option longopts[] = {
@@ -102,6 +109,7 @@ static const struct option longopts[] = {
 	{ "export",		required_argument,	NULL, 'x' },
 	{ "kill-grace",		required_argument,	NULL, OPT_KILL_GRACE },
 	{ "timeout",		required_argument,	NULL, OPT_TIMEOUT },
+	{ "heartbeat-timeout",	required_argument,	NULL, OPT_HEARTBEAT_TIMEOUT },
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
 	{ "start-timeout",	required_argument,	NULL, OPT_START_TIMEOUT },
 	{ "hosts",		required_argument,	NULL, 'H' },
@@ -166,6 +174,18 @@ parse_secs(const char *name, const char *s, double *out, struct dt_err *e)
 		    name, name);
 	*out = v;
 	return 0;
+}
+
+int
+cli_check_heartbeat(double secs, const char *what, struct dt_err *e)
+{
+	if (secs == 0 || (secs >= CLI_HEARTBEAT_MIN &&
+	    secs <= CLI_HEARTBEAT_MAX))
+		return 0;
+	return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s %g: want %d to %d "
+	    "seconds (a shorter one would give up on a host that is only "
+	    "busy), or 0 for no heartbeat", what, secs, CLI_HEARTBEAT_MIN,
+	    CLI_HEARTBEAT_MAX);
 }
 
 /* Parses --seed: a whole number from 0 to 2^64 - 1. */
@@ -236,6 +256,7 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 	o->prefix = PREFIX_DEFAULT;
 	o->kill_grace = 5;
 	o->start_timeout = 300;
+	o->heartbeat_timeout = CLI_HEARTBEAT_DEFAULT;
 	dt_err_clear(e);
 
 	optind = 0;		/* glibc: restart, so the unit tests can call us again */
@@ -356,6 +377,14 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
 				    "--timeout 0: give a time above zero, or "
 				    "leave --timeout out");
+			break;
+		case OPT_HEARTBEAT_TIMEOUT:
+			rc = parse_secs("--heartbeat-timeout", optarg,
+			    &o->heartbeat_timeout, e);
+			o->heartbeat_timeout_set = 1;
+			if (rc == 0)
+				rc = cli_check_heartbeat(o->heartbeat_timeout,
+				    "--heartbeat-timeout", e);
 			break;
 		case OPT_START_TIMEOUT:
 			rc = parse_secs("--start-timeout", optarg,

@@ -24,6 +24,7 @@ struct opts {
 	double		 kill_grace;	/* seconds */
 	double		 timeout;	/* seconds; 0 = none */
 	double		 start_timeout;	/* rendezvous: all must join within; 0 = none */
+	double		 heartbeat_timeout; /* a silent host is lost after; 0 = off */
 	int		 dry_run;
 	int		 verbose;
 	int		 quiet;
@@ -54,9 +55,15 @@ struct opts {
 
 	/* What the command line gave, so engine.yaml fills in only the rest. */
 	int		 prefix_set, kill_grace_set, timeout_set;
+	int		 heartbeat_timeout_set;
 	char		*cmd_owned;	/* a command built from engine.yaml */
 	char		*argv_owned[4];
 };
+
+/* --heartbeat-timeout: the default and the bounds (0 turns it off). */
+#define CLI_HEARTBEAT_DEFAULT	15
+#define CLI_HEARTBEAT_MIN	1
+#define CLI_HEARTBEAT_MAX	86400	/* AP_HEARTBEAT_MAX_MS */
 
 #define CLI_RUN		0
 #define CLI_HELP	1	/* print usage, exit 0 */
@@ -69,6 +76,11 @@ struct opts {
  */
 int	cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e);
 void	cli_free(struct opts *);
+/*
+ * Checks a heartbeat timeout from what (an option or a file's key): 0, or
+ * CLI_HEARTBEAT_MIN to _MAX seconds. Returns 0 or DT_ERR_INVAL with e set.
+ */
+int	cli_check_heartbeat(double secs, const char *what, struct dt_err *e);
 
 /* The --help text. */
 extern const char cli_usage[];

@@ -5,8 +5,9 @@
  *
  * The first cause wins the exit status: a failing rank's code (128+N for
  * signal N), 128+N when dtrun itself got signal N, 124 for --timeout, 2 for
- * a configuration error found on a host, 255 for a lost agent, 141 when
- * dtrun's stdout lost its reader (as SIGPIPE ends a pipeline's writer).
+ * a configuration error found on a host, 255 for a lost agent (its link
+ * broke, or it went silent past --heartbeat-timeout), 141 when dtrun's
+ * stdout lost its reader (as SIGPIPE ends a pipeline's writer).
  */
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -91,6 +92,8 @@ struct job {
 	struct event		*ev_sig[6];
 	struct event		*ev_timeout;
 	struct event		*ev_watchdog;
+	struct event		*ev_beat;	/* --heartbeat-timeout looks */
+	int			 paused;	/* not reading agents (job_pressure) */
 	struct sync		*sync;		/* --sync-dst-dir */
 	int			 synced;
 };
@@ -126,6 +129,13 @@ job_make_id(char *buf, size_t len)
 		close(fd);
 	for (i = 0; i < sizeof(r) && n + 2 < len; i++, n += 2)
 		snprintf(buf + n, len - n, "%02x", r[i]);
+}
+
+/* --heartbeat-timeout in milliseconds, as HEARTBEAT carries it. */
+static uint64_t
+job_beat_ms(const struct job *j)
+{
+	return (uint64_t)(j->o->heartbeat_timeout * 1000 + 0.5);
 }
 
 /* The first cause of the job's end sets the exit status. */
@@ -191,8 +201,10 @@ job_send(struct job_host *h)
 		log_error("out of memory");
 		exit(EXIT_INTERNAL);
 	}
-	if (j->wb.len > 0 && !h->done)
+	if (j->wb.len > 0 && !h->done) {
 		h->be->send(h, j->wb.p, j->wb.len);
+		h->beat.sent = 1;
+	}
 	dt_wbuf_reset(&j->wb);
 }
 
@@ -500,7 +512,9 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 	struct ap_exit	 x;
 	struct ap_error	 e;
 	uint32_t	 rank, pid, nports, *ports;
+	uint64_t	 ms;
 
+	h->beat.heard = 1;
 	switch (type) {
 	case AP_PORTLIST:
 		if (h->got_ports || ap_get_portlist(p, n, &ports, &nports) != 0)
@@ -531,6 +545,11 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 			job_set_exit(j, EXIT_CONFIG);
 			job_stop(j, SIGTERM, j->o->kill_grace);
 			return;
+		}
+		/* From now on it hears from us, and we expect to hear from it. */
+		if (j->o->heartbeat_timeout > 0) {
+			ap_put_heartbeat(&j->wb, job_beat_ms(j));
+			job_send(h);
 		}
 		if (++j->nhello == j->plan->nhosts && !j->stopping &&
 		    (j->sync == NULL || j->synced))
@@ -576,6 +595,10 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		ap_error_free(&e);
 		if (!j->stopping)
 			job_stop(j, SIGTERM, j->o->kill_grace);
+		return;
+	case AP_HEARTBEAT:
+		if (ap_get_heartbeat(p, n, &ms) != 0)
+			break;
 		return;
 	case AP_DONE:
 		if (h->done || ap_get_empty(p, n) != 0)
@@ -638,6 +661,38 @@ job_host_closed(struct job_host *h, int err, const char *why)
 	job_check_done(j);
 }
 
+/* ARGSUSED */
+static void
+beat_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct job	*j = arg;
+	struct job_host	*h;
+	char		 why[128];
+	size_t		 i;
+
+	for (i = 0; i < j->plan->nhosts; i++) {
+		h = &j->hosts[i];
+		if (!h->hello || h->done)
+			continue;
+		/* Not reading agents: their frames wait unread, not lost. */
+		if (j->paused)
+			h->beat.heard = 1;
+		switch (ap_beat_look(&h->beat)) {
+		case AP_BEAT_SEND:
+			ap_put_heartbeat(&j->wb, job_beat_ms(j));
+			job_send(h);
+			break;
+		case AP_BEAT_LOST:
+			snprintf(why, sizeof(why), "heard nothing from it for "
+			    "%g s (--heartbeat-timeout): host down or cut off",
+			    j->o->heartbeat_timeout);
+			h->be->kill(h);
+			job_host_closed(h, DT_ERR_TIMEOUT, why);
+			break;
+		}
+	}
+}
+
 /* Output is backing up: stop (1) or resume (0) reading every agent. */
 static void
 job_pressure(void *arg, int on)
@@ -645,6 +700,7 @@ job_pressure(void *arg, int on)
 	struct job	*j = arg;
 	size_t		 h;
 
+	j->paused = on;
 	for (h = 0; h < j->plan->nhosts; h++)
 		if (!j->hosts[h].done)
 			j->hosts[h].be->pause(&j->hosts[h], on);
@@ -861,6 +917,7 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 	struct timeval		 tv;
 	char			 msg[1024];
 	size_t			 i;
+	uint64_t		 ms;
 	int			 started = 0;
 
 	memset(&j, 0, sizeof(j));
@@ -878,6 +935,7 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 	}
 	j.ev_timeout = evtimer_new(j.base, timeout_cb, &j);
 	j.ev_watchdog = evtimer_new(j.base, watchdog_cb, &j);
+	j.ev_beat = event_new(j.base, -1, EV_PERSIST, beat_cb, &j);
 
 	memset(&oc, 0, sizeof(oc));
 	oc.prefix = o->prefix;
@@ -946,6 +1004,12 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 		j.hosts[i].done = 1;
 		j.ndone++;
 	}
+	if (o->heartbeat_timeout > 0) {
+		ms = ap_beat_period_ms(job_beat_ms(&j));
+		tv.tv_sec = (time_t)(ms / 1000);
+		tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+		event_add(j.ev_beat, &tv);
+	}
 	if (o->timeout > 0) {
 		tv.tv_sec = (time_t)o->timeout;
 		tv.tv_usec = (suseconds_t)((o->timeout - tv.tv_sec) * 1e6);
@@ -979,6 +1043,7 @@ out:
 		event_free(j.ev_sig[i]);
 	event_free(j.ev_timeout);
 	event_free(j.ev_watchdog);
+	event_free(j.ev_beat);
 	event_base_free(j.base);
 	return j.exit_code;
 }

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "agentproto.h"
+
 struct dt_err;
 struct event_base;
 struct job;
@@ -54,6 +56,7 @@ struct job_host {
 	int			 got_ports;	/* PORTLIST received */
 	int			 prepared;
 	int			 done;		/* DONE received, or link lost */
+	struct ap_beat		 beat;		/* heartbeats, see agentproto.h */
 };
 
 /* The event base every part of the job uses. */

@@ -44,6 +44,16 @@ plan_config_command(struct opts *o, const struct hf_config *c)
 	o->ncmd = 3;
 }
 
+/* Points e, a bad value of field f, at where the file gave it. */
+static int
+plan_config_at(struct dt_err *e, const struct hf_config *c, int f)
+{
+	e->line = c->pos[f].line;
+	e->col = c->pos[f].col;
+	snprintf(e->file, sizeof(e->file), "%s", c->pos[f].file);
+	return DT_ERR_PARSE;
+}
+
 /* Fills the options the command line left unset from engine.yaml. */
 static int
 plan_apply_config(struct opts *o, struct hf_config *c, struct dt_err *e)
@@ -84,14 +94,15 @@ plan_apply_config(struct opts *o, struct hf_config *c, struct dt_err *e)
 		o->kill_grace = c->kill_grace_ms / 1000.0;
 	if (!o->timeout_set && hf_config_has(c, HF_C_TIMEOUT))
 		o->timeout = c->timeout_ms / 1000.0;
+	if (!o->heartbeat_timeout_set && hf_config_has(c, HF_C_HEARTBEAT)) {
+		o->heartbeat_timeout = c->heartbeat_ms / 1000.0;
+		if (cli_check_heartbeat(o->heartbeat_timeout,
+		    "heartbeatTimeout", e) != 0)
+			return plan_config_at(e, c, HF_C_HEARTBEAT);
+	}
 	if (!o->prefix_set && hf_config_has(c, HF_C_PREFIX)) {
-		if (prefix_check(c->prefix, e) != 0) {
-			e->line = c->pos[HF_C_PREFIX].line;
-			e->col = c->pos[HF_C_PREFIX].col;
-			snprintf(e->file, sizeof(e->file), "%s",
-			    c->pos[HF_C_PREFIX].file);
-			return DT_ERR_PARSE;
-		}
+		if (prefix_check(c->prefix, e) != 0)
+			return plan_config_at(e, c, HF_C_PREFIX);
 		o->prefix = c->prefix;
 	}
 	if (o->output_dir == NULL && hf_config_has(c, HF_C_OUTPUTDIR))

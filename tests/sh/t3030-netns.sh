@@ -109,6 +109,30 @@ test_expect_success 'the link to a host goes down: its agent stops its ranks' '
 
 ip -n "$NB" link set "vb$$" up
 
+# A partition: the link is down, not closed, so no FIN or RST reaches either
+# side, and TCP would take many minutes to give up. Heartbeats must do it:
+# the link stays down until dtrun has exited and the cut-off host's rank is
+# gone. timeout(1) is only a safety net against a hang.
+test_expect_success 'a host cut off (link down, not closed): lost within --heartbeat-timeout, no survivors' '
+	timeout 300 ip netns exec "$NA" "$B/dtrun" --launcher ssh -i "$D/id" \
+	    --ssh-option UserKnownHostsFile="$D/known_hosts" --ssh-agent-dir "$TRASH/agents" \
+	    --heartbeat-timeout 3 -H $H2 sh -c "echo \$\$ >$PWD/pid.\$RANK; exec sleep 300" 2>err &
+	d=$!
+	wait_for 15 eval "[ -s pid.0 ] && [ -s pid.1 ]" &&
+	ip -n "$NB" link set "vb$$" down &&
+	test_expect_code 255 wait $d &&
+	grep -q "lost the agent on 10.77.0.2 (heard nothing from it for 3 s (--heartbeat-timeout)" err &&
+	# The agent on 10.77.0.2 heard nothing either and stopped its rank itself.
+	wait_gone 60 pid.0 pid.1 &&
+	ip -n "$NB" link show "vb$$" | grep -q "state DOWN" &&
+	ip -n "$NB" link set "vb$$" up
+'
+
+# Up again, and forget the neighbours the partition left unreachable.
+ip -n "$NB" link set "vb$$" up
+ip -n "$NA" neigh flush dev "va$$"
+ip -n "$NB" neigh flush dev "vb$$"
+
 test_expect_success '--sync-dst-dir copies to the other host'"'"'s namespace and runs there' '
 	command -v rsync >/dev/null || skip_test "no rsync (apt-get install rsync)"
 	mkdir src && echo data >src/f && cd src &&

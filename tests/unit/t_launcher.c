@@ -286,6 +286,35 @@ TEST(cli_errors)
 	expect_error(a11, "empty string");
 }
 
+TEST(cli_heartbeat_timeout)
+{
+	const char	*ok[] = { "dtrun", "--heartbeat-timeout", "3", "x", NULL };
+	const char	*off[] = { "dtrun", "--heartbeat-timeout", "0", "x", NULL };
+	const char	*def[] = { "dtrun", "x", NULL };
+	const char	*low[] = { "dtrun", "--heartbeat-timeout", "0.5", "x",
+			    NULL };
+	const char	*high[] = { "dtrun", "--heartbeat-timeout", "86401",
+			    "x", NULL };
+	const char	*neg[] = { "dtrun", "--heartbeat-timeout", "-3", "x",
+			    NULL };
+	struct opts	 o;
+	struct dt_err	 e;
+
+	CHECK_INT(cli_parse(4, (char **)ok, &o, &e), CLI_RUN);
+	CHECK(o.heartbeat_timeout == 3 && o.heartbeat_timeout_set);
+	cli_free(&o);
+	CHECK_INT(cli_parse(4, (char **)off, &o, &e), CLI_RUN);
+	CHECK(o.heartbeat_timeout == 0);
+	cli_free(&o);
+	CHECK_INT(cli_parse(2, (char **)def, &o, &e), CLI_RUN);
+	CHECK(o.heartbeat_timeout == CLI_HEARTBEAT_DEFAULT &&
+	    o.heartbeat_timeout <= 15 && !o.heartbeat_timeout_set);
+	cli_free(&o);
+	expect_error(low, "want 1 to 86400 seconds");
+	expect_error(high, "want 1 to 86400 seconds");
+	expect_error(neg, "want seconds");
+}
+
 TEST(shell_quote_words)
 {
 	char	*q;

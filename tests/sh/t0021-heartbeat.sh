@@ -1,0 +1,83 @@
+#!/bin/bash
+# t0021-heartbeat.sh -- heartbeats on a local agent's link: a peer that goes
+# silent without closing (here: stopped with SIGSTOP) is given up after
+# --heartbeat-timeout, by dtrun (exit 255, the host named) and by the agent
+# (it stops its ranks). The real partition is in t3030-netns.sh. No test
+# here measures time: each waits for an outcome, with a safety net far
+# above the timeout.
+. "$(dirname "$0")/lib.sh"
+
+# A rank that records its pid, then sleeps.
+cat >"$TRASH/rank.sh" <<'EOS'
+#!/bin/sh
+mkdir -p pids
+echo $$ >pids/$RANK.pid
+exec sleep 300
+EOS
+chmod +x "$TRASH/rank.sh"
+R=$TRASH/rank.sh
+
+# dtrun_pid PID -- PID if it is dtrun, else its child that is: bash may fork
+# once more for a command it runs in the background.
+dtrun_pid() {
+	if [ "$(cat "/proc/$1/comm")" = dtrun ]; then
+		echo "$1"
+	else
+		ps -o pid=,comm= --ppid "$1" | awk '$2 == "dtrun" { print $1 }'
+	fi
+}
+
+# started N -- waits until N ranks have recorded their pid.
+started() { wait_for 10 eval "[ \$(ls pids/*.pid 2>/dev/null | wc -l) -ge $1 ]"; }
+
+test_expect_success 'an agent that goes silent is lost: 255, named, no survivors' '
+	timeout 60 dtrun -v --heartbeat-timeout 1 -n 2 "$R" 2>err & d=$! &&
+	started 2 &&
+	agent=$(sed -n "s/.*agent pid \([0-9]*\) on .* connected/\1/p" err) &&
+	test -n "$agent" &&
+	trap "kill -CONT $agent 2>/dev/null || :" EXIT &&
+	kill -STOP $agent &&
+	test_expect_code 255 wait $d &&
+	grep -q "lost the agent on localhost (heard nothing from it for 1 s (--heartbeat-timeout)" err &&
+	wait_gone 10 pids/*.pid
+'
+
+test_expect_success 'an agent that hears nothing from dtrun stops its ranks itself' '
+	rm -rf pids &&
+	# Not under timeout(1): it would stop itself and resume dtrun. The
+	# trap is the safety net (the body runs in a subshell).
+	dtrun --heartbeat-timeout 1 -n 2 "$R" 2>err & b=$! &&
+	started 2 &&
+	d=$(dtrun_pid $b) &&
+	test -n "$d" &&
+	trap "kill -CONT $d 2>/dev/null || :; kill $d 2>/dev/null || :" EXIT &&
+	kill -STOP $d &&
+	# dtrun is stopped, not gone: its link is open and silent.
+	wait_gone 30 pids/*.pid &&
+	proc_alive $d &&
+	grep -q "heard nothing from dtrun for 1 s (its --heartbeat-timeout): stopping its ranks" err &&
+	kill -CONT $d &&
+	test_expect_code 255 wait $b
+'
+
+test_expect_success '--heartbeat-timeout 0 turns heartbeats off; a job runs as ever' '
+	dtrun --heartbeat-timeout 0 -n 2 true
+'
+
+test_expect_success '--heartbeat-timeout is checked: exit 2 naming the bounds' '
+	test_expect_code 2 dtrun --heartbeat-timeout 0.2 true 2>err &&
+	grep -q "heartbeat-timeout 0.2: want 1 to 86400 seconds" err &&
+	test_expect_code 2 dtrun --heartbeat-timeout soon true 2>err &&
+	grep -q "want seconds" err
+'
+
+test_expect_success 'engine.yaml heartbeatTimeout: used, and checked with its place' '
+	printf "command: true\nheartbeatTimeout: 500ms\n" >job.yaml &&
+	test_expect_code 2 dtrun -f job.yaml 2>err &&
+	grep -q "job.yaml:2:[0-9]*: heartbeatTimeout 0.5: want 1 to 86400 seconds" err &&
+	printf "command: true\nheartbeatTimeout: 2s\n" >job.yaml &&
+	dtrun -f job.yaml &&
+	dtrun -f job.yaml --heartbeat-timeout 0 --dry-run >/dev/null
+'
+
+test_done
