@@ -195,17 +195,32 @@ static void
 job_send(struct job_host *h)
 {
 	struct job	*j = h->job;
+	struct dt_wbuf	 wb;
 
 	/* The small encoders fail only so; JOB and RANK are checked apart. */
 	if (j->wb.oom) {
 		log_error("out of memory");
 		exit(EXIT_INTERNAL);
 	}
-	if (j->wb.len > 0 && !h->done) {
-		h->be->send(h, j->wb.p, j->wb.len);
-		h->beat.sent = 1;
+	if (j->wb.len == 0 || h->done) {
+		dt_wbuf_reset(&j->wb);
+		return;
 	}
-	dt_wbuf_reset(&j->wb);
+	/*
+	 * Sending to an ssh host can read and handle other hosts' frames
+	 * before it returns, and those handlers encode into j->wb and send:
+	 * this host's bytes go from a buffer of their own, so no host is
+	 * ever sent another's frames.
+	 */
+	wb = j->wb;
+	dt_wbuf_init(&j->wb);
+	h->be->send(h, wb.p, wb.len);
+	h->beat.sent = 1;
+	if (j->wb.cap == 0) {
+		j->wb = wb;		/* keep the allocation */
+		dt_wbuf_reset(&j->wb);
+	} else
+		dt_wbuf_free(&wb);
 }
 
 /* Ends the event loop once every host is done. */
