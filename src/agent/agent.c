@@ -72,6 +72,7 @@ struct agent {
 	struct rank	*ranks;
 	size_t		 nranks;
 	size_t		 cap;		/* room in msgs and ranks */
+	int		 ports_seen;
 	int		 prepare_seen;
 	char		**base_env;	/* environ + the job's env */
 	int		 prepared;
@@ -785,8 +786,11 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 		agent_signal_all(a, sig, 0);
 		return;
 	case AP_PORTS:
-		if (ap_get_u32(p, n, &sig) != 0 || sig > AP_MAX_PORTS)
+		/* Once, before the job: what the launcher does, and no more. */
+		if (ap_get_u32(p, n, &sig) != 0 || sig > AP_MAX_PORTS ||
+		    a->ports_seen || a->have_job)
 			goto bad;
+		a->ports_seen = 1;
 		agent_ports(a, sig);
 		return;
 	case AP_STOP:

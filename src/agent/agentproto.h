@@ -77,7 +77,9 @@ enum ap_type {
 enum ap_stream { AP_STDOUT = 1, AP_STDERR = 2 };
 enum ap_how { AP_EXITED = 0, AP_SIGNALED = 1, AP_NOSTART = 2 };
 #define AP_NORANK	UINT32_MAX	/* ERROR not about one rank */
+#ifndef AP_MAX_PORTS			/* the conversation fuzzer's is smaller */
 #define AP_MAX_PORTS	65536		/* ports one PORTS may ask for */
+#endif
 #define AP_HEARTBEAT_MAX_MS (24ULL * 3600 * 1000) /* longest heartbeat timeout */
 
 struct ap_hello {

@@ -154,9 +154,7 @@ test_expect_success 'an agent missing on the node: srun'"'"'s error, named, exit
 
 test_expect_success 'an agent that never connects: --start-timeout names the node' '
 	printf "#!/bin/sh\necho \$\$ >$PWD/agent.pid\nexec sleep 300\n" >agent && chmod +x agent &&
-	start=$(date +%s) &&
 	test_expect_code 255 in_alloc env DTRUN_AGENT=$PWD/agent dtrun -n 2 --start-timeout 1 true 2>err &&
-	[ $(($(date +%s) - start)) -lt 15 ] &&
 	grep -q "dtrun: localhost: its dtrun-agent did not connect to dtrun at 127.0.0.1:[0-9]* within 1 s (--start-timeout)" err &&
 	wait_gone 10 agent.pid
 '

@@ -161,3 +161,20 @@ TEST(agent_takes_a_job_in_parts)
 	dt_wbuf_free(&in);
 	dt_wbuf_free(&out);
 }
+
+TEST(agent_takes_ports_once_before_the_job)
+{
+	struct dt_wbuf	 in, out;
+	int		 status;
+
+	dt_wbuf_init(&in);
+	dt_wbuf_init(&out);
+	ap_put_ports(&in, 2);
+	ap_put_ports(&in, 2);
+	status = agent_talk(in.p, in.len, &out);
+	CHECK(WIFEXITED(status));
+	CHECK(has_frame(&out, AP_PORTLIST));
+	CHECK(has_error(&out, "protocol error at PORTS message"));
+	dt_wbuf_free(&in);
+	dt_wbuf_free(&out);
+}
