@@ -91,10 +91,12 @@ test_expect_success 'a killed agent takes its ranks and their daemons with it' '
 '
 
 test_expect_success 'a killed keeper: the agent stops everything itself' '
-	MODE=daemon dtrun -n 2 "$R" 2>err & d=$! &&
+	MODE=daemon dtrun -v -n 2 "$R" 2>err & d=$! &&
 	started 2 &&
 	wait_for 10 eval "[ \$(wc -l <pids/daemons) -ge 2 ]" 2>/dev/null &&
-	keeper=$(ps -o pid= --ppid $d | head -n 1) &&
+	# The keeper is the agent'"'"'s parent ($! may be a shell around dtrun).
+	agent=$(sed -n "s/.*agent pid \([0-9]*\) on .* connected.*/\1/p" err | head -n 1) &&
+	keeper=$(ps -o ppid= -p $agent | tr -d " ") &&
 	kill -9 $keeper &&
 	test_expect_code 255 wait $d &&
 	{ grep -q "the agent.s keeper (pid $keeper) was killed: stopping its ranks" err ||

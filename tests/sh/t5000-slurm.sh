@@ -72,7 +72,7 @@ test_expect_success 'fail-fast: the code, the report, no survivors' '
 # SIGKILL came, and no upper wall-clock bound can hold on a shared machine.
 test_expect_success '--kill-grace: a rank that ignores SIGTERM is killed after it' '
 	start=$(date +%s%N) &&
-	test_expect_code 3 in_alloc dtrun -n 2 --kill-grace 1 sh -c "trap \"\" TERM; echo \$\$ >\$PWD/pid.\$RANK; [ \$RANK = 1 ] && exit 3; while :; do sleep 0.1; done" 2>err &&
+	test_expect_code 3 in_alloc dtrun -n 2 --kill-grace 1 sh -c "trap \"\" TERM; echo \$\$ >\$PWD/pid.\$RANK; if [ \$RANK = 1 ]; then until [ -s \$PWD/pid.0 ]; do sleep 0.05; done; exit 3; fi; while :; do sleep 0.1; done" 2>err &&
 	ms=$((($(date +%s%N) - start) / 1000000)) &&
 	echo "took $ms ms" && [ $ms -ge 900 ] &&
 	wait_gone 5 pid.*
