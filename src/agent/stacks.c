@@ -3,10 +3,10 @@
  *
  * A capture goes through up to two stages per rank, each one tool run as
  * a child with its output on a pipe: native frames (eu-stack, else gdb's
- * bt), then for a Python rank gdb's py-bt. A stage ends when the tool is
+ * bt), then for a Python rank gdb reading the interpreter's frames. A stage ends when the tool is
  * reaped and its pipe is at EOF, or when its time bound fires (the tool is
  * killed). The text of both stages goes back under "--- native (TOOL)" and
- * "--- python (gdb py-bt)" headers, which dtrun's merge reads.
+ * "--- python (gdb)" headers, which dtrun's merge reads.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -30,6 +30,51 @@ extern char **environ;
 
 #define STK_PARALLEL	8	/* tools running at once */
 #define STK_BOUND_S	20	/* one tool run, at most (gdb loads symbols) */
+
+/*
+ * Python frames, read by gdb from the interpreter's own data: every
+ * thread state's frame chain (_PyRuntime -> interpreters -> threads ->
+ * cframe->current_frame -> previous), named and numbered by the classes of
+ * the interpreter's gdb extension (PyFramePtr, from python3.X-dbg). Unlike
+ * py-bt it needs no unwinding through native frames, so gdb loads no
+ * library's symbols (libtorch's take long) and a thread blocked deep in
+ * C++ still shows where its Python code is. Printed as py-bt would.
+ */
+static const char py_walk[] = "python exec('"
+"def _dt_frames(ts):\\n"
+"    try:\\n"
+"        cf = ts[\"cframe\"]\\n"
+"        f = cf[\"current_frame\"] if int(cf) != 0 else 0\\n"
+"    except gdb.error:\\n"
+"        f = ts[\"current_frame\"]\\n"
+"    n = 0\\n"
+"    while int(f) != 0 and n < 512:\\n"
+"        fp = PyFramePtr(f)\\n"
+"        if not fp.is_optimized_out():\\n"
+"            q = chr(34)\\n"
+"            print(\"  File %s%s%s, line %s, in %s\" % (q, fp.filename(), q,\\n"
+"                fp.current_line_num(), fp.co_name.proxyval(set())))\\n"
+"        f = f[\"previous\"]\\n"
+"        n += 1\\n"
+"def _dt_walk():\\n"
+"    interp = gdb.parse_and_eval(\"_PyRuntime\")[\"interpreters\"][\"head\"]\\n"
+"    while int(interp) != 0:\\n"
+"        ts = interp[\"threads\"][\"head\"]\\n"
+"        while int(ts) != 0:\\n"
+"            try:\\n"
+"                tid = int(ts[\"native_thread_id\"])\\n"
+"            except gdb.error:\\n"
+"                tid = int(ts[\"thread_id\"])\\n"
+"            print(\"Thread (LWP %d):\" % tid)\\n"
+"            print(\"Traceback (most recent call first):\")\\n"
+"            _dt_frames(ts)\\n"
+"            ts = ts[\"next\"]\\n"
+"        interp = interp[\"next\"]\\n"
+"try:\\n"
+"    _dt_walk()\\n"
+"except Exception as e:\\n"
+"    print(\"[no Python frames (%s): install python3-dbg on this host]\" % e)\\n"
+"')";
 
 struct stacks;
 
@@ -225,14 +270,14 @@ item_spawn(struct item *it)
 		argv[i++] = pid;
 	} else if (s->gdb != NULL) {
 		path = s->gdb;
-		name = it->stage == 0 ? "gdb" : "gdb py-bt";
+		name = it->stage == 0 ? "gdb" : "gdb";
 		argv[i++] = "gdb";
 		argv[i++] = "-nx";
 		argv[i++] = "-batch";
 		argv[i++] = "-iex";
 		argv[i++] = "set debuginfod enabled off";
 		if (it->stage == 1) {
-			/* py-bt needs only the interpreter's symbols: fast. */
+			/* py_walk needs only the interpreter's symbols: fast. */
 			argv[i++] = "-iex";
 			argv[i++] = "set auto-solib-add off";
 		}
@@ -240,7 +285,7 @@ item_spawn(struct item *it)
 		argv[i++] = pid;
 		argv[i++] = "-ex";
 		argv[i++] = it->stage == 0 ? "thread apply all bt" :
-		    "thread apply all py-bt";
+		    (char *)py_walk;
 	} else
 		return -1;
 	argv[i] = NULL;
@@ -249,7 +294,7 @@ item_spawn(struct item *it)
 	item_append(it, head, strlen(head));
 	snprintf(it->tools + strlen(it->tools), sizeof(it->tools) -
 	    strlen(it->tools), "%s%s", it->tools[0] ? "+" : "",
-	    it->stage == 0 ? name : "py-bt");
+	    it->stage == 0 ? name : "gdb-python");
 	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) == -1)
 		return -1;
 	fcntl(fds[1], F_SETFL, 0);

@@ -1,8 +1,8 @@
 /*
  * stacks.h -- capture the stacks of running ranks with a debugger found at
  * run time: elfutils' eu-stack (native frames, all threads; fast), else
- * gdb; for a Python rank also gdb's py-bt (Python frames, from the
- * interpreter's gdb extension in Debian's python3.X-dbg).
+ * gdb; for a Python rank also its Python frames, which gdb reads from the
+ * interpreter with the gdb extension of Debian's python3.X-dbg.
  *
  * Each tool runs as a child with a time bound; one that runs past it is
  * killed and its rank marked "timed out". A traced rank is detached by the

@@ -1,11 +1,13 @@
 /*
  * spin.c -- a rank that never ends, for stack captures: it prints "spinning"
  * and spins in spin_here() (a busy loop); with an argument N, rank N (from
- * DTRUN_RANK) sleeps in nap_here() instead, an outlier.
+ * DTRUN_RANK) sleeps in nap_here() instead, an outlier. Each writes its
+ * pid to ./pid.RANK first.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 volatile unsigned long	spin_count;
 
@@ -31,7 +33,14 @@ int
 main(int argc, char **argv)
 {
 	const char	*r = getenv("DTRUN_RANK");
+	char		 path[64];
+	FILE		*f;
 
+	snprintf(path, sizeof(path), "pid.%s", r != NULL ? r : "x");
+	if ((f = fopen(path, "w")) != NULL) {
+		fprintf(f, "%d\n", (int)getpid());
+		fclose(f);
+	}
 	printf("spinning\n");
 	fflush(stdout);
 	if (argc > 1 && r != NULL && atoi(argv[1]) == atoi(r))

@@ -1,0 +1,105 @@
+#!/bin/bash
+# t4050-hang.sh -- when a job hangs: every rank's stack on demand (SIGQUIT,
+# dtrun-kill --stacks) and on --hang-timeout, merged with the outliers first.
+# Needs gdb or elfutils' eu-stack; Python frames need gdb and python3-dbg,
+# the PyTorch job /usr/bin/python3 with python3-torch.
+. "$(dirname "$0")/lib.sh"
+
+PY=/usr/bin/python3
+
+# have_stack_tool -- true if gdb or eu-stack is installed.
+have_stack_tool() {
+	command -v gdb >/dev/null || command -v eu-stack >/dev/null
+}
+
+# no_rank_stopped -- true if no pid.N here is a stopped (or traced) process.
+no_rank_stopped() {
+	for f in pid.*; do
+		st=$(sed -n 's/^[0-9]* (.*) \([A-Za-z]\) .*/\1/p' "/proc/$(cat "$f")/stat") || return 1
+		case "$st" in T|t) echo "rank of $f is stopped" >&2; return 1 ;; esac
+	done
+}
+
+# write_hang_py -- a 4-rank gloo job in which rank 2 sleeps before all_reduce.
+write_hang_py() {
+	cat >hang.py <<-\PYEOF
+	import threading
+	import time
+
+	# A line a second while torch loads, so only the hang is quiet.
+	loaded = threading.Event()
+
+
+	def tick():
+	    while not loaded.wait(1):
+	        print("loading", flush=True)
+
+
+	threading.Thread(target=tick, daemon=True).start()
+	import torch  # noqa: E402
+	import torch.distributed as dist  # noqa: E402
+
+
+	def train_step(t, rank):
+	    if rank == 2:
+	        time.sleep(3600)
+	    dist.all_reduce(t)
+
+
+	dist.init_process_group("gloo")
+	rank = dist.get_rank()
+	loaded.set()
+	print(f"rank {rank} ready", flush=True)
+	train_step(torch.ones(4), rank)
+	PYEOF
+}
+
+test_expect_success 'a hang: the C rank that sleeps is named first, the spinning ones grouped (--hang-timeout, exit 123)' '
+	have_stack_tool || skip_test "neither gdb nor eu-stack is installed" &&
+	test_expect_code 123 timeout 120 dtrun -n 4 --hang-timeout 2 --output-dir od spin 2 >out 2>err &&
+	grep -q "^dtrun: no rank has written a line for 2 s (--hang-timeout)" err &&
+	grep -A1 "^dtrun: stacks of 4 ranks in 2 groups, outliers first:" err >report &&
+	grep -q "^dtrun:   rank 2 on localhost, pid [0-9]* (1): .*nap_here <- main" report &&
+	grep -q "^dtrun:   ranks 0-1,3 (3): spin_here <- main" err &&
+	grep -q "^dtrun: full stacks of every rank: od/stacks/stacks-1.txt\$" err &&
+	grep -q "^=== rank 3 on localhost, pid [0-9]*" od/stacks/stacks-1.txt &&
+	grep -q "^dtrun: job failed: hung, no rank wrote a line for 2 s (--hang-timeout); 4 ranks were stopped\$" err
+'
+
+test_expect_success 'kill -QUIT: the stacks are shown, no rank is left stopped, the job goes on' '
+	have_stack_tool || skip_test "neither gdb nor eu-stack is installed" &&
+	{ timeout 120 dtrun -n 3 spin >out 2>err & pid=$!; } &&
+	test_at_exit "kill $pid 2>/dev/null" &&
+	wait_for 60 eval "[ \$(grep -c spinning out) = 3 ] && [ \$(ls pid.* | wc -l) = 3 ]" &&
+	kill -QUIT $pid &&
+	wait_for 90 grep -q "^dtrun: full stacks of every rank: /.*/dtrun-.*-stacks-1.txt\$" err &&
+	grep -q "^dtrun:   ranks 0-2 (3): spin_here <- main" err &&
+	proc_alive $pid &&
+	no_rank_stopped &&
+	kill -TERM $pid &&
+	test_expect_code 143 wait $pid
+'
+
+test_expect_success '--on-hang report: the stacks are shown and the job keeps running' '
+	have_stack_tool || skip_test "neither gdb nor eu-stack is installed" &&
+	{ timeout 120 dtrun -n 2 --hang-timeout 1 --on-hang report spin >out 2>err & pid=$!; } &&
+	test_at_exit "kill $pid 2>/dev/null" &&
+	wait_for 90 grep -q "^dtrun: full stacks of every rank:" err &&
+	grep -q "^dtrun:   ranks 0-1 (2): spin_here <- main" err &&
+	proc_alive $pid &&
+	no_rank_stopped &&
+	kill -TERM $pid &&
+	test_expect_code 143 wait $pid
+'
+
+test_expect_success 'PyTorch (gloo): --hang-timeout names rank 2 and its Python line, the others grouped in all_reduce' '
+	"$PY" -c "import torch.distributed" 2>/dev/null || skip_test "no python3-torch for $PY" &&
+	command -v gdb >/dev/null || skip_test "no gdb" &&
+	write_hang_py &&
+	test_expect_code 123 timeout 300 dtrun -n 4 --hang-timeout 5 "$PY" hang.py >out 2>err &&
+	grep -A1 "^dtrun: stacks of 4 ranks in 2 groups, outliers first:" err >report &&
+	grep -q "^dtrun:   rank 2 on localhost, pid [0-9]* (1): train_step (hang.py:20) <- <module> (hang.py:28)\$" report &&
+	grep -q "^dtrun:   ranks 0-1,3 (3): all_reduce (distributed_c10d.py:[0-9]*) <- train_step (hang.py:21) <- <module> (hang.py:28)\$" err
+'
+
+test_done
