@@ -96,10 +96,59 @@ test_expect_success 'PyTorch (gloo): --hang-timeout names rank 2 and its Python 
 	"$PY" -c "import torch.distributed" 2>/dev/null || skip_test "no python3-torch for $PY" &&
 	command -v gdb >/dev/null || skip_test "no gdb" &&
 	write_hang_py &&
-	test_expect_code 123 timeout 300 dtrun -n 4 --hang-timeout 5 "$PY" hang.py >out 2>err &&
+	test_expect_code 123 timeout 300 dtrun -n 4 --hang-timeout 15 "$PY" hang.py >out 2>err &&
 	grep -A1 "^dtrun: stacks of 4 ranks in 2 groups, outliers first:" err >report &&
 	grep -q "^dtrun:   rank 2 on localhost, pid [0-9]* (1): train_step (hang.py:20) <- <module> (hang.py:28)\$" report &&
 	grep -q "^dtrun:   ranks 0-1,3 (3): all_reduce (distributed_c10d.py:[0-9]*) <- train_step (hang.py:21) <- <module> (hang.py:28)\$" err
+'
+
+# job_id -- the job id dtrun -v said it started (in err).
+job_id() {
+	sed -n 's/^dtrun: started .* (job \(.*\))$/\1/p' err
+}
+
+# stacks_until N PATTERN -- asks for stacks (dtrun-kill --stacks) until
+# report number N or a later one has a line matching PATTERN: a rank can be
+# caught on its way into the call the pattern names. 0, or 1 after 5 asks.
+stacks_until() {
+	for k in 1 2 3 4 5; do
+		dtrun-kill --stacks "$(job_id)" >kill.out || return 1
+		grep -q "^localhost: job $(job_id): asked agent [0-9]* for its ranks. stacks" kill.out || return 1
+		wait_for 120 grep -q "^dtrun: full stacks of every rank: .*-stacks-$1.txt\$" err || return 1
+		if [ "$1" = 1 ]; then cat err; else sed -n "/-stacks-$(($1 - 1)).txt\$/,\$p" err; fi |
+		    grep -q "$2" && return 0
+		set -- $(($1 + 1)) "$2"
+	done
+	return 1
+}
+
+test_expect_success 'dtrun-kill --stacks: the running job prints its stacks and goes on' '
+	have_stack_tool || skip_test "neither gdb nor eu-stack is installed" &&
+	{ timeout 120 dtrun -v -n 3 spin 1 >out 2>err & pid=$!; } &&
+	test_at_exit "kill $pid 2>/dev/null" &&
+	wait_for 60 eval "[ \$(grep -c spinning out) = 3 ] && [ -n \"\$(job_id)\" ]" &&
+	stacks_until 1 "^dtrun:   ranks 0,2 (2): spin_here <- main" &&
+	grep -q "^dtrun:   rank 1 on localhost, pid [0-9]* (1): .*nap_here <- main" err &&
+	proc_alive $pid &&
+	no_rank_stopped &&
+	test_expect_code 1 dtrun-kill --stacks no-such-job >kill.out &&
+	grep -q "^localhost: job no-such-job: not running here\$" kill.out &&
+	kill -TERM $pid &&
+	test_expect_code 143 wait $pid
+'
+
+test_expect_success 'PyTorch (gloo): dtrun-kill --stacks while it runs shows rank 2 apart, the others in all_reduce' '
+	"$PY" -c "import torch.distributed" 2>/dev/null || skip_test "no python3-torch for $PY" &&
+	command -v gdb >/dev/null || skip_test "no gdb" &&
+	write_hang_py &&
+	{ timeout 300 dtrun -v -n 4 "$PY" hang.py >out 2>err & pid=$!; } &&
+	test_at_exit "kill $pid 2>/dev/null" &&
+	wait_for 240 eval "[ \$(grep -c ready out) = 4 ]" &&
+	stacks_until 1 "^dtrun:   ranks 0-1,3 (3): all_reduce (distributed_c10d.py:[0-9]*) <- train_step (hang.py:21) <- <module> (hang.py:28)\$" &&
+	grep -q "^dtrun:   rank 2 on localhost, pid [0-9]* (1): train_step (hang.py:20) <- <module> (hang.py:28)\$" err &&
+	proc_alive $pid &&
+	kill -TERM $pid &&
+	test_expect_code 143 wait $pid
 '
 
 test_done
