@@ -82,6 +82,8 @@ plan_apply_config(struct opts *o, struct hf_config *c, struct dt_err *e)
 		o->kill_grace = c->kill_grace_ms / 1000.0;
 	if (!o->timeout_set && hf_config_has(c, HF_C_TIMEOUT))
 		o->timeout = c->timeout_ms / 1000.0;
+	if (!o->hang_timeout_set && hf_config_has(c, HF_C_HANGTIMEOUT))
+		o->hang_timeout = c->hang_timeout_ms / 1000.0;
 	if (!o->prefix_set && hf_config_has(c, HF_C_PREFIX)) {
 		if (prefix_check(c->prefix, e) != 0) {
 			e->line = c->pos[HF_C_PREFIX].line;

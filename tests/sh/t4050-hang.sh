@@ -20,6 +20,12 @@ no_rank_stopped() {
 	done
 }
 
+# need_torch_gdb -- skips the test without PyTorch or gdb.
+need_torch_gdb() {
+	"$PY" -c "import torch.distributed" 2>/dev/null || skip_test "no python3-torch for $PY"
+	command -v gdb >/dev/null || skip_test "no gdb"
+}
+
 # write_hang_py -- a 4-rank gloo job in which rank 2 sleeps before all_reduce.
 write_hang_py() {
 	cat >hang.py <<-\PYEOF
@@ -66,6 +72,13 @@ test_expect_success 'a hang: the C rank that sleeps is named first, the spinning
 	grep -q "^dtrun: job failed: hung, no rank wrote a line for 2 s (--hang-timeout); 4 ranks were stopped\$" err
 '
 
+test_expect_success 'hangTimeout: in engine.yaml does the same' '
+	have_stack_tool || skip_test "neither gdb nor eu-stack is installed" &&
+	printf "hangTimeout: 1s\n" >engine.yaml &&
+	test_expect_code 123 timeout 120 dtrun -f engine.yaml -n 2 spin >out 2>err &&
+	grep -q "^dtrun:   ranks 0-1 (2): spin_here <- main" err
+'
+
 test_expect_success 'kill -QUIT: the stacks are shown, no rank is left stopped, the job goes on' '
 	have_stack_tool || skip_test "neither gdb nor eu-stack is installed" &&
 	{ timeout 120 dtrun -n 3 spin >out 2>err & pid=$!; } &&
@@ -93,8 +106,7 @@ test_expect_success '--on-hang report: the stacks are shown and the job keeps ru
 '
 
 test_expect_success 'PyTorch (gloo): --hang-timeout names rank 2 and its Python line, the others grouped in all_reduce' '
-	"$PY" -c "import torch.distributed" 2>/dev/null || skip_test "no python3-torch for $PY" &&
-	command -v gdb >/dev/null || skip_test "no gdb" &&
+	need_torch_gdb &&
 	write_hang_py &&
 	test_expect_code 123 timeout 300 dtrun -n 4 --hang-timeout 15 "$PY" hang.py >out 2>err &&
 	grep -A1 "^dtrun: stacks of 4 ranks in 2 groups, outliers first:" err >report &&
@@ -138,8 +150,7 @@ test_expect_success 'dtrun-kill --stacks: the running job prints its stacks and 
 '
 
 test_expect_success 'PyTorch (gloo): dtrun-kill --stacks while it runs shows rank 2 apart, the others in all_reduce' '
-	"$PY" -c "import torch.distributed" 2>/dev/null || skip_test "no python3-torch for $PY" &&
-	command -v gdb >/dev/null || skip_test "no gdb" &&
+	need_torch_gdb &&
 	write_hang_py &&
 	{ timeout 300 dtrun -v -n 4 "$PY" hang.py >out 2>err & pid=$!; } &&
 	test_at_exit "kill $pid 2>/dev/null" &&
