@@ -1,11 +1,13 @@
 /*
  * spin.c -- a rank that never ends, for stack captures: it prints "spinning"
  * and spins in spin_here() (a busy loop); with an argument N, rank N (from
- * DTRUN_RANK) sleeps in nap_here() instead, an outlier. Each writes its
+ * DTRUN_RANK) sleeps in nap_here() instead, an outlier; with "nap" every
+ * rank does (as many ranks as a benchmark wants, on few cores). Each writes its
  * pid to ./pid.RANK first.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,7 +45,8 @@ main(int argc, char **argv)
 	}
 	printf("spinning\n");
 	fflush(stdout);
-	if (argc > 1 && r != NULL && atoi(argv[1]) == atoi(r))
+	if (argc > 1 && (strcmp(argv[1], "nap") == 0 ||
+	    (r != NULL && atoi(argv[1]) == atoi(r))))
 		nap_here();
 	spin_here();
 	return 0;
