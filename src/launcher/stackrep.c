@@ -245,23 +245,23 @@ stk_signature(const char *text, pid_t pid)
 void
 stk_ranges(char *buf, size_t len, const uint32_t *v, size_t n)
 {
-	size_t	i, j, off = 0;
+	size_t	i, j, off = 0, lim = len > 4 ? len - 4 : len;
 	int	w;
 
 	buf[0] = '\0';
+	/* Ranges go up to lim; the 4 bytes kept back hold ",..." if cut. */
 	for (i = 0; i < n; i = j + 1) {
 		for (j = i; j + 1 < n && v[j + 1] == v[j] + 1; j++)
 			;
 		if (j == i)
-			w = snprintf(buf + off, len - off, "%s%u",
+			w = snprintf(buf + off, lim - off, "%s%u",
 			    off ? "," : "", v[i]);
 		else
-			w = snprintf(buf + off, len - off, "%s%u-%u",
+			w = snprintf(buf + off, lim - off, "%s%u-%u",
 			    off ? "," : "", v[i], v[j]);
-		if (w < 0 || (size_t)w >= len - off) {
-			/* Cut where a whole range still fits, then "...". */
+		if (w < 0 || (size_t)w >= lim - off) {
 			buf[off] = '\0';
-			if (len - off >= 5)
+			if (lim < len)
 				snprintf(buf + off, len - off, "%s...",
 				    off ? "," : "");
 			return;
