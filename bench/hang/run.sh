@@ -7,11 +7,14 @@ set -eu
 B=$(cd "${1:-build}" && pwd)
 N=${2:-64}
 W=$(mktemp -d "${TMPDIR:-/tmp}/dtrun-bench-hang.XXXXXX")
-trap 'rc=$?; kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$W"; exit $rc' EXIT
+trap 'rc=$?; kill $pid 2>/dev/null; wait $pid 2>/dev/null || :; rm -rf "$W"; exit $rc' EXIT
 cd "$W"
 tool=eu-stack
 command -v eu-stack >/dev/null || tool=gdb
 command -v $tool >/dev/null || { echo "bench-hang: needs gdb or eu-stack" >&2; exit 1; }
+# Made first: the loop below must never read a file not there yet.
+: >out
+: >err
 timeout 300 "$B/dtrun" -n "$N" "$B/helpers/spin" nap >out 2>err &
 pid=$!
 # Every rank is running once each has said so.

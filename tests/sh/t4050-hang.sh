@@ -83,7 +83,7 @@ test_expect_success 'kill -QUIT: the stacks are shown, no rank is left stopped, 
 	have_stack_tool || skip_test "neither gdb nor eu-stack is installed" &&
 	{ timeout 120 dtrun -n 3 spin >out 2>err & pid=$!; } &&
 	test_at_exit "kill $pid 2>/dev/null" &&
-	wait_for 60 eval "[ \$(grep -c spinning out) = 3 ] && [ \$(ls pid.* | wc -l) = 3 ]" &&
+	wait_for 60 eval "[ \"\$(grep -c spinning out 2>/dev/null)\" = 3 ] && [ \$(ls pid.* | wc -l) = 3 ]" &&
 	kill -QUIT $pid &&
 	wait_for 90 grep -q "^dtrun: full stacks of every rank: /.*/dtrun-.*-stacks-1.txt\$" err &&
 	grep -q "^dtrun:   ranks 0-2 (3): spin_here <- main" err &&
@@ -138,7 +138,7 @@ test_expect_success 'dtrun-kill --stacks: the running job prints its stacks and 
 	have_stack_tool || skip_test "neither gdb nor eu-stack is installed" &&
 	{ timeout 120 dtrun -v -n 3 spin 1 >out 2>err & pid=$!; } &&
 	test_at_exit "kill $pid 2>/dev/null" &&
-	wait_for 60 eval "[ \$(grep -c spinning out) = 3 ] && [ -n \"\$(job_id)\" ]" &&
+	wait_for 60 eval "[ \"\$(grep -c spinning out 2>/dev/null)\" = 3 ] && [ -n \"\$(job_id)\" ]" &&
 	stacks_until 1 "^dtrun:   ranks 0,2 (2): spin_here <- main" &&
 	grep -q "^dtrun:   rank 1 on localhost, pid [0-9]* (1): .*nap_here <- main" err &&
 	proc_alive $pid &&
@@ -154,7 +154,7 @@ test_expect_success 'PyTorch (gloo): dtrun-kill --stacks while it runs shows ran
 	write_hang_py &&
 	{ timeout 300 dtrun -v -n 4 "$PY" hang.py >out 2>err & pid=$!; } &&
 	test_at_exit "kill $pid 2>/dev/null" &&
-	wait_for 240 eval "[ \$(grep -c ready out) = 4 ]" &&
+	wait_for 240 eval "[ \"\$(grep -c ready out 2>/dev/null)\" = 4 ]" &&
 	stacks_until 1 "^dtrun:   ranks 0-1,3 (3): all_reduce (distributed_c10d.py:[0-9]*) <- train_step (hang.py:21) <- <module> (hang.py:28)\$" &&
 	grep -q "^dtrun:   rank 2 on localhost, pid [0-9]* (1): train_step (hang.py:20) <- <module> (hang.py:28)\$" err &&
 	proc_alive $pid &&
