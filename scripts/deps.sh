@@ -8,9 +8,12 @@ set -u
 #        framework checks, procps/iproute2 for process and namespace checks,
 #        slurm-wlm and munge for a private one-node Slurm cluster
 # fuzz: clang (libFuzzer)
+# stacks (dtrun's "when a job hangs", on every host): gdb and elfutils
+#        (eu-stack) for native frames, python3-dbg for Python frames (gdb
+#        reads them with the interpreter's gdb extension and debug symbols)
 PKGS="gcc make pkg-config libevent-dev libyaml-dev libssh2-1-dev libssl-dev
 openssh-server openssh-client rsync python3 python3-torch procps iproute2 clang
-slurm-wlm munge"
+slurm-wlm munge gdb elfutils python3-dbg"
 
 # deps.sh bench: also the peers the benchmarks compare against, and hyperfine.
 [ "${1:-}" = bench ] && PKGS="$PKGS hyperfine openmpi-bin pdsh pssh"

@@ -225,6 +225,41 @@ record_remove(struct record *r)
 {
 }
 
+/* Stack captures run no tool here: STACKS is only decoded. */
+struct stacks *
+stacks_new(struct event_base *base, stacks_done_fn done, void *arg)
+{
+	return NULL;
+}
+
+void
+stacks_add(struct stacks *s, uint32_t rank, pid_t pid)
+{
+}
+
+int
+stacks_run(struct stacks *s)
+{
+	return 0;
+}
+
+int
+stacks_busy(const struct stacks *s)
+{
+	return 0;
+}
+
+int
+stacks_reaped(struct stacks *s, pid_t pid, int status)
+{
+	return 0;
+}
+
+void
+stacks_free(struct stacks *s)
+{
+}
+
 void
 port_pick(int *ports, size_t n)
 {

@@ -34,6 +34,7 @@
 #include "record.h"
 #include "port.h"
 #include "procs.h"
+#include "stacks.h"
 #include "sys.h"
 
 extern char **environ;
@@ -84,6 +85,8 @@ struct agent {
 	int		 pipes_paused;
 	int		 devnull;
 	struct event	*ev_chld, *ev_term, *kill_timer, *recheck;
+	struct event	*ev_quit;
+	struct stacks	*stk;		/* STACKS captures */
 	int		 killed;	/* SIGKILL sent to everything */
 	struct dt_wbuf	 wb;
 	struct record	*rec;
@@ -364,6 +367,8 @@ sigchld_cb(evutil_socket_t sig, short what, void *arg)
 	int		 status;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (stacks_reaped(a->stk, pid, status))
+			continue;
 		for (i = 0; i < a->nranks; i++) {
 			if (a->ranks[i].pid == pid && !a->ranks[i].reaped) {
 				rank_reaped(a, &a->ranks[i], status);
@@ -389,6 +394,46 @@ sigterm_cb(evutil_socket_t sig, short what, void *arg)
 		    "SIGTERM (dtrun-kill, or the host is shutting down): "
 		    "stopping its ranks", a->host);
 	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
+}
+
+/*
+ * SIGQUIT (dtrun-kill --stacks, or Ctrl-\ on dtrun's terminal): ask dtrun
+ * to gather every host's stacks, so the report is one and merged.
+ */
+/* ARGSUSED */
+static void
+sigquit_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct agent	*a = arg;
+
+	if (a->link_down || a->finishing)
+		return;
+	ap_put_empty(&a->wb, AP_STACKASK);
+	agent_flush_wb(a);
+}
+
+/* One rank's stack captured (or, with AP_NORANK, all of them): send it. */
+static void
+agent_stack_done(void *arg, const struct ap_stack *k)
+{
+	struct agent	*a = arg;
+
+	ap_put_stack(&a->wb, k);
+	agent_flush_wb(a);
+}
+
+/* STACKS: capture every live rank's stack; the job goes on. */
+static void
+agent_stacks(struct agent *a)
+{
+	size_t	i;
+
+	if (stacks_busy(a->stk))
+		return;		/* its end answers this one too */
+	for (i = 0; a->started && i < a->nranks; i++)
+		if (a->ranks[i].pid > 0 && !a->ranks[i].reaped)
+			stacks_add(a->stk, a->ranks[i].rank, a->ranks[i].pid);
+	stacks_run(a->stk);
 }
 
 /* Returns the length of the name part of "NAME=VALUE" (the whole string if no '='). */
@@ -803,6 +848,11 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 		if (agent_heartbeat(a, p, n) != 0)
 			goto bad;
 		return;
+	case AP_STACKS:
+		if (ap_get_empty(p, n) != 0)
+			goto bad;
+		agent_stacks(a);
+		return;
 	}
 bad:
 	agent_error(a, AP_NORANK, 70, "%s: protocol error at %s message",
@@ -848,6 +898,7 @@ agent_release(struct agent *a)
 	event_free(a->recheck);
 	if (a->beat_ev != NULL)
 		event_free(a->beat_ev);
+	stacks_free(a->stk);
 }
 
 int
@@ -890,8 +941,14 @@ agent_run(int rfd, int wfd, pid_t keeper)
 	a.ev_term = evsignal_new(a.base, SIGTERM, sigterm_cb, &a);
 	a.kill_timer = evtimer_new(a.base, kill_timer_cb, &a);
 	a.recheck = evtimer_new(a.base, recheck_cb, &a);
+	a.ev_quit = evsignal_new(a.base, SIGQUIT, sigquit_cb, &a);
+	if ((a.stk = stacks_new(a.base, agent_stack_done, &a)) == NULL) {
+		log_error("out of memory");
+		return 70;
+	}
 	event_add(a.ev_chld, NULL);
 	event_add(a.ev_term, NULL);
+	event_add(a.ev_quit, NULL);
 
 	h.version = AP_VERSION;
 	h.hostname = a.host;
@@ -917,6 +974,7 @@ agent_run(int rfd, int wfd, pid_t keeper)
 	agent_release(&a);
 	event_free(a.ev_chld);
 	event_free(a.ev_term);
+	event_free(a.ev_quit);
 	event_base_free(a.base);
 	close(a.devnull);
 	return 0;

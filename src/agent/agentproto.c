@@ -181,6 +181,26 @@ ap_put_heartbeat(struct dt_wbuf *b, uint64_t timeout_ms)
 }
 
 int
+ap_put_stack(struct dt_wbuf *b, const struct ap_stack *k)
+{
+	static const char cut[] = "\n[cut: the stack was longer]\n";
+	size_t	st = dt_frame_begin(b, AP_STACK), len = strlen(k->text);
+
+	dt_wbuf_u32(b, k->rank);
+	dt_wbuf_u32(b, k->pid);
+	dt_wbuf_u8(b, k->status);
+	dt_wbuf_str(b, k->tool);
+	/* One frame is plenty for any stack a person reads: cut the rest. */
+	if (len > AP_STACK_MAX) {
+		dt_wbuf_u32(b, AP_STACK_MAX + sizeof(cut) - 1);
+		dt_wbuf_put(b, k->text, AP_STACK_MAX);
+		dt_wbuf_put(b, cut, sizeof(cut) - 1);
+	} else
+		dt_wbuf_str(b, k->text);
+	return put_end(b, st);
+}
+
+int
 ap_get_hello(const uint8_t *p, size_t n, struct ap_hello *h)
 {
 	struct dt_rbuf	r;
@@ -337,6 +357,25 @@ ap_get_error(const uint8_t *p, size_t n, struct ap_error *e)
 }
 
 int
+ap_get_stack(const uint8_t *p, size_t n, struct ap_stack *k)
+{
+	struct dt_rbuf	r;
+
+	memset(k, 0, sizeof(*k));
+	dt_rbuf_init(&r, p, n);
+	k->rank = dt_rbuf_u32(&r);
+	k->pid = dt_rbuf_u32(&r);
+	k->status = dt_rbuf_u8(&r);
+	k->tool = dt_rbuf_strdup(&r, 256);
+	k->text = dt_rbuf_strdup(&r, AP_FRAME_MAX);
+	if (dt_rbuf_end(&r) != 0 || k->status > AP_STK_FAILED) {
+		ap_stack_free(k);
+		return DT_ERR_PROTO;
+	}
+	return 0;
+}
+
+int
 ap_get_empty(const uint8_t *p, size_t n)
 {
 	return n == 0 ? 0 : DT_ERR_PROTO;
@@ -448,6 +487,14 @@ ap_error_free(struct ap_error *e)
 	e->msg = NULL;
 }
 
+void
+ap_stack_free(struct ap_stack *k)
+{
+	free(k->tool);
+	free(k->text);
+	k->tool = k->text = NULL;
+}
+
 const char *
 ap_type_name(int t)
 {
@@ -469,6 +516,9 @@ ap_type_name(int t)
 	case AP_ERROR:		return "ERROR";
 	case AP_DONE:		return "DONE";
 	case AP_HEARTBEAT:	return "HEARTBEAT";
+	case AP_STACKS:		return "STACKS";
+	case AP_STACK:		return "STACK";
+	case AP_STACKASK:	return "STACKASK";
 	}
 	return "?";
 }

@@ -16,6 +16,10 @@
  *	launcher STOP(signal, grace) / SIGNAL(signal)	-- any time
  *	agent	 DONE					-- every rank exited, leftovers killed
  *	both	 HEARTBEAT(timeout)			-- see below
+ *	launcher STACKS -> agent STACK(rank, ...) per live rank, then
+ *		 STACK(AP_NORANK, note)			-- any time once started
+ *	agent	 STACKASK				-- the agent got SIGQUIT
+ *						   (dtrun-kill --stacks)
  *
  * The agent kills everything it started if the stream breaks. A stream
  * that goes silent without breaking (a host powered off, a partition that
@@ -61,6 +65,7 @@ enum ap_type {
 	AP_STOP = 6,
 	AP_PORTS = 7,
 	AP_CONT = 8,		/* the first bytes of a JOB or RANK in parts */
+	AP_STACKS = 16,		/* capture every live rank's stack */
 	/* agent -> launcher */
 	AP_HELLO = 64,
 	AP_PREPARED = 65,
@@ -72,6 +77,8 @@ enum ap_type {
 	AP_PORTLIST = 71,
 	/* both ways */
 	AP_HEARTBEAT = 128,	/* "still here"; carries the timeout */
+	AP_STACK = 80,		/* one rank's stack, or the end of a STACKS */
+	AP_STACKASK = 81,	/* please send STACKS to every agent */
 };
 
 enum ap_stream { AP_STDOUT = 1, AP_STDERR = 2 };
@@ -106,6 +113,23 @@ struct ap_rank {
 	size_t		 argc;
 	char		**env;		/* "K=V" for this rank only */
 	size_t		 nenv;
+};
+
+/* How a rank's stack capture went. */
+enum ap_stack_status {
+	AP_STK_OK = 0,
+	AP_STK_TIMEDOUT = 1,	/* the tool ran past its bound and was killed */
+	AP_STK_NOTOOL = 2,	/* neither gdb nor eu-stack is installed */
+	AP_STK_FAILED = 3,	/* the tool ran but gave no stack (text: why) */
+};
+#define AP_STACK_MAX	(AP_FRAME_MAX - 4096) /* text of one STACK, cut there */
+
+struct ap_stack {
+	uint32_t	 rank;		/* AP_NORANK: the host's reply ends */
+	uint32_t	 pid;
+	uint8_t		 status;	/* enum ap_stack_status */
+	char		*tool;		/* "eu-stack", "gdb", "eu-stack+gdb" */
+	char		*text;		/* the tool's output, or a note */
 };
 
 struct ap_stop {
@@ -152,6 +176,8 @@ int	ap_put_output(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
 int	ap_put_exit(struct dt_wbuf *b, const struct ap_exit *);
 int	ap_put_error(struct dt_wbuf *b, const struct ap_error *);
 int	ap_put_heartbeat(struct dt_wbuf *b, uint64_t timeout_ms);
+/* STACK: text longer than AP_STACK_MAX is cut, with a note. */
+int	ap_put_stack(struct dt_wbuf *b, const struct ap_stack *);
 
 /*
  * Decoders: parse one payload (from dt_frame_parse) of the named type.
@@ -170,6 +196,7 @@ int	ap_get_started(const uint8_t *, size_t, uint32_t *rank, uint32_t *pid);
 int	ap_get_output(const uint8_t *, size_t, struct ap_output *);
 int	ap_get_exit(const uint8_t *, size_t, struct ap_exit *);
 int	ap_get_error(const uint8_t *, size_t, struct ap_error *);
+int	ap_get_stack(const uint8_t *, size_t, struct ap_stack *);
 int	ap_get_empty(const uint8_t *, size_t);
 /* HEARTBEAT: a timeout from 1 ms to AP_HEARTBEAT_MAX_MS, or DT_ERR_PROTO. */
 int	ap_get_heartbeat(const uint8_t *, size_t, uint64_t *timeout_ms);
@@ -216,6 +243,7 @@ void	ap_hello_free(struct ap_hello *);
 void	ap_job_free(struct ap_job *);
 void	ap_rank_free(struct ap_rank *);
 void	ap_error_free(struct ap_error *);
+void	ap_stack_free(struct ap_stack *);
 
 /* A name for a message type, for logs ("OUTPUT"); "?" if unknown. */
 const char *ap_type_name(int);

@@ -103,6 +103,8 @@ keeper_fork(int *status)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+	/* Ctrl-\ on dtrun's terminal reaches us too: it asks for stacks. */
+	signal(SIGQUIT, SIG_IGN);
 	for (;;) {
 		if (sigwait(&set, &sig) != 0)
 			continue;

@@ -121,6 +121,25 @@ rec_wait(const struct record_info *r, double secs)
 	return rec_alive(r) + rec_others(r, 0);
 }
 
+/*
+ * --stacks: SIGQUIT to r's agent, which asks its dtrun to gather every
+ * rank's stack; the job goes on. Returns 0, or 1 if the agent is gone.
+ */
+static size_t
+kill_stacks(const struct record_info *r, const struct kill_opts *ko)
+{
+	char	job[1024];
+	int	rc = proc_signal(r->agent, r->agent_start, SIGQUIT);
+
+	if (!ko->quiet)
+		printf(rc == 0 ? "%sjob %s: asked agent %d for its ranks' "
+		    "stacks; dtrun prints them on its stderr\n" :
+		    "%sjob %s: its agent %d is gone\n",
+		    ko->label ? ko->label : "",
+		    log_escape(job, sizeof(job), r->job), (int)r->agent);
+	return rc == 0 ? 0 : 1;
+}
+
 /* Stops one agent's job; returns how many processes outlived SIGKILL. */
 static size_t
 kill_record(const struct record_info *r, const struct kill_opts *ko)
@@ -128,6 +147,9 @@ kill_record(const struct record_info *r, const struct kill_opts *ko)
 	size_t	left;
 	int	killed = 0;
 	char	job[1024];
+
+	if (ko->stacks)
+		return kill_stacks(r, ko);
 
 	if (proc_signal(r->agent, r->agent_start, SIGTERM) != 0) {
 		/* With its agent gone, nobody else will stop the rest. */
@@ -173,7 +195,7 @@ kill_unrecorded(const char *job, const struct kill_opts *ko)
 	memset(&r, 0, sizeof(r));
 	snprintf(r.job, sizeof(r.job), "%s", job);
 	/* An empty id would pick whatever has DTRUN_JOB_ID set empty. */
-	if (job[0] == '\0' || rec_others(&r, 0) == 0) {
+	if (job[0] == '\0' || ko->stacks || rec_others(&r, 0) == 0) {
 		if (!ko->quiet)
 			printf("%sjob %s: not running here\n",
 			    ko->label ? ko->label : "",
@@ -255,16 +277,20 @@ kill_jobs(const struct kill_opts *ko)
 		if (!kill_wanted(ko, r.job, seen))
 			continue;
 		found++;
-		if (kill_record(&r, ko) == 0)
-			unlink(path);	/* a dead agent cannot remove it */
-		else
+		if (kill_record(&r, ko) != 0)
 			left = 1;
+		else if (!ko->stacks)
+			unlink(path);	/* a dead agent cannot remove it */
 	}
 	if (d != NULL)
 		closedir(d);
-	for (i = 0; i < ko->nids; i++)
+	for (i = 0; i < ko->nids; i++) {
 		if (!seen[i] && kill_unrecorded(ko->ids[i], ko) > 0)
 			left = 1;
+		/* Nothing here to ask for stacks: say so in the status. */
+		if (!seen[i] && ko->stacks)
+			left = 1;
+	}
 	if (ko->all && found == 0 && !ko->quiet)
 		printf("%sno dtrun jobs running\n", label);
 	fflush(stdout);
@@ -303,6 +329,7 @@ kill_main(int argc, char **argv)
 		{ "all",	no_argument,		NULL, 'a' },
 		{ "wait",	required_argument,	NULL, 'w' },
 		{ "quiet",	no_argument,		NULL, 'q' },
+		{ "stacks",	no_argument,		NULL, 's' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct kill_opts	ko;
@@ -313,6 +340,9 @@ kill_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "aw:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
+			break;
+		case 's':
+			ko.stacks = 1;
 			break;
 		case 'a':
 			ko.all = 1;
@@ -325,8 +355,8 @@ kill_main(int argc, char **argv)
 			ko.quiet = 1;
 			break;
 		default:
-			log_error("usage: dtrun-agent --kill [--all] [-w SECS] "
-			    "[-q] JOBID...");
+			log_error("usage: dtrun-agent --kill [--all] [--stacks] "
+			    "[-w SECS] [-q] JOBID...");
 			return 2;
 		}
 	}

@@ -10,6 +10,7 @@ struct kill_opts {
 	int		 all;		/* every recorded job of this user */
 	double		 wait_s;	/* SIGTERM, then SIGKILL after this */
 	int		 quiet;
+	int		 stacks;	/* --stacks: SIGQUIT the agents, stop nothing */
 	char		**ids;		/* job ids (DTRUN_JOB_ID) */
 	int		 nids;
 	const char	*label;		/* "localhost: " in front of lines, or NULL */
@@ -26,12 +27,15 @@ int	kill_opt_wait(struct kill_opts *, const char *arg);
  * to, $DTRUN_JOB_ID): SIGTERM to each agent, which stops its ranks; after
  * wait_s, SIGKILL to what is left. A pid counts only while its start time
  * matches the record. Prints a line per job (unless quiet) on stdout.
- * Returns 0 when nothing of those jobs is left, 1 otherwise.
+ * Returns 0 when nothing of those jobs is left, 1 otherwise. With
+ * ko->stacks, only SIGQUIT to each agent: it asks its dtrun for every
+ * rank's stack (printed on dtrun's stderr); returns 0 when every job named
+ * had an agent here to ask, 1 otherwise.
  */
 int	kill_jobs(const struct kill_opts *);
 
 /*
- * "dtrun-agent --kill [--all] [-w SECS] [-q] JOBID...": parses argv
+ * "dtrun-agent --kill [--all] [--stacks] [-w SECS] [-q] JOBID...": parses argv
  * (argv[0] is "--kill") into kill_jobs. Returns the exit status.
  */
 int	kill_main(int argc, char **argv);

@@ -44,6 +44,12 @@ spawn_rank(const char *path, char *const argv[], char *const envp[],
 				sigaction(sig, &dfl, NULL);
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/*
+		 * Under Yama's ptrace_scope 1 only an ancestor may trace: let
+		 * the agent's children (gdb, eu-stack) take our stack too.
+		 * Fails harmlessly where there is no Yama.
+		 */
+		prctl(PR_SET_PTRACER, parent, 0, 0, 0);
 		if (getppid() != parent)	/* the agent died already */
 			_exit(127);
 		if (dup2(devnull, 0) == -1 || dup2(outfd, 1) == -1 ||

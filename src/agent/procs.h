@@ -45,7 +45,8 @@ size_t	proc_signal_match(const struct proc_match *m, int sig);
 /*
  * Starts path with argv/envp in a new process group, stdin from /dev/null
  * (devnull), stdout/stderr onto outfd/errfd, and SIGKILL if the agent
- * dies (PR_SET_PDEATHSIG). Returns the pid, or -errno if it could not
+ * dies (PR_SET_PDEATHSIG); the agent and its children may ptrace it
+ * (PR_SET_PTRACER, for stacks.c). Returns the pid, or -errno if it could not
  * start (the exec's own error included).
  */
 pid_t	spawn_rank(const char *path, char *const argv[], char *const envp[],

@@ -101,6 +101,8 @@ static const struct cf_key cf_top_keys[] = {
 	    0, NULL, NULL },
 	{ "timeout", CK_DURATION, HF_C_TIMEOUT, OFF(timeout_ms), 0, 0, 0,
 	    NULL, NULL },
+	{ "hangTimeout", CK_DURATION, HF_C_HANGTIMEOUT, OFF(hang_timeout_ms),
+	    0, 0, 0, NULL, NULL },
 	{ "prefix", CK_STR, HF_C_PREFIX, OFF(prefix), 0, 0, 0, NULL, NULL },
 	{ "outputDir", CK_STR, HF_C_OUTPUTDIR, OFF(output_dir), 0, 0, 0, NULL,
 	    NULL },

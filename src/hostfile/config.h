@@ -50,6 +50,7 @@ enum hf_cfield {
 	HF_C_OUTPUTDIR,
 	HF_C_FRAMEWORK,
 	HF_C_HEARTBEAT,
+	HF_C_HANGTIMEOUT,
 	HF_C_NFIELDS
 };
 
@@ -92,6 +93,7 @@ struct hf_config {
 	size_t		 nssh_options;
 	long long	 kill_grace_ms;
 	long long	 timeout_ms;
+	long long	 hang_timeout_ms;	/* hangTimeout: */
 	char		*prefix;
 	char		*output_dir;
 	char		*framework;	/* see dtrun.yaml(5) for the names */

@@ -22,15 +22,21 @@ static const char usage[] =
 "usage: dtrun-kill [-q] [-w SECS] JOBID...\n"
 "       dtrun-kill [-q] [-w SECS] --all\n"
 "       dtrun-kill -H HOSTS [ssh options] [-q] [-w SECS] JOBID... | --all\n"
+"       dtrun-kill --stacks [-H HOSTS] JOBID...\n"
 "\n"
 "Stops what dtrun jobs left running, by job id (DTRUN_JOB_ID), or every job\n"
 "of yours with --all. Each job's agent is asked to stop its ranks; after\n"
 "-w SECS (default 10) what is left is killed, processes carrying the job's\n"
 "DTRUN_JOB_ID included.\n"
 "\n"
+"With --stacks nothing is stopped: each job's agent is asked (SIGQUIT) for\n"
+"its ranks' stacks, and the job's dtrun prints every rank's stack, merged,\n"
+"on its stderr (as kill -QUIT to dtrun does).\n"
+"\n"
 "  -a, --all               every job of yours (never the caller's own job)\n"
 "  -w, --wait SECS         between SIGTERM and SIGKILL (default 10)\n"
 "  -q, --quiet             print nothing\n"
+"      --stacks            ask for every rank's stack; the job goes on\n"
 "  -H, --hosts LIST|FILE   do it on these hosts over ssh, as dtrun would\n"
 "  -p, --ssh-port PORT     ssh port\n"
 "  -i, --ssh-identity FILE ssh private key to try (repeatable)\n"
@@ -40,8 +46,9 @@ static const char usage[] =
 "      --ssh-agent-dir DIR where hosts cache dtrun-agent (~/.cache/dtrun)\n"
 "  -h, --help              this text\n"
 "\n"
-"Exit status: 0 when nothing of the jobs is left; 1 when something is, or a\n"
-"record (or its directory) was refused; 2 for usage errors; 255 when a host\n"
+"Exit status: 0 when nothing of the jobs is left (--stacks: when every job\n"
+"had an agent to ask); 1 when something is, or a record (or its directory)\n"
+"was refused; 2 for usage errors; 255 when a host\n"
 "could not be reached.\n";
 
 enum { OPT_SSH_OPTION = 256, OPT_SSH_FANOUT, OPT_SSH_AGENT_DIR };
@@ -73,6 +80,7 @@ main(int argc, char **argv)
 		{ "all",		no_argument,		NULL, 'a' },
 		{ "wait",		required_argument,	NULL, 'w' },
 		{ "quiet",		no_argument,		NULL, 'q' },
+		{ "stacks",		no_argument,		NULL, 's' },
 		{ "help",		no_argument,		NULL, 'h' },
 		{ "hosts",		required_argument,	NULL, 'H' },
 		{ "ssh-port",		required_argument,	NULL, 'p' },
@@ -106,6 +114,9 @@ main(int argc, char **argv)
 			break;
 		case 'q':
 			ko.quiet = 1;
+			break;
+		case 's':
+			ko.stacks = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -181,6 +192,8 @@ main(int argc, char **argv)
 	}
 	if (ko.quiet)
 		strv_addf(&v, "--quiet");
+	if (ko.stacks)
+		strv_addf(&v, "--stacks");
 	strv_addf(&v, "--");
 	for (i = 0; i < (size_t)ko.nids; i++)
 		strv_addf(&v, "%s", ko.ids[i]);

@@ -57,6 +57,10 @@ const char cli_usage[] =
 "                          within SECS (default 300; 0 = wait forever);\n"
 "                          under Slurm, every node's agent must connect and\n"
 "                          say HELLO too\n"
+"      --hang-timeout SECS when no rank wrote a line for SECS, print every\n"
+"                          rank's stack (merged) and stop the job, exit 123\n"
+"      --on-hang stop|report\n"
+"                          report: print the stacks and keep running\n"
 "      --dry-run           print the plan, one line per rank, and exit\n"
 "  -p, --ssh-port PORT     ssh port (default 22, or ssh_config's)\n"
 "  -i, --ssh-identity FILE ssh private key to try (repeatable)\n"
@@ -85,9 +89,13 @@ const char cli_usage[] =
 "\n"
 "Exit status: 0 when every rank exits 0; else the first failing rank's code\n"
 "(128+N if it died of signal N); 124 after --timeout; 125 when ranks never\n"
-"joined the rendezvous; 141 when stdout was closed; 2 for usage errors; 255\n"
-"when a host is lost (its link broke, or it was silent past\n"
-"--heartbeat-timeout).\n";
+"joined the rendezvous; 123 when --hang-timeout found the job hung; 141\n"
+"when stdout was closed; 2 for usage errors; 255 when a host is lost (its\n"
+"link broke, or it was silent past --heartbeat-timeout).\n"
+"\n"
+"When a job hangs: kill -QUIT dtrun (Ctrl-\\) or dtrun-kill --stacks JOBID\n"
+"prints every rank's stack, merged, and the job goes on (needs gdb, or\n"
+"elfutils' eu-stack, on the hosts; python3-dbg for Python frames).\n";
 
 enum {
 	OPT_NPROC = 256, OPT_LAUNCHER, OPT_PREFIX, OPT_OUTPUT_DIR,
@@ -95,7 +103,7 @@ enum {
 	OPT_HOSTFILE, OPT_TEMPLATE, OPT_INCLUDE, OPT_EXCLUDE, OPT_OVERSUB,
 	OPT_SSH_OPTION, OPT_SSH_FANOUT, OPT_SSH_AGENT_DIR, OPT_START_TIMEOUT,
 	OPT_FRAMEWORK, OPT_IFACE, OPT_SEED, OPT_SYNC_DST, OPT_SYNC_EXCLUDE,
-	OPT_HEARTBEAT_TIMEOUT,
+	OPT_HEARTBEAT_TIMEOUT, OPT_HANG_TIMEOUT, OPT_ON_HANG,
 };
 
 static const struct option longopts[] = {
@@ -112,6 +120,8 @@ static const struct option longopts[] = {
 	{ "heartbeat-timeout",	required_argument,	NULL, OPT_HEARTBEAT_TIMEOUT },
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
 	{ "start-timeout",	required_argument,	NULL, OPT_START_TIMEOUT },
+	{ "hang-timeout",	required_argument,	NULL, OPT_HANG_TIMEOUT },
+	{ "on-hang",		required_argument,	NULL, OPT_ON_HANG },
 	{ "hosts",		required_argument,	NULL, 'H' },
 	{ "hostfile",		required_argument,	NULL, OPT_HOSTFILE },
 	{ "config",		required_argument,	NULL, 'f' },
@@ -389,6 +399,20 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 		case OPT_START_TIMEOUT:
 			rc = parse_secs("--start-timeout", optarg,
 			    &o->start_timeout, e);
+			break;
+		case OPT_HANG_TIMEOUT:
+			rc = parse_secs("--hang-timeout", optarg,
+			    &o->hang_timeout, e);
+			o->hang_timeout_set = 1;
+			break;
+		case OPT_ON_HANG:
+			if (strcmp(optarg, "report") == 0 ||
+			    strcmp(optarg, "stop") == 0)
+				o->on_hang_report = optarg[0] == 'r';
+			else
+				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+				    "--on-hang %s: want stop or report",
+				    optarg);
 			break;
 		case OPT_DRY_RUN:
 			o->dry_run = 1;

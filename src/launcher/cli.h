@@ -25,6 +25,8 @@ struct opts {
 	double		 timeout;	/* seconds; 0 = none */
 	double		 start_timeout;	/* rendezvous: all must join within; 0 = none */
 	double		 heartbeat_timeout; /* a silent host is lost after; 0 = off */
+	double		 hang_timeout;	/* no line from any rank this long: hung; 0 = off */
+	int		 on_hang_report; /* --on-hang report: keep running */
 	int		 dry_run;
 	int		 verbose;
 	int		 quiet;
@@ -54,7 +56,7 @@ struct opts {
 	size_t		 nsync_exclude;
 
 	/* What the command line gave, so engine.yaml fills in only the rest. */
-	int		 prefix_set, kill_grace_set, timeout_set;
+	int		 prefix_set, kill_grace_set, timeout_set, hang_timeout_set;
 	int		 heartbeat_timeout_set;
 	char		*cmd_owned;	/* a command built from engine.yaml */
 	char		*argv_owned[4];

@@ -7,9 +7,15 @@
  * signal N), 128+N when dtrun itself got signal N, 124 for --timeout, 2 for
  * a configuration error found on a host, 255 for a lost agent (its link
  * broke, or it went silent past --heartbeat-timeout), 141 when dtrun's
- * stdout lost its reader (as SIGPIPE ends a pipeline's writer).
+ * stdout lost its reader (as SIGPIPE ends a pipeline's writer), 123
+ * when --hang-timeout found the job hung.
+ *
+ * SIGQUIT (Ctrl-\\), an agent's STACKASK (dtrun-kill --stacks) and a hang
+ * ask every agent for its ranks' stacks; the merged report (stackrep.h)
+ * goes to stderr, the full stacks to a file. The job goes on.
  */
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -37,6 +43,7 @@
 #include "auth.h"
 #include "agentproto.h"
 #include "server.h"
+#include "stackrep.h"
 #include "status.h"
 #include "strv.h"
 #include "sync.h"
@@ -52,6 +59,8 @@ _Static_assert(AP_MAX_RANKS >= HF_RANKS_MAX, "AP_MAX_RANKS < HF_RANKS_MAX");
 #define EXIT_RDZV	125
 #define EXIT_PIPE	(128 + SIGPIPE)
 #define EXIT_LOST	255
+#define EXIT_HANG	123		/* --hang-timeout */
+#define STK_WAIT_S	60		/* a report waits for agents at most */
 
 enum rank_state { R_WAITING, R_RUNNING, R_EXITED };
 
@@ -89,8 +98,16 @@ struct job {
 	int			 exit_set;
 	int			 exit_code;
 	int			 signals;	/* how many stop signals dtrun got */
-	struct event		*ev_sig[6];
+	struct event		*ev_sig[7];
 	struct event		*ev_timeout;
+	struct stk_report	*stk;		/* a stack report being gathered */
+	size_t			 stk_pending;	/* hosts whose stacks are owed */
+	int			 stk_hang;	/* for a hang: act after it */
+	int			 stk_seq;	/* reports so far */
+	uint64_t		 stk_end_ms;	/* when the last one ended */
+	struct event		*ev_stk;	/* bounds stk_pending's wait */
+	struct event		*ev_hang;	/* --hang-timeout */
+	uint64_t		 life_ms;	/* a rank last wrote or beat */
 	struct event		*ev_watchdog;
 	struct event		*ev_beat;	/* --heartbeat-timeout looks */
 	int			 paused;	/* not reading agents (job_pressure) */
@@ -251,6 +268,27 @@ watchdog_cb(evutil_socket_t fd, short what, void *arg)
 	job_check_done(j);
 }
 
+/* Milliseconds on the monotonic clock. */
+static uint64_t
+now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Arms ev to fire in secs seconds. */
+static void
+timer_arm(struct event *ev, double secs)
+{
+	struct timeval	tv;
+
+	tv.tv_sec = (time_t)secs;
+	tv.tv_usec = (suseconds_t)((secs - (double)tv.tv_sec) * 1e6);
+	event_add(ev, &tv);
+}
+
 /* Tells every agent to stop its ranks: sig now, SIGKILL after the grace. */
 static void
 job_stop(struct job *j, int sig, double grace)
@@ -278,6 +316,185 @@ job_stop(struct job *j, int sig, double grace)
 		tv.tv_usec = 0;
 		event_add(j->ev_watchdog, &tv);
 	}
+}
+
+/* Where the full stacks of report seq go: --output-dir's stacks/, else $TMPDIR. */
+static void
+job_stacks_path(struct job *j, char *buf, size_t len)
+{
+	const char	*tmp = getenv("TMPDIR");
+
+	if (j->o->output_dir != NULL) {
+		snprintf(buf, len, "%s/stacks", j->o->output_dir);
+		(void)mkdir(buf, 0755);
+		snprintf(buf, len, "%s/stacks/stacks-%d.txt", j->o->output_dir,
+		    j->stk_seq);
+		return;
+	}
+	snprintf(buf, len, "%s/dtrun-%s-stacks-%d.txt", tmp != NULL &&
+	    tmp[0] == '/' ? tmp : "/tmp", j->id, j->stk_seq);
+}
+
+/*
+ * Every host answered, or the wait ran out: print the merged report, write
+ * the full stacks, and for a hang (not --on-hang report) stop the job.
+ */
+static void
+job_stacks_done(struct job *j)
+{
+	struct status_end *end;
+	char		 path[4096], **lines;
+	size_t		 h, i, n;
+	int		 r, k;
+
+	event_del(j->ev_stk);
+	for (h = 0; h < j->plan->nhosts; h++) {
+		if (!j->hosts[h].stk_waiting)
+			continue;
+		j->hosts[h].stk_waiting = 0;
+		for (k = 0; k < j->hosts[h].ph->nranks; k++) {
+			r = j->hosts[h].ph->ranks[k];
+			if (j->ranks[r].state == R_RUNNING)
+				stk_report_missing(j->stk, r, "no reply from "
+				    "the agent in time");
+		}
+	}
+	j->stk_pending = 0;
+	j->stk_seq++;
+	job_stacks_path(j, path, sizeof(path));
+	if ((lines = stk_report_lines(j->stk, &n)) == NULL)
+		log_error("stacks: out of memory");
+	else {
+		log_error("stacks of %zu rank%s in %zu group%s, outliers first:",
+		    stk_report_count(j->stk), stk_report_count(j->stk) == 1 ?
+		    "" : "s", n, n == 1 ? "" : "s");
+		for (i = 0; i < n; i++) {
+			log_error("  %s", lines[i]);
+			free(lines[i]);
+		}
+		free(lines);
+	}
+	if (stk_report_write(j->stk, path) == 0)
+		log_error("full stacks of every rank: %s", path);
+	else
+		log_error("cannot write the full stacks to %s: %s", path,
+		    strerror(errno));
+	stk_report_free(j->stk);
+	j->stk = NULL;
+	j->stk_end_ms = now_ms();
+	if (!j->stk_hang)
+		return;
+	j->stk_hang = 0;
+	if (j->o->on_hang_report || j->stopping)
+		return;
+	if ((end = job_end(j, END_HANG)) != NULL)
+		end->timeout = j->o->hang_timeout;
+	job_set_exit(j, EXIT_HANG);
+	job_stop(j, SIGTERM, j->o->kill_grace);
+}
+
+/*
+ * Asks every agent for its ranks' stacks (why: what asked, for the user).
+ * A report already being gathered answers this ask too.
+ */
+static void
+job_stacks_ask(struct job *j, const char *why)
+{
+	size_t	h;
+
+	if (j->stk != NULL)
+		return;
+	if (!j->started || j->nrunning == 0 || j->stopping) {
+		log_warn("%s: no rank is running: no stacks to show", why);
+		j->stk_hang = 0;
+		return;
+	}
+	if ((j->stk = stk_report_new(j->plan->nranks)) == NULL) {
+		log_error("stacks: out of memory");
+		return;
+	}
+	if (!j->stk_hang)
+		log_notice("%s: asking every agent for its ranks' stacks (the "
+		    "job goes on)", why);
+	for (h = 0; h < j->plan->nhosts; h++) {
+		if (j->hosts[h].done || !j->hosts[h].hello)
+			continue;
+		ap_put_empty(&j->wb, AP_STACKS);
+		j->hosts[h].stk_waiting = 1;
+		j->stk_pending++;
+		job_send(&j->hosts[h]);
+	}
+	if (j->stk_pending == 0) {
+		job_stacks_done(j);
+		return;
+	}
+	timer_arm(j->ev_stk, STK_WAIT_S);
+}
+
+/* ARGSUSED */
+static void
+stk_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct job	*j = arg;
+
+	if (j->stk != NULL)
+		job_stacks_done(j);
+}
+
+/* One STACK from h's agent: a rank's stack, or (AP_NORANK) the end of them. */
+static void
+job_host_stack(struct job_host *h, const struct ap_stack *k)
+{
+	struct job	*j = h->job;
+
+	if (j->stk == NULL || !h->stk_waiting)
+		return;		/* late, after the report was made */
+	if (k->rank == AP_NORANK) {
+		h->stk_waiting = 0;
+		if (--j->stk_pending == 0)
+			job_stacks_done(j);
+		return;
+	}
+	if (k->rank >= j->plan->nranks ||
+	    j->plan->ranks[k->rank].host != h->index)
+		return;
+	stk_report_rank(j->stk, k->rank, h->ph->name, (pid_t)k->pid,
+	    k->status, k->tool, k->text);
+}
+
+void
+job_rank_alive(struct job *j, int rank)
+{
+	j->life_ms = now_ms();
+}
+
+/*
+ * --hang-timeout: no rank wrote a line (or beat) for that long. Ask for
+ * the stacks; job_stacks_done then stops the job unless --on-hang report.
+ */
+/* ARGSUSED */
+static void
+hang_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct job	*j = arg;
+	uint64_t	 idle = now_ms() - j->life_ms;
+	uint64_t	 limit = (uint64_t)(j->o->hang_timeout * 1000);
+
+	if (j->stopping)
+		return;
+	if (idle < limit || j->stk != NULL || j->nrunning == 0) {
+		timer_arm(j->ev_hang, idle < limit ? (limit - idle) / 1000.0 :
+		    j->o->hang_timeout);
+		return;
+	}
+	log_error("no rank has written a line for %g s (--hang-timeout)%s",
+	    j->o->hang_timeout, j->o->on_hang_report ? "" :
+	    ": stopping the job once its stacks are in");
+	j->stk_hang = 1;
+	/* Report mode: the next report after another quiet period. */
+	j->life_ms = now_ms();
+	timer_arm(j->ev_hang, j->o->hang_timeout);
+	job_stacks_ask(j, "hang");
 }
 
 /* Describes how a rank ended ("exited with code 3", "was killed by signal 9 (Killed)"). */
@@ -513,6 +730,9 @@ job_start_all(struct job *j)
 		ap_put_empty(&j->wb, AP_START);
 		job_send(&j->hosts[h]);
 	}
+	j->life_ms = now_ms();
+	if (j->o->hang_timeout > 0)
+		timer_arm(j->ev_hang, j->o->hang_timeout);
 	log_info("started %zu rank%s on %zu host%s (job %s)", j->plan->nranks,
 	    j->plan->nranks == 1 ? "" : "s", j->plan->nhosts,
 	    j->plan->nhosts == 1 ? "" : "s", j->id);
@@ -526,6 +746,7 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 	struct ap_output out;
 	struct ap_exit	 x;
 	struct ap_error	 e;
+	struct ap_stack	 stk;
 	uint32_t	 rank, pid, nports, *ports;
 	uint64_t	 ms;
 
@@ -594,6 +815,7 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		if (ap_get_output(p, n, &out) != 0 || out.rank >= j->plan->nranks)
 			break;
 		status_done(j->st);
+		j->life_ms = now_ms();
 		output_feed(j->out, out.rank, out.stream, out.data, out.len);
 		return;
 	case AP_EXIT:
@@ -614,6 +836,20 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 	case AP_HEARTBEAT:
 		if (ap_get_heartbeat(p, n, &ms) != 0)
 			break;
+		return;
+	case AP_STACK:
+		if (ap_get_stack(p, n, &stk) != 0)
+			break;
+		job_host_stack(h, &stk);
+		ap_stack_free(&stk);
+		return;
+	case AP_STACKASK:
+		if (ap_get_empty(p, n) != 0)
+			break;
+		/* Ctrl-\ reaches dtrun and a local agent: one report. */
+		if (j->stk == NULL && now_ms() - j->stk_end_ms > 1000)
+			job_stacks_ask(j, "an agent got SIGQUIT (dtrun-kill "
+			    "--stacks)");
 		return;
 	case AP_DONE:
 		if (h->done || ap_get_empty(p, n) != 0)
@@ -669,6 +905,11 @@ job_host_closed(struct job_host *h, int err, const char *why)
 		log_error("lost the agent on %s (%s)%s", h->ph->name, why,
 		    j->stopping ? "" : ": stopping the job");
 	job_set_exit(j, EXIT_LOST);
+	if (h->stk_waiting) {
+		h->stk_waiting = 0;
+		if (--j->stk_pending == 0)
+			job_stacks_done(j);
+	}
 	if (h->be->same_machine)
 		job_kill_orphans(h);
 	if (!j->stopping)
@@ -773,6 +1014,9 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 				j->hosts[h].be->reaped(&j->hosts[h], pid,
 				    status);
 		}
+		return;
+	case SIGQUIT:
+		job_stacks_ask(j, "got SIGQUIT");
 		return;
 	case SIGUSR1:
 	case SIGUSR2:
@@ -925,7 +1169,7 @@ int
 job_run(const struct opts *o, const struct plan *p, const char *id)
 {
 	static const int	 sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1,
-				     SIGUSR2, SIGCHLD };
+				     SIGUSR2, SIGCHLD, SIGQUIT };
 	struct job		 j;
 	struct output_cfg	 oc;
 	struct dt_err		 e;
@@ -951,6 +1195,8 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 	j.ev_timeout = evtimer_new(j.base, timeout_cb, &j);
 	j.ev_watchdog = evtimer_new(j.base, watchdog_cb, &j);
 	j.ev_beat = event_new(j.base, -1, EV_PERSIST, beat_cb, &j);
+	j.ev_stk = evtimer_new(j.base, stk_timer_cb, &j);
+	j.ev_hang = evtimer_new(j.base, hang_cb, &j);
 
 	memset(&oc, 0, sizeof(oc));
 	oc.prefix = o->prefix;
@@ -1059,6 +1305,9 @@ out:
 	event_free(j.ev_timeout);
 	event_free(j.ev_watchdog);
 	event_free(j.ev_beat);
+	event_free(j.ev_stk);
+	event_free(j.ev_hang);
+	stk_report_free(j.stk);
 	event_base_free(j.base);
 	return j.exit_code;
 }

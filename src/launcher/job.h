@@ -57,6 +57,7 @@ struct job_host {
 	int			 prepared;
 	int			 done;		/* DONE received, or link lost */
 	struct ap_beat		 beat;		/* heartbeats, see agentproto.h */
+	int			 stk_waiting;	/* STACKS sent, its end not back */
 };
 
 /* The event base every part of the job uses. */
@@ -67,6 +68,12 @@ struct job_host	*job_hosts(struct job_host *h, size_t *n);
 void	job_host_frame(struct job_host *, uint8_t type, const uint8_t *, size_t);
 /* h's agent link ended; err 0 = clean EOF. */
 void	job_host_closed(struct job_host *, int err, const char *why);
+
+/*
+ * Rank shows it is alive without printing (a heartbeat): it counts as a
+ * line written for --hang-timeout.
+ */
+void	job_rank_alive(struct job *, int rank);
 
 /* Runs the job to the end; returns dtrun's exit status. */
 int	job_run(const struct opts *, const struct plan *, const char *job_id);

@@ -100,6 +100,8 @@ plan_apply_config(struct opts *o, struct hf_config *c, struct dt_err *e)
 		    "heartbeatTimeout", e) != 0)
 			return plan_config_at(e, c, HF_C_HEARTBEAT);
 	}
+	if (!o->hang_timeout_set && hf_config_has(c, HF_C_HANGTIMEOUT))
+		o->hang_timeout = c->hang_timeout_ms / 1000.0;
 	if (!o->prefix_set && hf_config_has(c, HF_C_PREFIX)) {
 		if (prefix_check(c->prefix, e) != 0)
 			return plan_config_at(e, c, HF_C_PREFIX);

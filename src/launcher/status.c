@@ -170,6 +170,10 @@ status_summary(const struct status_end *x, char *buf, size_t len)
 		snprintf(buf, len, "job failed: timed out after %g s "
 		    "(--timeout); %s", x->timeout, stopped);
 		break;
+	case END_HANG:
+		snprintf(buf, len, "job failed: hung, no rank wrote a line "
+		    "for %g s (--hang-timeout); %s", x->timeout, stopped);
+		break;
 	case END_SIGNAL:
 		snprintf(buf, len, "job stopped by SIG%s; %s",
 		    sigabbrev_np(x->signo), stopped);

@@ -43,11 +43,12 @@ int		 status_color_ok(int fd);
 
 /* How a failed job ended, for its summary. */
 struct status_end {
-	enum { END_NONE, END_RANK, END_TIMEOUT, END_SIGNAL, END_LOST } cause;
+	enum { END_NONE, END_RANK, END_TIMEOUT, END_SIGNAL, END_LOST,
+	    END_HANG } cause;
 	int		 rank;		/* END_RANK */
 	const char	*host;		/* END_RANK, END_LOST */
 	char		 how[128];	/* END_RANK: "exited with code 3" */
-	double		 timeout;	/* END_TIMEOUT */
+	double		 timeout;	/* END_TIMEOUT, END_HANG */
 	int		 signo;		/* END_SIGNAL */
 	size_t		 started;	/* ranks that ever ran */
 	size_t		 stopped;	/* of those, ended once we stopped */

@@ -1,0 +1,5 @@
+# Time from kill -QUIT to the merged stack report, 64 local ranks (goal <= 2 s).
+BENCH_TARGETS += bench-hang
+bench-hang: all
+	bash bench/hang/run.sh $(B) 64
+.PHONY: bench-hang

@@ -1,0 +1,496 @@
+/*
+ * stacks.c -- capture ranks' stacks with eu-stack or gdb (see stacks.h).
+ *
+ * A capture goes through up to two stages per rank, each one tool run as
+ * a child with its output on a pipe: native frames (eu-stack, else gdb's
+ * bt), then for a Python rank gdb reading the interpreter's frames. A stage ends when the tool is
+ * reaped and its pipe is at EOF, or when its time bound fires (the tool is
+ * killed). The text of both stages goes back under "--- native (TOOL)" and
+ * "--- python (gdb)" headers, which dtrun's merge reads.
+ */
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "agentproto.h"
+#include "procs.h"
+#include "stacks.h"
+
+extern char **environ;
+
+#define STK_PARALLEL	8	/* tools running at once */
+#define STK_BOUND_S	20	/* one tool run, at most (gdb loads symbols) */
+
+/*
+ * Python frames, read by gdb from the interpreter's own data: every
+ * thread state's frame chain (_PyRuntime -> interpreters -> threads ->
+ * cframe->current_frame -> previous), named and numbered by the classes of
+ * the interpreter's gdb extension (PyFramePtr, from python3.X-dbg). Unlike
+ * py-bt it needs no unwinding through native frames, so gdb loads no
+ * library's symbols (libtorch's take long) and a thread blocked deep in
+ * C++ still shows where its Python code is. Printed as py-bt would.
+ */
+static const char py_walk[] = "python exec('"
+"def _dt_frames(ts):\\n"
+"    try:\\n"
+"        cf = ts[\"cframe\"]\\n"
+"        f = cf[\"current_frame\"] if int(cf) != 0 else 0\\n"
+"    except gdb.error:\\n"
+"        f = ts[\"current_frame\"]\\n"
+"    n = 0\\n"
+"    while int(f) != 0 and n < 512:\\n"
+"        fp = PyFramePtr(f)\\n"
+"        if not fp.is_optimized_out():\\n"
+"            q = chr(34)\\n"
+"            print(\"  File %s%s%s, line %s, in %s\" % (q, fp.filename(), q,\\n"
+"                fp.current_line_num(), fp.co_name.proxyval(set())))\\n"
+"        f = f[\"previous\"]\\n"
+"        n += 1\\n"
+"def _dt_walk():\\n"
+"    interp = gdb.parse_and_eval(\"_PyRuntime\")[\"interpreters\"][\"head\"]\\n"
+"    while int(interp) != 0:\\n"
+"        ts = interp[\"threads\"][\"head\"]\\n"
+"        while int(ts) != 0:\\n"
+"            try:\\n"
+"                tid = int(ts[\"native_thread_id\"])\\n"
+"            except gdb.error:\\n"
+"                tid = int(ts[\"thread_id\"])\\n"
+"            print(\"Thread (LWP %d):\" % tid)\\n"
+"            print(\"Traceback (most recent call first):\")\\n"
+"            _dt_frames(ts)\\n"
+"            ts = ts[\"next\"]\\n"
+"        interp = interp[\"next\"]\\n"
+"try:\\n"
+"    _dt_walk()\\n"
+"except Exception as e:\\n"
+"    print(\"[no Python frames (%s): install python3-dbg on this host]\" % e)\\n"
+"')";
+
+struct stacks;
+
+struct item {
+	struct stacks		*s;
+	uint32_t		 rank;
+	pid_t			 pid;
+	unsigned long long	 start;		/* pins pid for SIGCONT */
+	int			 python;
+	int			 stage;		/* 0 native, 1 python */
+	pid_t			 tool;		/* 0: none running */
+	int			 fd;		/* the tool's output; -1 at EOF */
+	int			 timed_out;
+	struct event		*ev_read, *ev_timer;
+	char			*buf;
+	size_t			 len;
+	char			 tools[32];	/* "eu-stack", "eu-stack+gdb" */
+};
+
+struct stacks {
+	struct event_base	*base;
+	stacks_done_fn		 done;
+	void			*arg;
+	int			 devnull;
+	struct item		*items;
+	size_t			 n, cap;
+	size_t			 next;		/* first item not started */
+	size_t			 running, finished;
+	int			 busy;
+	char			*eu, *gdb;	/* tools found, or NULL */
+};
+
+static void	item_next(struct item *);
+
+struct stacks *
+stacks_new(struct event_base *base, stacks_done_fn done, void *arg)
+{
+	struct stacks	*s;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return NULL;
+	s->base = base;
+	s->done = done;
+	s->arg = arg;
+	if ((s->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void
+stacks_add(struct stacks *s, uint32_t rank, pid_t pid)
+{
+	struct item	*v;
+	size_t		 cap;
+
+	if (s->busy)
+		return;
+	if (s->n == s->cap) {
+		cap = s->cap ? s->cap * 2 : 16;
+		if ((v = reallocarray(s->items, cap, sizeof(*v))) == NULL)
+			return;
+		s->items = v;
+		s->cap = cap;
+	}
+	memset(&s->items[s->n], 0, sizeof(s->items[0]));
+	s->items[s->n].s = s;
+	s->items[s->n].rank = rank;
+	s->items[s->n].pid = pid;
+	s->items[s->n].fd = -1;
+	s->n++;
+}
+
+int
+stacks_busy(const struct stacks *s)
+{
+	return s->busy;
+}
+
+/* Appends text to it's buffer, up to what one STACK carries. */
+static void
+item_append(struct item *it, const char *p, size_t n)
+{
+	char	*nb;
+
+	if (n > AP_STACK_MAX - it->len)
+		n = AP_STACK_MAX - it->len;
+	if (n == 0 || (nb = realloc(it->buf, it->len + n + 1)) == NULL)
+		return;
+	it->buf = nb;
+	memcpy(it->buf + it->len, p, n);
+	it->len += n;
+	it->buf[it->len] = '\0';
+}
+
+/* Finds a tool in PATH, then in the usual places (ssh gives a short PATH). */
+static char *
+stacks_find(const char *name)
+{
+	char	*p;
+	int	 err;
+
+	if ((p = spawn_resolve(name, getenv("PATH"), &err)) != NULL)
+		return p;
+	return spawn_resolve(name, "/usr/bin:/bin:/usr/local/bin", &err);
+}
+
+/* True if pid runs a Python interpreter (its executable is python*). */
+static int
+is_python(pid_t pid)
+{
+	char	path[64], exe[PATH_MAX], *b;
+	ssize_t	n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if ((n = readlink(path, exe, sizeof(exe) - 1)) <= 0)
+		return 0;
+	exe[n] = '\0';
+	b = strrchr(exe, '/');
+	return strncmp(b != NULL ? b + 1 : exe, "python", 6) == 0;
+}
+
+/* Closes the tool's pipe. */
+static void
+item_close(struct item *it)
+{
+	if (it->ev_read != NULL) {
+		event_free(it->ev_read);
+		it->ev_read = NULL;
+	}
+	if (it->fd >= 0) {
+		close(it->fd);
+		it->fd = -1;
+	}
+}
+
+/* ARGSUSED */
+static void
+item_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct item	*it = arg;
+	char		 buf[16384];
+	ssize_t		 n;
+
+	n = read(it->fd, buf, sizeof(buf));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		item_close(it);
+		item_next(it);
+		return;
+	}
+	item_append(it, buf, n);
+}
+
+/* ARGSUSED */
+static void
+item_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct item	*it = arg;
+	char		 note[96];
+
+	if (it->tool <= 0)
+		return;
+	/* Its own process group (spawn_rank): whatever it started goes too. */
+	kill(-it->tool, SIGKILL);
+	it->timed_out = 1;
+	item_close(it);
+	snprintf(note, sizeof(note), "\n[timed out after %d s: killed]\n",
+	    STK_BOUND_S);
+	item_append(it, note, strlen(note));
+}
+
+/* Starts the tool of it's current stage; -1 if there is none to run. */
+static int
+item_spawn(struct item *it)
+{
+	struct stacks	*s = it->s;
+	struct timeval	 tv = { STK_BOUND_S, 0 };
+	char		 pid[16], head[64], *path;
+	const char	*name;
+	char		*argv[16];
+	int		 fds[2], i = 0;
+	pid_t		 tool;
+
+	snprintf(pid, sizeof(pid), "%d", (int)it->pid);
+	if (it->stage == 0 && s->eu != NULL) {
+		path = s->eu;
+		name = "eu-stack";
+		argv[i++] = "eu-stack";
+		argv[i++] = "-p";
+		argv[i++] = pid;
+	} else if (s->gdb != NULL) {
+		path = s->gdb;
+		name = it->stage == 0 ? "gdb" : "gdb";
+		argv[i++] = "gdb";
+		argv[i++] = "-nx";
+		argv[i++] = "-batch";
+		argv[i++] = "-iex";
+		argv[i++] = "set debuginfod enabled off";
+		if (it->stage == 1) {
+			/* py_walk needs only the interpreter's symbols: fast. */
+			argv[i++] = "-iex";
+			argv[i++] = "set auto-solib-add off";
+		}
+		argv[i++] = "-p";
+		argv[i++] = pid;
+		argv[i++] = "-ex";
+		argv[i++] = it->stage == 0 ? "thread apply all bt" :
+		    (char *)py_walk;
+	} else
+		return -1;
+	argv[i] = NULL;
+	snprintf(head, sizeof(head), "%s--- %s (%s)\n", it->len ? "\n" : "",
+	    it->stage == 0 ? "native" : "python", name);
+	item_append(it, head, strlen(head));
+	snprintf(it->tools + strlen(it->tools), sizeof(it->tools) -
+	    strlen(it->tools), "%s%s", it->tools[0] ? "+" : "",
+	    it->stage == 0 ? name : "gdb-python");
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) == -1)
+		return -1;
+	fcntl(fds[1], F_SETFL, 0);
+	tool = spawn_rank(path, argv, environ, s->devnull, fds[1], fds[1]);
+	close(fds[1]);
+	if (tool < 0) {
+		close(fds[0]);
+		snprintf(head, sizeof(head), "[cannot run %s: %s]\n", name,
+		    strerror((int)-tool));
+		item_append(it, head, strlen(head));
+		return -1;
+	}
+	it->tool = tool;
+	it->fd = fds[0];
+	it->ev_read = event_new(s->base, it->fd, EV_READ | EV_PERSIST,
+	    item_read_cb, it);
+	if (it->ev_timer == NULL)
+		it->ev_timer = evtimer_new(s->base, item_timer_cb, it);
+	event_add(it->ev_read, NULL);
+	event_add(it->ev_timer, &tv);
+	return 0;
+}
+
+/* Starts queued items while there is room. */
+static void
+stacks_fill(struct stacks *s)
+{
+	struct item	*it;
+
+	while (s->running < STK_PARALLEL && s->next < s->n) {
+		it = &s->items[s->next++];
+		s->running++;
+		it->start = proc_starttime(it->pid);
+		it->python = is_python(it->pid);
+		if (item_spawn(it) != 0)
+			item_next(it);
+	}
+}
+
+/* Reports it and frees what it holds. */
+static void
+item_finish(struct item *it)
+{
+	struct stacks	*s = it->s;
+	struct ap_stack	 k;
+
+	if (it->ev_timer != NULL) {
+		event_free(it->ev_timer);
+		it->ev_timer = NULL;
+	}
+	k.rank = it->rank;
+	k.pid = it->pid;
+	k.status = it->timed_out ? AP_STK_TIMEDOUT : it->len == 0 ?
+	    AP_STK_FAILED : AP_STK_OK;
+	k.tool = it->tools;
+	k.text = it->buf != NULL ? it->buf : "";
+	s->done(s->arg, &k);
+	free(it->buf);
+	it->buf = NULL;
+	s->running--;
+	s->finished++;
+}
+
+/*
+ * The current stage of it may have ended: once the tool is reaped and its
+ * pipe closed, start the next stage or report the rank.
+ */
+static void
+item_next(struct item *it)
+{
+	struct stacks	*s = it->s;
+	struct ap_stack	 k;
+	static const char pyhint[] = "\n[no Python frames: install gdb and "
+	    "python3-dbg on this host]\n";
+
+	if (it->tool > 0 || it->fd >= 0)
+		return;
+	if (it->ev_timer != NULL)
+		event_del(it->ev_timer);
+	if (it->stage == 0 && it->python && !it->timed_out) {
+		it->stage = 1;
+		if (s->gdb == NULL)
+			item_append(it, pyhint, sizeof(pyhint) - 1);
+		else if (item_spawn(it) == 0)
+			return;
+	}
+	item_finish(it);
+	if (s->finished < s->n) {
+		stacks_fill(s);
+		return;
+	}
+	/* All done: the end marker, then ready for the next request. */
+	s->busy = 0;
+	s->n = s->next = s->finished = 0;
+	memset(&k, 0, sizeof(k));
+	k.rank = AP_NORANK;
+	k.tool = "";
+	k.text = "";
+	s->done(s->arg, &k);
+}
+
+int
+stacks_run(struct stacks *s)
+{
+	struct ap_stack	 k;
+	size_t		 i;
+	char		 host[256] = "this host", note[512];
+
+	if (s->busy)
+		return -1;
+	free(s->eu);
+	free(s->gdb);
+	s->eu = stacks_find("eu-stack");
+	s->gdb = stacks_find("gdb");
+	memset(&k, 0, sizeof(k));
+	k.rank = AP_NORANK;
+	k.tool = "";
+	k.text = "";
+	if (s->eu == NULL && s->gdb == NULL) {
+		gethostname(host, sizeof(host) - 1);
+		snprintf(note, sizeof(note), "no stack tool on %s: install gdb "
+		    "(and python3-dbg for Python frames) or elfutils "
+		    "(eu-stack)", host);
+		for (i = 0; i < s->n; i++) {
+			k.rank = s->items[i].rank;
+			k.pid = s->items[i].pid;
+			k.status = AP_STK_NOTOOL;
+			k.text = note;
+			s->done(s->arg, &k);
+		}
+		k.rank = AP_NORANK;
+		k.pid = 0;
+		k.status = AP_STK_NOTOOL;
+		s->n = 0;
+		s->done(s->arg, &k);
+		return 0;
+	}
+	if (s->n == 0) {
+		s->done(s->arg, &k);
+		return 0;
+	}
+	s->busy = 1;
+	stacks_fill(s);
+	return 0;
+}
+
+int
+stacks_reaped(struct stacks *s, pid_t pid, int status)
+{
+	struct item	*it;
+	size_t		 i;
+
+	for (i = 0; s != NULL && i < s->n; i++) {
+		it = &s->items[i];
+		if (it->tool != pid)
+			continue;
+		it->tool = 0;
+		/* Traced when the tool died: the kernel detached; resume it. */
+		proc_signal(it->pid, it->start, SIGCONT);
+		if (!it->timed_out && WIFSIGNALED(status) &&
+		    WTERMSIG(status) != SIGPIPE) {
+			char	note[64];
+
+			snprintf(note, sizeof(note), "\n[the tool was killed "
+			    "by signal %d]\n", WTERMSIG(status));
+			item_append(it, note, strlen(note));
+		}
+		item_next(it);
+		return 1;
+	}
+	return 0;
+}
+
+void
+stacks_free(struct stacks *s)
+{
+	struct item	*it;
+	size_t		 i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->n; i++) {
+		it = &s->items[i];
+		if (it->tool > 0) {
+			kill(-it->tool, SIGKILL);
+			waitpid(it->tool, NULL, 0);
+			proc_signal(it->pid, it->start, SIGCONT);
+		}
+		item_close(it);
+		if (it->ev_timer != NULL)
+			event_free(it->ev_timer);
+		free(it->buf);
+	}
+	free(s->items);
+	free(s->eu);
+	free(s->gdb);
+	close(s->devnull);
+	free(s);
+}
