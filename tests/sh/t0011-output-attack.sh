@@ -44,8 +44,9 @@ test_expect_success 'a slow reader with --output-dir: the same, and whole files'
 
 test_expect_success 'a slow reader over ssh gets every line once, in order' '
 	if [ -n "$ssh_why" ]; then skip_test "$ssh_why"; fi &&
-	dtrun "${SSH_ARGS[@]}" --ssh-agent-dir "$PWD/agents" -H 127.0.0.1:2,127.0.0.2:2 seq 300000 | (sleep 3; cat) >out &&
-	check_ranks out 4 300000
+	{ dtrun "${SSH_ARGS[@]}" --ssh-agent-dir "$PWD/agents" -H 127.0.0.1:2,127.0.0.2:2 seq 300000 2>err; echo $? >rc; } | (sleep 3; cat) >out &&
+	{ check_ranks out 4 300000 || { echo "dtrun exit $(cat rc)"; cat err; exit 1; }; } &&
+	test "$(cat rc)" = 0
 '
 
 test_expect_success 'a 50 MiB line comes in 8 MiB pieces that add up to it exactly' '
