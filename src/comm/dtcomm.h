@@ -114,7 +114,10 @@ int		 dtcomm_kv_get(struct dtcomm *c, const char *key, void *buf,
 int		 dtcomm_kv_add(struct dtcomm *c, const char *key,
 		     long long delta, long long *out);
 
-/* A heartbeat: 0 while the rendezvous answers and the job is not aborting. */
+/*
+ * A heartbeat: 0 while the rendezvous answers and the job is not aborting.
+ * dtrun counts it as a sign of life for --hang-timeout.
+ */
 int		 dtcomm_heartbeat(struct dtcomm *c);
 
 /* Leaves the job's rendezvous and frees c (NULL is fine). */

@@ -12,7 +12,9 @@
  *
  * SIGQUIT (Ctrl-\\), an agent's STACKASK (dtrun-kill --stacks) and a hang
  * ask every agent for its ranks' stacks; the merged report (stackrep.h)
- * goes to stderr, the full stacks to a file. The job goes on.
+ * goes to stderr, the full stacks to a file. The job goes on. Ranks that
+ * never join the rendezvous within --start-timeout get their stacks shown
+ * too, before the job stops with 125.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -64,6 +66,13 @@ _Static_assert(AP_MAX_RANKS >= HF_RANKS_MAX, "AP_MAX_RANKS < HF_RANKS_MAX");
 
 enum rank_state { R_WAITING, R_RUNNING, R_EXITED };
 
+/* What a stack report ends in. */
+enum stk_then {
+	STK_THEN_NONE,			/* the job goes on */
+	STK_THEN_HANG,			/* --hang-timeout: stop, 123 */
+	STK_THEN_START			/* --start-timeout: stop, 125 */
+};
+
 struct job_rank {
 	enum rank_state	 state;
 	pid_t		 pid;
@@ -102,7 +111,8 @@ struct job {
 	struct event		*ev_timeout;
 	struct stk_report	*stk;		/* a stack report being gathered */
 	size_t			 stk_pending;	/* hosts whose stacks are owed */
-	int			 stk_hang;	/* for a hang: act after it */
+	enum stk_then		 stk_then;	/* what to do once it is in */
+	uint8_t			*stk_only;	/* NULL, or the ranks it covers */
 	int			 stk_seq;	/* reports so far */
 	uint64_t		 stk_end_ms;	/* when the last one ended */
 	struct event		*ev_stk;	/* bounds stk_pending's wait */
@@ -335,6 +345,34 @@ job_stacks_path(struct job *j, char *buf, size_t len)
 	    tmp[0] == '/' ? tmp : "/tmp", j->id, j->stk_seq);
 }
 
+/* A stack report is in, or could not be asked: act on what it was for. */
+static void
+job_stacks_then(struct job *j)
+{
+	struct status_end	*end;
+	enum stk_then		 then = j->stk_then;
+
+	j->stk_then = STK_THEN_NONE;
+	if (then == STK_THEN_NONE || j->stopping)
+		return;
+	if (then == STK_THEN_HANG) {
+		if (j->o->on_hang_report)
+			return;
+		if ((end = job_end(j, END_HANG)) != NULL)
+			end->timeout = j->o->hang_timeout;
+		job_set_exit(j, EXIT_HANG);
+	}
+	/* STK_THEN_START: its cause and 125 were set when it timed out. */
+	job_stop(j, SIGTERM, j->o->kill_grace);
+}
+
+/* True if the report being gathered covers rank. */
+static int
+job_stacks_cover(const struct job *j, uint32_t rank)
+{
+	return j->stk_only == NULL || j->stk_only[rank];
+}
+
 /*
  * Every host answered, or the wait ran out: print the merged report, write
  * the full stacks, and for a hang (not --on-hang report) stop the job.
@@ -342,7 +380,6 @@ job_stacks_path(struct job *j, char *buf, size_t len)
 static void
 job_stacks_done(struct job *j)
 {
-	struct status_end *end;
 	char		 path[4096], **lines;
 	size_t		 h, i, n;
 	int		 r, k;
@@ -354,7 +391,8 @@ job_stacks_done(struct job *j)
 		j->hosts[h].stk_waiting = 0;
 		for (k = 0; k < j->hosts[h].ph->nranks; k++) {
 			r = j->hosts[h].ph->ranks[k];
-			if (j->ranks[r].state == R_RUNNING)
+			if (j->ranks[r].state == R_RUNNING &&
+			    job_stacks_cover(j, r))
 				stk_report_missing(j->stk, r, "no reply from "
 				    "the agent in time");
 		}
@@ -381,21 +419,29 @@ job_stacks_done(struct job *j)
 		    strerror(errno));
 	stk_report_free(j->stk);
 	j->stk = NULL;
+	free(j->stk_only);
+	j->stk_only = NULL;
 	j->stk_end_ms = now_ms();
-	if (!j->stk_hang)
-		return;
-	j->stk_hang = 0;
-	if (j->o->on_hang_report || j->stopping)
-		return;
-	if ((end = job_end(j, END_HANG)) != NULL)
-		end->timeout = j->o->hang_timeout;
-	job_set_exit(j, EXIT_HANG);
-	job_stop(j, SIGTERM, j->o->kill_grace);
+	job_stacks_then(j);
+}
+
+/* True if the report being gathered covers any of h's ranks. */
+static int
+job_stacks_host(const struct job *j, const struct job_host *h)
+{
+	int	k;
+
+	for (k = 0; k < h->ph->nranks; k++)
+		if (job_stacks_cover(j, h->ph->ranks[k]))
+			return 1;
+	return 0;
 }
 
 /*
- * Asks every agent for its ranks' stacks (why: what asked, for the user).
- * A report already being gathered answers this ask too.
+ * Asks the agents for their ranks' stacks (why: what asked, for the user):
+ * every agent, or with j->stk_only those running a rank it names. A report
+ * already being gathered answers this ask too. Whatever the report is for
+ * (j->stk_then) happens once it is in, or now if none can be asked.
  */
 static void
 job_stacks_ask(struct job *j, const char *why)
@@ -406,18 +452,22 @@ job_stacks_ask(struct job *j, const char *why)
 		return;
 	if (!j->started || j->nrunning == 0 || j->stopping) {
 		log_warn("%s: no rank is running: no stacks to show", why);
-		j->stk_hang = 0;
+		free(j->stk_only);
+		j->stk_only = NULL;
+		job_stacks_then(j);
 		return;
 	}
 	if ((j->stk = stk_report_new(j->plan->nranks)) == NULL) {
 		log_error("stacks: out of memory");
+		job_stacks_then(j);
 		return;
 	}
-	if (!j->stk_hang)
+	if (j->stk_then == STK_THEN_NONE)
 		log_notice("%s: asking every agent for its ranks' stacks (the "
 		    "job goes on)", why);
 	for (h = 0; h < j->plan->nhosts; h++) {
-		if (j->hosts[h].done || !j->hosts[h].hello)
+		if (j->hosts[h].done || !j->hosts[h].hello ||
+		    !job_stacks_host(j, &j->hosts[h]))
 			continue;
 		ap_put_empty(&j->wb, AP_STACKS);
 		j->hosts[h].stk_waiting = 1;
@@ -456,7 +506,8 @@ job_host_stack(struct job_host *h, const struct ap_stack *k)
 		return;
 	}
 	if (k->rank >= j->plan->nranks ||
-	    j->plan->ranks[k->rank].host != h->index)
+	    j->plan->ranks[k->rank].host != h->index ||
+	    !job_stacks_cover(j, k->rank))
 		return;
 	stk_report_rank(j->stk, k->rank, h->ph->name, (pid_t)k->pid,
 	    k->status, k->tool, k->text);
@@ -490,7 +541,7 @@ hang_cb(evutil_socket_t fd, short what, void *arg)
 	log_error("no rank has written a line for %g s (--hang-timeout)%s",
 	    j->o->hang_timeout, j->o->on_hang_report ? "" :
 	    ": stopping the job once its stacks are in");
-	j->stk_hang = 1;
+	j->stk_then = STK_THEN_HANG;
 	/* Report mode: the next report after another quiet period. */
 	j->life_ms = now_ms();
 	timer_arm(j->ev_hang, j->o->hang_timeout);
@@ -535,8 +586,10 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 		code = x->code == ENOEXEC || x->code == EACCES ? 126 : 127;
 	else
 		code = x->code;
-	if (j->stopping)
-		return;		/* stopped by us, or after the first failure */
+	if (j->stopping || j->stk_then == STK_THEN_START)
+		return;		/* stopped by us, or after the first failure;
+				   or ending, once the missing ranks' stacks
+				   are in (their peers were told to abort) */
 	describe_end(how, sizeof(how), x);
 	left = job_live(j);
 	if (r->pid > 0)
@@ -1071,17 +1124,41 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
 
-/* Some rank joined the rendezvous, and not all did within --start-timeout. */
+/*
+ * Some rank joined the rendezvous, and not all did within --start-timeout:
+ * show the stacks of those that did not (where they are stuck), then stop.
+ */
 static void
 rdzv_timeout_cb(void *arg, const char *msg)
 {
-	struct job	*j = arg;
+	struct job		*j = arg;
+	struct status_end	*end;
+	int			 r, n = 0;
 
 	if (j->stopping)
 		return;
 	log_error("%s (--start-timeout %g)", msg, j->o->start_timeout);
+	for (r = 0; r < j->plan->nworkers; r++)
+		n += !rdzv_server_joined(j->rdzv, r);
+	if ((end = job_end(j, END_START)) != NULL) {
+		end->rank = n;
+		end->timeout = j->o->start_timeout;
+	}
 	job_set_exit(j, EXIT_RDZV);
-	job_stop(j, SIGTERM, j->o->kill_grace);
+	j->stk_then = STK_THEN_START;
+	if (j->stk != NULL)
+		return;		/* a report of every rank is under way */
+	j->stk_only = xcalloc(j->plan->nranks, 1);
+	for (r = 0; r < j->plan->nworkers; r++)
+		j->stk_only[r] = !rdzv_server_joined(j->rdzv, r);
+	job_stacks_ask(j, "start timeout");
+}
+
+/* A joined rank called dtcomm_heartbeat(): it is alive (--hang-timeout). */
+static void
+rdzv_alive_cb(void *arg, int rank)
+{
+	job_rank_alive(arg, rank);
 }
 
 /* ARGSUSED */
@@ -1142,6 +1219,7 @@ job_rdzv_start(struct job *j, struct dt_err *e)
 	cfg.on_timeout = rdzv_timeout_cb;
 	cfg.on_all_joined = rdzv_joined_cb;
 	cfg.on_join = rdzv_join_cb;
+	cfg.on_alive = rdzv_alive_cb;
 	cfg.arg = j;
 	rc = rdzv_server_new(j->base, &cfg, &j->rdzv, e);
 	free(ri);

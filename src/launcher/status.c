@@ -174,6 +174,11 @@ status_summary(const struct status_end *x, char *buf, size_t len)
 		snprintf(buf, len, "job failed: hung, no rank wrote a line "
 		    "for %g s (--hang-timeout); %s", x->timeout, stopped);
 		break;
+	case END_START:
+		snprintf(buf, len, "job failed: %d rank%s never joined the "
+		    "rendezvous within %g s (--start-timeout); %s", x->rank,
+		    x->rank == 1 ? "" : "s", x->timeout, stopped);
+		break;
 	case END_SIGNAL:
 		snprintf(buf, len, "job stopped by SIG%s; %s",
 		    sigabbrev_np(x->signo), stopped);

@@ -44,11 +44,12 @@ int		 status_color_ok(int fd);
 /* How a failed job ended, for its summary. */
 struct status_end {
 	enum { END_NONE, END_RANK, END_TIMEOUT, END_SIGNAL, END_LOST,
-	    END_HANG } cause;
-	int		 rank;		/* END_RANK */
+	    END_HANG, END_START } cause;
+	int		 rank;		/* END_RANK; END_START: how many never
+					   joined the rendezvous */
 	const char	*host;		/* END_RANK, END_LOST */
 	char		 how[128];	/* END_RANK: "exited with code 3" */
-	double		 timeout;	/* END_TIMEOUT, END_HANG */
+	double		 timeout;	/* END_TIMEOUT, END_HANG, END_START */
 	int		 signo;		/* END_SIGNAL */
 	size_t		 started;	/* ranks that ever ran */
 	size_t		 stopped;	/* of those, ended once we stopped */

@@ -665,6 +665,8 @@ handle_request(struct rdzv_conn *c, const struct rdzv_msg *m)
 		}
 		break;
 	case RDZV_PING:
+		if (c->rank >= 0 && s->cfg.on_alive != NULL)
+			s->cfg.on_alive(s->cfg.arg, c->rank);
 		r.type = RDZV_PONG;
 		r.seq = m->seq;
 		conn_send(c, &r);
@@ -1285,6 +1287,14 @@ int
 rdzv_server_port(const struct rdzv_server *s)
 {
 	return s->port;
+}
+
+int
+rdzv_server_joined(const struct rdzv_server *s, int rank)
+{
+	if (rank < 0 || rank >= s->world)
+		return 0;
+	return s->slots[rank].joined;
 }
 
 void

@@ -59,6 +59,11 @@ struct rdzv_server_cfg {
 	void		(*on_all_joined)(void *arg);
 	/* A rank's first join, with how many have joined; may be NULL. */
 	void		(*on_join)(void *arg, int rank, int njoined);
+	/*
+	 * A joined rank's heartbeat (PING: dtcomm_heartbeat), so the launcher
+	 * counts a rank that beats as alive; may be NULL.
+	 */
+	void		(*on_alive)(void *arg, int rank);
 	void		*arg;
 };
 
@@ -91,6 +96,12 @@ int	 rdzv_server_port(const struct rdzv_server *);
  * is answered with ABORT. Idempotent; the first why is kept.
  */
 void	 rdzv_server_abort(struct rdzv_server *, const char *why);
+
+/*
+ * With a plan: 1 if rank has joined, 0 if not (or rank is out of range).
+ * Without one ranks are given only once all have come: 0 until then.
+ */
+int	 rdzv_server_joined(const struct rdzv_server *, int rank);
 
 /* Fills *st. */
 void	 rdzv_server_stats(const struct rdzv_server *,

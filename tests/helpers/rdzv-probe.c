@@ -1,13 +1,15 @@
 /*
  * rdzv-probe.c -- a worker that only uses libdtcomm, for scenario tests:
  *
- *	rdzv-probe [-j] [-f] [-b] [-c] [-d SECS]
+ *	rdzv-probe [-j] [-f] [-b] [-c] [-d SECS] [-h SECS]
  *
  * Joins (dtcomm_init), fetches the NCCL id (rank 0 makes it) and prints
  *	rank R size S local L id <hex of the id's first 16 bytes>
  * -j only joins and prints "rank R size S local L node N nodes M".
  * -f also prints "idfull <hex of all 128 bytes>", -b ends with a barrier,
- * -c also makes the NCCL communicator, -d sleeps before joining. Errors go
+ * -c also makes the NCCL communicator, -d sleeps before joining, -h writes
+ * nothing for SECS after joining but calls dtcomm_heartbeat() every 0.2 s
+ * (a quiet rank that is alive, for --hang-timeout). Errors go
  * to stderr as "rdzv-probe: CALL: NAME: DETAIL"; the exit code is 1, or 4
  * when only the communicator failed.
  */
@@ -43,9 +45,10 @@ main(int argc, char **argv)
 	struct dtcomm	*c;
 	unsigned char	 id[DTCOMM_ID_BYTES];
 	void		*comm = NULL;
+	double		 beat = 0;
 	int		 ch, full = 0, barrier = 0, mkcomm = 0, joinonly = 0, rc;
 
-	while ((ch = getopt(argc, argv, "bcd:fj")) != -1) {
+	while ((ch = getopt(argc, argv, "bcd:fh:j")) != -1) {
 		switch (ch) {
 		case 'b':
 			barrier = 1;
@@ -59,11 +62,15 @@ main(int argc, char **argv)
 		case 'f':
 			full = 1;
 			break;
+		case 'h':
+			beat = atof(optarg);
+			break;
 		case 'j':
 			joinonly = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: rdzv-probe [-bcfj] [-d SECS]\n");
+			fprintf(stderr, "usage: rdzv-probe [-bcfj] [-d SECS] "
+			    "[-h SECS]\n");
 			return 1;
 		}
 	}
@@ -74,6 +81,11 @@ main(int argc, char **argv)
 		    dtcomm_rank(c), dtcomm_size(c), dtcomm_local_rank(c),
 		    dtcomm_node_rank(c), dtcomm_num_nodes(c));
 		fflush(stdout);
+		for (; beat > 0; beat -= 0.2) {
+			if ((rc = dtcomm_heartbeat(c)) != 0)
+				fail("dtcomm_heartbeat", rc, 1);
+			usleep(200000);
+		}
 		if (barrier && (rc = dtcomm_barrier(c)) != 0)
 			fail("dtcomm_barrier", rc, 1);
 		dtcomm_free(c);

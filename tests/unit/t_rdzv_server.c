@@ -36,6 +36,9 @@ struct tsrv {
 	uint8_t			 secret[RDZV_SECRET_LEN];
 	char			 addr[64];
 	int			 joined_calls;
+	int			 joined[4];	/* rdzv_server_joined, by 'j' */
+	int			 alive_calls;
+	int			 alive_rank;
 	int			 timeouts;
 	char			 timeout_msg[RDZV_MAX_TEXT];
 	struct rdzv_server_stats st;
@@ -47,6 +50,15 @@ on_joined(void *arg)
 	struct tsrv	*t = arg;
 
 	t->joined_calls++;
+}
+
+static void
+on_alive(void *arg, int rank)
+{
+	struct tsrv	*t = arg;
+
+	t->alive_calls++;
+	t->alive_rank = rank;
 }
 
 static void
@@ -64,9 +76,13 @@ ctl_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct tsrv	*t = arg;
 	char		 c;
+	int		 r;
 
 	if (read(fd, &c, 1) != 1)
 		return;
+	if (c == 'j')
+		for (r = 0; r < 4; r++)
+			t->joined[r] = rdzv_server_joined(t->s, r);
 	if (c == 'q')
 		event_base_loopbreak(t->base);
 	else if (c == 'a')
@@ -130,6 +146,7 @@ tsrv_start(int world, int with_plan, double start_timeout, double io_timeout)
 	cfg.io_timeout = io_timeout;
 	cfg.on_timeout = on_timeout;
 	cfg.on_all_joined = on_joined;
+	cfg.on_alive = on_alive;
 	cfg.arg = t;
 	t->base = event_base_new();
 	if (rdzv_server_new(t->base, &cfg, &t->s, &e) != 0) {
@@ -388,6 +405,29 @@ TEST(rdzv_server_kv_wait_add_ping)
 	tsrv_stop(t);
 }
 
+TEST(rdzv_server_ping_of_a_joined_rank_is_alive)
+{
+	struct tsrv		*t = tsrv_start(2, 1, 0, 0);
+	struct rdzv_client	*c = tconnect(t);
+	struct rdzv_join_info	 ji;
+	struct dt_err		 e;
+
+	CHECK(c != NULL);
+	CHECK_INT(rdzv_client_ping(c, &e), 0);
+	tsrv_cmd(t, 'n');
+	CHECK_INT(t->alive_calls, 0);		/* not a rank yet */
+	CHECK_INT(rdzv_client_join(c, 1, NULL, -1, &ji, &e), 0);
+	CHECK_INT(rdzv_client_ping(c, &e), 0);
+	CHECK_INT(rdzv_client_ping(c, &e), 0);
+	tsrv_cmd(t, 'j');
+	CHECK_INT(t->alive_calls, 2);
+	CHECK_INT(t->alive_rank, 1);
+	CHECK(!t->joined[0] && t->joined[1]);
+	CHECK(!rdzv_server_joined(t->s, -1) && !rdzv_server_joined(t->s, 2));
+	rdzv_client_free(c);
+	tsrv_stop(t);
+}
+
 TEST(rdzv_server_abort_reaches_waiters)
 {
 	struct tsrv		*t = tsrv_start(4, 1, 0, 0);
@@ -429,6 +469,8 @@ TEST(rdzv_server_start_timeout_names_missing_ranks)
 	CHECK(strstr(t->timeout_msg, "rank 1 on hostA (local rank 1)") != NULL);
 	CHECK(strstr(t->timeout_msg, "rank 3 on hostB (local rank 1)") != NULL);
 	CHECK(strstr(t->timeout_msg, "rank 2 ") == NULL);
+	tsrv_cmd(t, 'j');
+	CHECK(t->joined[0] && !t->joined[1] && t->joined[2] && !t->joined[3]);
 	for (i = 0; i < 2; i++) {
 		CHECK_INT(g[i].rc, DT_ERR_ABORTED);
 		CHECK(strstr(g[i].err, "rank 3 on hostB") != NULL);
