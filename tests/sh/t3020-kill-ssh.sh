@@ -37,6 +37,20 @@ start_job() {
 	wait_for 5 eval "[ \$(grep -lx \"job \$(cat $1/id)\" $TRASH/run.*/dtrun/*[0-9] 2>/dev/null | wc -l) -eq $nh ]"
 }
 
+# stacks_until HOSTS DIR PATTERN -- asks for the stacks of DIR's job
+# (dtrun-kill --stacks -H) until the latest report, in ./report, has a line
+# matching PATTERN: a rank can be caught on its way into its loop. 0, or 1
+# after 5 asks; ./out has the last dtrun-kill's output.
+stacks_until() {
+	for k in 1 2 3 4 5; do
+		dtrun-kill --stacks -H "$1" "${KILL_ARGS[@]}" "$(cat "$2/id")" >out || return 1
+		wait_for 60 grep -q "^dtrun: full stacks of every rank: .*stacks-$k.txt\$" "$2/err" || return 1
+		sed -n "/^dtrun: stacks of/h; /^dtrun: stacks of/!H; \${x;p}" "$2/err" >report || return 1
+		grep -q "$3" report && return 0
+	done
+	return 1
+}
+
 # Once one host's agent is stopped, the job's dtrun stops the others
 # (fail-fast): a slower host may find its part already gone.
 test_expect_success 'by id across 3 hosts: each host says what it did; dtrun says why' '
@@ -79,6 +93,27 @@ test_expect_success '--all stops every job on each host, but not itself' '
 	test_expect_code 143 wait $b &&
 	dtrun-kill -H $H3 "${KILL_ARGS[@]}" --all >out &&
 	test "$(sort out)" = "$(printf "127.0.0.%s: no dtrun jobs running\n" 1 2 3)"
+'
+
+test_expect_success '--stacks -H: each host asks its agent, dtrun prints one merged report, the job goes on' '
+	{ command -v gdb >/dev/null || command -v eu-stack >/dev/null || skip_test "neither gdb nor eu-stack is installed"; } &&
+	mkdir -p s &&
+	{ dtrun "${SSH_ARGS[@]}" -H $H3 --output-dir s/od -x DTRUN_TEST_DIR=$PWD/s sh -c "echo \$DTRUN_JOB_ID >\$DTRUN_TEST_DIR/id; cd \$DTRUN_TEST_DIR && exec $B/helpers/spin 1" >s/out 2>s/err & s=$!; } &&
+	test_at_exit "kill $s 2>/dev/null" &&
+	wait_for 30 eval "[ \"\$(grep -c spinning s/out 2>/dev/null)\" = 3 ]" &&
+	wait_for 5 eval "[ \$(grep -lx \"job \$(cat s/id)\" $TRASH/run.*/dtrun/*[0-9] 2>/dev/null | wc -l) -eq 3 ]" &&
+	stacks_until "$H3" s "^dtrun:   ranks 0,2 (2): spin_here <- main" &&
+	for h in 127.0.0.1 127.0.0.2 127.0.0.3; do
+		grep -q "^$h: job $(cat s/id): asked agent [0-9]* for its ranks. stacks; dtrun prints them on its stderr\$" out || return 1
+	done &&
+	grep -q "^dtrun:   ranks 0,2 (2): spin_here <- main" report &&
+	grep -q "^dtrun:   rank 1 on 127.0.0.2, pid [0-9]* (1): .*nap_here <- main" report &&
+	grep -q "^=== rank 2 on 127.0.0.3, pid [0-9]*" "$(sed -n "s/^dtrun: full stacks of every rank: //p" s/err | tail -1)" &&
+	grep -q "^dtrun: full stacks of every rank: s/od/stacks/stacks-[0-9]*.txt\$" s/err &&
+	proc_alive $s &&
+	kill -TERM $s &&
+	test_expect_code 143 wait $s &&
+	wait_gone 5 s/pid.*
 '
 
 test_expect_success 'an unknown id: each host says so, exit 0' '

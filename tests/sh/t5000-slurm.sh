@@ -127,6 +127,37 @@ test_expect_success 'Ctrl-C stops every rank; exit 130' '
 	wait_gone 5 pid.*
 '
 
+# Heartbeats on the Slurm transport (TCP): a side that goes silent without
+# closing (stopped with SIGSTOP) is given up after --heartbeat-timeout.
+test_expect_success 'heartbeats: an agent that goes silent is lost, 255, named, no survivors' '
+	"${ALLOC[@]}" dtrun -v -n 2 --heartbeat-timeout 1 sh -c "echo \$\$ >\$PWD/pid.\$RANK; exec sleep 300" 2>err &
+	d=$!
+	wait_for 15 eval "[ \$(ls pid.* 2>/dev/null | wc -l) -eq 2 ]" &&
+	agent=$(sed -n "s/.*agent pid \([0-9]*\) on .* connected/\1/p" err) &&
+	test -n "$agent" &&
+	trap "kill -CONT $agent 2>/dev/null || :" EXIT &&
+	kill -STOP $agent &&
+	test_expect_code 255 wait $d &&
+	grep -q "lost the agent on localhost (heard nothing from it for 1 s (--heartbeat-timeout)" err &&
+	wait_gone 15 pid.*
+'
+
+test_expect_success 'heartbeats: an agent that hears nothing from dtrun stops its ranks itself' '
+	"${ALLOC[@]}" dtrun -n 2 --heartbeat-timeout 1 sh -c "echo \$\$ >\$PWD/pid.\$RANK; exec sleep 300" 2>err &
+	b=$!
+	wait_for 15 eval "[ \$(ls pid.* 2>/dev/null | wc -l) -eq 2 ]" &&
+	d=$(ps -o pid=,comm= --ppid $b | awk "\$2 == \"dtrun\" { print \$1 }") &&
+	if [ "$(cat /proc/$b/comm)" = dtrun ]; then d=$b; fi &&
+	test -n "$d" &&
+	trap "kill -CONT $d 2>/dev/null || :; kill $d 2>/dev/null || :" EXIT &&
+	kill -STOP $d &&
+	wait_gone 30 pid.* &&
+	proc_alive $d &&
+	kill -CONT $d &&
+	test_expect_code 255 wait $b &&
+	grep -q "heard nothing from dtrun for 1 s (its --heartbeat-timeout): stopping its ranks" err
+'
+
 cat >"$TRASH/ddp.py" <<'EOF'
 import os, torch, torch.distributed as dist
 dist.init_process_group("gloo")
