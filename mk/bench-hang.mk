@@ -2,4 +2,5 @@
 BENCH_TARGETS += bench-hang
 bench-hang: all
 	bash bench/hang/run.sh $(B) 64
+	bash bench/hang/run.sh $(B) 16 gdb
 .PHONY: bench-hang

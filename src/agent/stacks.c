@@ -28,7 +28,7 @@
 
 extern char **environ;
 
-#define STK_PARALLEL	8	/* tools running at once */
+#define STK_PARALLEL	8	/* tools running at once, at most ... */
 #define STK_BOUND_S	20	/* one tool run, at most (gdb loads symbols) */
 
 /*
@@ -104,6 +104,9 @@ struct stacks {
 	size_t			 next;		/* first item not started */
 	size_t			 running, finished;
 	int			 busy;
+	size_t			 parallel;	/* ... and at most one a CPU:
+						   more only stretch each one's
+						   time towards its bound */
 	char			*eu, *gdb;	/* tools found, or NULL */
 };
 
@@ -324,7 +327,7 @@ stacks_fill(struct stacks *s)
 {
 	struct item	*it;
 
-	while (s->running < STK_PARALLEL && s->next < s->n) {
+	while (s->running < s->parallel && s->next < s->n) {
 		it = &s->items[s->next++];
 		s->running++;
 		it->start = proc_starttime(it->pid);
@@ -401,13 +404,18 @@ stacks_run(struct stacks *s)
 {
 	struct ap_stack	 k;
 	size_t		 i;
+	const char	*tool;
 	char		 host[256] = "this host", note[512];
+	long		 ncpu;
 
 	if (s->busy)
 		return -1;
 	free(s->eu);
 	free(s->gdb);
-	s->eu = stacks_find("eu-stack");
+	/* DTRUN_STACK_TOOL=gdb: for hosts where eu-stack misbehaves. */
+	tool = getenv("DTRUN_STACK_TOOL");
+	s->eu = tool != NULL && strcmp(tool, "gdb") == 0 ? NULL :
+	    stacks_find("eu-stack");
 	s->gdb = stacks_find("gdb");
 	memset(&k, 0, sizeof(k));
 	k.rank = AP_NORANK;
@@ -437,6 +445,9 @@ stacks_run(struct stacks *s)
 		return 0;
 	}
 	s->busy = 1;
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	s->parallel = ncpu < 1 ? 1 : ncpu < STK_PARALLEL ? (size_t)ncpu :
+	    STK_PARALLEL;
 	stacks_fill(s);
 	return 0;
 }

@@ -62,7 +62,10 @@ _Static_assert(AP_MAX_RANKS >= HF_RANKS_MAX, "AP_MAX_RANKS < HF_RANKS_MAX");
 #define EXIT_PIPE	(128 + SIGPIPE)
 #define EXIT_LOST	255
 #define EXIT_HANG	123		/* --hang-timeout */
-#define STK_WAIT_S	60		/* a report waits for agents at most */
+#define STK_WAIT_S	60		/* a report waits for agents at most
+					   this long without a stack coming
+					   (an agent's tool runs are bounded
+					   to 20 s each, two for Python) */
 
 enum rank_state { R_WAITING, R_RUNNING, R_EXITED };
 
@@ -511,6 +514,8 @@ job_host_stack(struct job_host *h, const struct ap_stack *k)
 		return;
 	stk_report_rank(j->stk, k->rank, h->ph->name, (pid_t)k->pid,
 	    k->status, k->tool, k->text);
+	/* Many ranks on slow tools: wait while stacks keep coming. */
+	timer_arm(j->ev_stk, STK_WAIT_S);
 }
 
 void
