@@ -18,6 +18,7 @@
 #include "agent.h"
 #include "kill.h"
 #include "keeper.h"
+#include "record.h"
 #include "connect.h"
 #include "err.h"
 #include "log.h"
@@ -44,6 +45,7 @@ agent_keep(void)
 		    "outlive the agent if it is killed");
 		return 0;
 	}
+	record_remove_dead(agent, getpid());
 	if (WIFSIGNALED(st)) {
 		/* The same death, without a second core dump. */
 		setrlimit(RLIMIT_CORE, &nocore);

@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -136,6 +137,40 @@ record_remove(struct record *r)
 	}
 	unlink(r->path);
 	free(r);
+}
+
+void
+record_remove_dead(pid_t agent, pid_t keeper)
+{
+	struct record_info	 ri;
+	struct dirent		*d;
+	const char		*dir, *dot;
+	char			 why[256], path[768];
+	DIR			*dp;
+	FILE			*f;
+	int			 ours;
+
+	if ((dir = record_dir(why, sizeof(why))) == NULL ||
+	    (dp = opendir(dir)) == NULL)
+		return;
+	while ((d = readdir(dp)) != NULL) {
+		if ((dot = strrchr(d->d_name, '.')) == NULL ||
+		    strtol(dot + 1, NULL, 10) != agent ||
+		    strspn(dot + 1, "0123456789") != strlen(dot + 1))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		memset(&ri, 0, sizeof(ri));
+		/* The agent's pid may be reused: only our own agent's record. */
+		ours = record_parse(f, &ri, why, sizeof(why)) == 0 &&
+		    ri.agent == agent && ri.keeper == keeper;
+		fclose(f);
+		record_info_free(&ri);
+		if (ours)
+			unlink(path);
+	}
+	closedir(dp);
 }
 
 /*

@@ -39,6 +39,12 @@ void		 record_add(struct record *, uint32_t rank, pid_t pid);
 void		 record_commit(struct record *);
 /* Deletes the file and frees. */
 void		 record_remove(struct record *);
+/*
+ * For the keeper, once the agent it kept is gone and reaped: deletes the
+ * records that agent left (SIGKILL runs none of its code), those named
+ * JOBID.AGENT whose keeper line is keeper.
+ */
+void		 record_remove_dead(pid_t agent, pid_t keeper);
 
 /*
  * The directory records live in, for this user; made 0700 if missing.
