@@ -167,7 +167,6 @@ local_free(struct job_host *h)
 
 const struct backend backend_local = {
 	.name = "local",
-	.same_machine = 1,
 	.start = local_start,
 	.send = local_send,
 	.pause = local_pause,

@@ -1065,7 +1065,6 @@ slurm_hfree(struct job_host *h)
 
 const struct backend backend_slurm = {
 	.name = "slurm",
-	.same_machine = 0,
 	.start = slurm_start,
 	.send = slurm_send,
 	.pause = slurm_pause,

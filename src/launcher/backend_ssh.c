@@ -1149,7 +1149,6 @@ ssh_free(struct job_host *h)
 
 const struct backend backend_ssh = {
 	.name = "ssh",
-	.same_machine = 0,
 	.start = ssh_start,
 	.send = ssh_send,
 	.pause = ssh_pause,

@@ -924,22 +924,21 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 }
 
 /*
- * The agent of a host on this machine died without cleaning up (SIGKILL,
- * OOM): its ranks died with it (PR_SET_PDEATHSIG), but their children may
- * not have. Kill the ranks' process groups ourselves.
+ * h's agent died without cleaning up (SIGKILL, OOM): its ranks are gone or
+ * going. Its keeper (src/agent/keeper.h), the ranks' nearest subreaper
+ * then, kills whatever they left; we signal nothing here, since a dead
+ * rank's group id may already belong to another process. Count them ended.
  */
 static void
-job_kill_orphans(struct job_host *h)
+job_ranks_orphaned(struct job_host *h)
 {
 	struct job	*j = h->job;
 	int		 i, r;
 
 	for (i = 0; i < h->ph->nranks; i++) {
 		r = h->ph->ranks[i];
-		if (j->ranks[r].pid > 0 && j->ranks[r].state == R_RUNNING) {
-			kill(-j->ranks[r].pid, SIGKILL);
+		if (j->ranks[r].state == R_RUNNING)
 			job_rank_ended(j, &j->ranks[r]);
-		}
 	}
 }
 
@@ -968,8 +967,7 @@ job_host_closed(struct job_host *h, int err, const char *why)
 		if (--j->stk_pending == 0)
 			job_stacks_done(j);
 	}
-	if (h->be->same_machine)
-		job_kill_orphans(h);
+	job_ranks_orphaned(h);
 	if (!j->stopping)
 		job_stop(j, SIGTERM, j->o->kill_grace);
 	job_check_done(j);

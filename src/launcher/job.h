@@ -24,7 +24,6 @@ struct plan_host;
 /* One way of reaching hosts' agents (pdsh-style operations table). */
 struct backend {
 	const char	*name;
-	int		 same_machine;	/* agents run here: their pids are ours to kill */
 	/* Starts the agent of h; its frames go to job_host_frame. 0 or DT_ERR_*. */
 	int		(*start)(struct job_host *, struct dt_err *);
 	/* Queues bytes (whole frames) to the agent; 0 or DT_ERR_CLOSED. */
