@@ -927,19 +927,24 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
  * h's agent died without cleaning up (SIGKILL, OOM): its ranks are gone or
  * going. Its keeper (src/agent/keeper.h), the ranks' nearest subreaper
  * then, kills whatever they left; we signal nothing here, since a dead
- * rank's group id may already belong to another process. Count them ended.
+ * rank's group id may already belong to another process. Count them ended;
+ * returns how many were running.
  */
-static void
+static size_t
 job_ranks_orphaned(struct job_host *h)
 {
 	struct job	*j = h->job;
+	size_t		 n = 0;
 	int		 i, r;
 
 	for (i = 0; i < h->ph->nranks; i++) {
 		r = h->ph->ranks[i];
-		if (j->ranks[r].state == R_RUNNING)
+		if (j->ranks[r].state == R_RUNNING) {
 			job_rank_ended(j, &j->ranks[r]);
+			n++;
+		}
 	}
+	return n;
 }
 
 void
@@ -947,6 +952,7 @@ job_host_closed(struct job_host *h, int err, const char *why)
 {
 	struct job	*j = h->job;
 	struct status_end *end;
+	size_t		 lost;
 
 	if (h->done)
 		return;
@@ -967,7 +973,9 @@ job_host_closed(struct job_host *h, int err, const char *why)
 		if (--j->stk_pending == 0)
 			job_stacks_done(j);
 	}
-	job_ranks_orphaned(h);
+	lost = job_ranks_orphaned(h);
+	if (end != NULL)
+		end->rank = (int)lost;
 	if (!j->stopping)
 		job_stop(j, SIGTERM, j->o->kill_grace);
 	job_check_done(j);

@@ -151,15 +151,18 @@ const char *
 status_summary(const struct status_end *x, char *buf, size_t len)
 {
 	char	stopped[64];
+	/* Ranks that failed or were lost first are not among those stopped. */
+	int	other = x->cause == END_RANK ||
+		    (x->cause == END_LOST && x->rank > 0);
 
 	if (x->started == 0)
 		snprintf(stopped, sizeof(stopped), "no rank had started");
 	else if (x->stopped == 0)
 		snprintf(stopped, sizeof(stopped), "no %srank was running",
-		    x->cause == END_RANK ? "other " : "");
+		    other ? "other " : "");
 	else
 		snprintf(stopped, sizeof(stopped), "%zu%s rank%s %s stopped",
-		    x->stopped, x->cause == END_RANK ? " other" : "",
+		    x->stopped, other ? " other" : "",
 		    x->stopped == 1 ? "" : "s", x->stopped == 1 ? "was" : "were");
 	switch (x->cause) {
 	case END_RANK:
@@ -184,8 +187,13 @@ status_summary(const struct status_end *x, char *buf, size_t len)
 		    sigabbrev_np(x->signo), stopped);
 		break;
 	case END_LOST:
-		snprintf(buf, len, "job failed: lost the agent on %s; %s",
-		    x->host, stopped);
+		if (x->rank > 0)
+			snprintf(buf, len, "job failed: lost the agent on %s "
+			    "and its %d running rank%s; %s", x->host, x->rank,
+			    x->rank == 1 ? "" : "s", stopped);
+		else
+			snprintf(buf, len, "job failed: lost the agent on %s; "
+			    "%s", x->host, stopped);
 		break;
 	default:
 		return NULL;

@@ -46,7 +46,8 @@ struct status_end {
 	enum { END_NONE, END_RANK, END_TIMEOUT, END_SIGNAL, END_LOST,
 	    END_HANG, END_START } cause;
 	int		 rank;		/* END_RANK; END_START: how many never
-					   joined the rendezvous */
+					   joined the rendezvous; END_LOST:
+					   how many ran on the host lost */
 	const char	*host;		/* END_RANK, END_LOST */
 	char		 how[128];	/* END_RANK: "exited with code 3" */
 	double		 timeout;	/* END_TIMEOUT, END_HANG, END_START */

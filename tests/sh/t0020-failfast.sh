@@ -87,6 +87,7 @@ test_expect_success 'a killed agent takes its ranks and their daemons with it' '
 	kill -9 $agent &&
 	test_expect_code 255 wait $d &&
 	grep -q "lost the agent on localhost" err &&
+	grep -q "^dtrun: job failed: lost the agent on localhost and its 3 running ranks; no other rank was running\$" err &&
 	wait_gone 3 pids/*.pid pids/children pids/daemons
 '
 

@@ -37,9 +37,29 @@ TEST(status_summary_lines)
 	CHECK_STR(status_summary(&x, buf, sizeof(buf)), "job stopped by "
 	    "SIGINT; no rank was running");
 	x.cause = END_LOST;
+	x.rank = 0;		/* no rank was running there */
 	x.stopped = 4;
 	CHECK_STR(status_summary(&x, buf, sizeof(buf)), "job failed: lost the "
 	    "agent on gpu07; 4 ranks were stopped");
+	x.rank = 3;		/* three were, and went with it */
+	CHECK_STR(status_summary(&x, buf, sizeof(buf)), "job failed: lost the "
+	    "agent on gpu07 and its 3 running ranks; 4 other ranks were "
+	    "stopped");
+	x.stopped = 0;
+	CHECK_STR(status_summary(&x, buf, sizeof(buf)), "job failed: lost the "
+	    "agent on gpu07 and its 3 running ranks; no other rank was "
+	    "running");
+	x.cause = END_START;
+	x.rank = 1;
+	x.timeout = 2;
+	x.stopped = 3;
+	CHECK_STR(status_summary(&x, buf, sizeof(buf)), "job failed: 1 rank "
+	    "never joined the rendezvous within 2 s (--start-timeout); 3 ranks "
+	    "were stopped");
+	x.cause = END_LOST;
+	x.rank = 0;
+	x.timeout = 1.5;
+	x.stopped = 4;
 	/* Ranks that never ran were never stopped either. */
 	x.started = 0;
 	x.stopped = 0;
