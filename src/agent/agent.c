@@ -964,10 +964,15 @@ agent_run(int rfd, int wfd, pid_t keeper)
 	if (a.link != NULL) {
 		/*
 		 * What is queued is ranks' output the launcher has not taken
-		 * yet (a slow reader pauses it): wait as long as the link
-		 * lives. A dead launcher ends this through the closed socket.
+		 * yet (a slow reader pauses it): wait while the launcher
+		 * lives. A dead one ends this through the closed socket, a
+		 * silent one (a partition) after its heartbeat timeout.
 		 */
-		link_flush(a.link, -1);
+		if (link_flush(a.link, a.beat_ms > 0 ? (int)a.beat_ms : -1) != 0)
+			log_error("%s: heard nothing from dtrun for %g s (its "
+			    "--heartbeat-timeout) with %zu bytes of output "
+			    "still to send: giving up", a.host,
+			    a.beat_ms / 1000.0, link_queued(a.link));
 		link_free(a.link);
 	}
 	record_remove(a.rec);

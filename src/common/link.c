@@ -276,24 +276,41 @@ link_write_cb(evutil_socket_t fd, short what, void *arg)
 		link_free(l);
 }
 
-void
-link_flush(struct link *l, int ms)
+int
+link_flush(struct link *l, int idle_ms)
 {
-	struct pollfd	pfd;
-	int		n;
+	struct pollfd	pfd[2];
+	char		scratch[16384];
+	ssize_t		r;
+	int		n, np;
 
-	while (!l->closed && evbuffer_get_length(l->out) > 0) {
-		pfd.fd = l->wfd;
-		pfd.events = POLLOUT;
-		if ((n = poll(&pfd, 1, ms)) <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			return;
-		}
-		if (evbuffer_write(l->out, l->wfd) <= 0 && errno != EAGAIN &&
+	while (!l->closed && !l->wdown && evbuffer_get_length(l->out) > 0) {
+		/*
+		 * Reading too: a live peer that is slow to read us still
+		 * sends (heartbeats), and that is what tells it from one gone
+		 * silent. What it sends is dropped: the conversation is over.
+		 */
+		pfd[0].fd = l->wfd;
+		pfd[0].events = POLLOUT;
+		pfd[1].fd = l->rfd;
+		pfd[1].events = POLLIN;
+		np = l->rfd == l->wfd ? 1 : 2;
+		if (np == 1)
+			pfd[0].events |= POLLIN;
+		if ((n = poll(pfd, np, idle_ms)) < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n == 0 ? -1 : 0;
+		if ((pfd[np - 1].revents & (POLLIN | POLLHUP | POLLERR)) &&
+		    ((r = read(l->rfd, scratch, sizeof(scratch))) == 0 ||
+		    (r < 0 && errno != EAGAIN && errno != EINTR)))
+			return 0;	/* the peer is gone */
+		if ((pfd[0].revents & (POLLOUT | POLLERR | POLLHUP)) &&
+		    evbuffer_write(l->out, l->wfd) <= 0 && errno != EAGAIN &&
 		    errno != EINTR)
-			return;
+			return 0;
 	}
+	return 0;
 }
 
 void

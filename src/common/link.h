@@ -45,8 +45,13 @@ size_t		 link_queued(const struct link *);
 void		 link_pause(struct link *, int);
 /* Sets when drain_cb fires: after queued > high, once queued <= low. */
 void		 link_watermarks(struct link *, size_t low, size_t high);
-/* Tries to write everything queued, blocking up to ms milliseconds (-1: while the peer lives). */
-void		 link_flush(struct link *, int ms);
+/*
+ * Blocks until everything queued is written or the peer is gone, while
+ * something moves either way at least every idle_ms milliseconds (-1: no
+ * limit); what the peer sends meanwhile is read and dropped. Returns 0, or
+ * -1 when it gave up after idle_ms of silence both ways.
+ */
+int		 link_flush(struct link *, int idle_ms);
 /* True once the stream has closed or broken. */
 int		 link_closed(const struct link *);
 struct evbuffer;

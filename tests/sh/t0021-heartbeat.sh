@@ -60,6 +60,36 @@ test_expect_success 'an agent that hears nothing from dtrun stops its ranks itse
 	test_expect_code 255 wait $b
 '
 
+# A rank that writes lines for ever.
+cat >"$TRASH/flood.sh" <<'EOS'
+#!/bin/sh
+mkdir -p pids
+echo $$ >pids/$RANK.pid
+exec yes 0123456789012345678901234567890123456789012345678901234567890123456789
+EOS
+chmod +x "$TRASH/flood.sh"
+
+# Stopped (as dtrun-kill does) while dtrun is silent: the agent's last
+# flush of what its rank wrote must not wait for ever.
+test_expect_success 'an agent stopped with output queued for a silent dtrun gives up and exits' '
+	rm -rf pids &&
+	dtrun -v --heartbeat-timeout 1 -n 1 "$TRASH/flood.sh" >/dev/null 2>err & b=$! &&
+	started 1 &&
+	d=$(dtrun_pid $b) &&
+	test -n "$d" &&
+	agent=$(sed -n "s/.*agent pid \([0-9]*\) on .* connected/\1/p" err) &&
+	test -n "$agent" &&
+	echo $agent >agent.pid &&
+	trap "kill -CONT $d 2>/dev/null || :; kill $d 2>/dev/null || :" EXIT &&
+	kill -STOP $d &&
+	kill -TERM $agent &&
+	wait_gone 30 pids/*.pid agent.pid &&
+	proc_alive $d &&
+	grep -q "heard nothing from dtrun for 1 s (its --heartbeat-timeout) with [0-9]* bytes of output still to send: giving up" err &&
+	kill -CONT $d &&
+	test_expect_code 255 wait $b
+'
+
 test_expect_success '--heartbeat-timeout 0 turns heartbeats off; a job runs as ever' '
 	dtrun --heartbeat-timeout 0 -n 2 true
 '
