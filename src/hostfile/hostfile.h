@@ -176,8 +176,9 @@ int	 hf_from_slurm(struct hf_hosts *hs, const char *nodelist,
  * allowed). include keeps only the hosts named and, where ":ids" follow,
  * only those device ids; exclude drops whole hosts or, with ":ids", those
  * ids, and drops a host left with none. At most one may be non-NULL and
- * non-empty. A name or id that hs lacks is DT_ERR_NOTFOUND. Hosts keep
- * their order; slots becomes the number of ids left, listed in slot_ids.
+ * non-empty. A name or id that hs lacks is DT_ERR_NOTFOUND; a host named
+ * twice in include is DT_ERR_INVAL (see filter.c). Hosts keep their order;
+ * slots becomes the number of ids left, listed ascending in slot_ids.
  * Returns 0 or a negative DT_ERR_* with *e filled.
  */
 int	 hf_filter(struct hf_hosts *hs, const char *include,

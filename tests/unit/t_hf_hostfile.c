@@ -374,6 +374,87 @@ TEST(hf_filter_deepspeed)
 	    "ERR: --include:1:4: bad device id \"a\" (want host:0,1@host2)");
 }
 
+/*
+ * Checks one block of a filter corpus: "hosts:", "include:" or "exclude:",
+ * then the dump hf_filter should leave (or "ERR: ..."). *block is NUL-ended.
+ */
+static void
+hf_filter_block(const char *rel, int line, char *block)
+{
+	char	*hosts = NULL, *inc = NULL, *exc = NULL, *want, *p, *nl;
+	char	 got[DUMP_MAX];
+
+	for (p = block; strncmp(p, "hosts: ", 7) == 0 ||
+	    strncmp(p, "include: ", 9) == 0 || strncmp(p, "exclude: ", 9) == 0;
+	    p = nl + 1) {
+		if ((nl = strchr(p, '\n')) == NULL)
+			break;
+		*nl = '\0';
+		if (p[0] == 'h')
+			hosts = p + 7;
+		else if (p[0] == 'i')
+			inc = p + 9;
+		else
+			exc = p + 9;
+	}
+	want = p;
+	if (hosts == NULL || (inc == NULL && exc == NULL)) {
+		t_fail(__FILE__, __LINE__, "%s:%d: block without hosts: and "
+		    "include: or exclude:", rel, line);
+		return;
+	}
+	hf_filt(hosts, inc, exc, got);
+	if (strncmp(got, "ERR: ", 5) == 0)
+		strcat(got, "\n");
+	if (strcmp(got, want) != 0)
+		t_fail(__FILE__, __LINE__, "%s:%d:\n%swant:\n%s", rel, line, got,
+		    want);
+}
+
+/* Runs every blank-line-separated block of a filter corpus file. */
+static void
+hf_filter_corpus_one(const char *rel)
+{
+	char	*buf = t_hf_read(rel, NULL), *p, *end, *out;
+	int	 line = 1, start, nblocks = 0;
+	char	 block[DUMP_MAX];
+	size_t	 n;
+
+	CHECK(buf != NULL);
+	for (p = buf; buf != NULL && *p != '\0';) {
+		/* Skip blank and comment lines, then take lines to a blank one. */
+		if (*p == '\n' || *p == '#') {
+			p += strcspn(p, "\n");
+			p += *p == '\n';
+			line++;
+			continue;
+		}
+		start = line;
+		out = block;
+		for (end = p; *end != '\0' && *end != '\n'; line++) {
+			n = strcspn(end, "\n") + 1;
+			if (end[n - 1] != '\n')
+				n--;
+			if ((size_t)(out - block) + n + 1 > sizeof(block))
+				break;
+			memcpy(out, end, n);
+			out += n;
+			end += n;
+		}
+		*out = '\0';
+		hf_filter_block(rel, start, block);
+		nblocks++;
+		p = end;
+	}
+	CHECK(nblocks > 0);
+	free(buf);
+}
+
+TEST(hf_filter_corpus)
+{
+	CHECK_INT(t_hf_each("filter", ".golden", hf_filter_corpus_one), 1);
+}
+
 TEST(hf_filter_twice_uses_device_ids)
 {
 	struct hf_hosts	hs;
