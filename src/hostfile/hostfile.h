@@ -31,12 +31,19 @@
  * list or one file expands to at most HF_EXPAND_MAX names; more is
  * DT_ERR_RANGE, reported before anything is expanded.
  *
+ * SLOTS. A host without a slot count has 1 slot, or max_slots slots when
+ * only max_slots is written (as in Open MPI); both count as written
+ * (slots_set).
+ *
  * REPEATED HOSTS. A host named again (in the same file or a later one) is
- * merged into its first entry, where it keeps its position: slots add up
- * (as Open MPI does, so a file listing a host once per process works), and
- * max_slots add up when both are set. A note is kept for -v ("hosts:7: gpu1
- * listed again (first at hosts:2), slots merged to 8"). If the two entries
- * disagree on user or port the merge is refused with DT_ERR_INVAL.
+ * merged into its first entry, where it keeps its position, by Open MPI's
+ * rules: each repeat adds one slot (a file listing a host once per process
+ * works) and keeps the first entry's max_slots; a repeat that writes slots
+ * is DT_ERR_INVAL; a repeat's max_slots replaces the limit (DT_ERR_RANGE
+ * below the slots). Unlike Open MPI, repeats may not count past max_slots
+ * (DT_ERR_RANGE). A note is kept for -v ("hosts:7: gpu1 listed again
+ * (first at hosts:2), slots merged to 3"). If the two entries disagree on
+ * user or port the merge is refused with DT_ERR_INVAL.
  *
  * IPv6 literals are not accepted as host names.
  */

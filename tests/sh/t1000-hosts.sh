@@ -57,10 +57,25 @@ test_expect_success 'a bad hostfile: exit 2, file, line and the fix' '
 '
 
 test_expect_success 'a host listed twice is merged, and -v says so' '
-	printf "a slots=2\nb\na slots=1\n" >hosts &&
+	printf "a slots=2\nb\na\n" >hosts &&
 	dtrun -v --dry-run -H hosts true >out 2>err &&
 	test $(grep -c "^[0-9]* a " out) -eq 3 &&
 	grep -q "listed again" err
+'
+
+test_expect_success 'Open MPI repeats: a bare line adds a slot and keeps max_slots' '
+	printf "n1 slots=1 max_slots=2\nn1\n" >hosts &&
+	plan -H hosts true >out &&
+	test $(wc -l <out) -eq 2 &&
+	test_expect_code 2 dtrun --dry-run --oversubscribe -n 3 -H hosts true \
+		2>err &&
+	grep -q "max_slots" err &&
+	printf "n1 slots=2\nn1 slots=2\n" >hosts &&
+	test_expect_code 2 dtrun --dry-run -H hosts true 2>err &&
+	grep -q "^dtrun: hosts:2:1: host \"n1\" listed again with a slot count" err &&
+	printf "n1 max_slots=4\n" >hosts &&
+	plan -H hosts true >out &&
+	test $(wc -l <out) -eq 4
 '
 
 test_expect_success '--include and --exclude in DeepSpeed syntax' '

@@ -167,12 +167,12 @@ hf_bad_one(const char *rel)
 
 TEST(hf_corpus_good)
 {
-	CHECK_INT(t_hf_each("good", ".hosts", hf_good_one), 9);
+	CHECK_INT(t_hf_each("good", ".hosts", hf_good_one), 10);
 }
 
 TEST(hf_corpus_bad)
 {
-	CHECK_INT(t_hf_each("bad", ".hosts", hf_bad_one), 23);
+	CHECK_INT(t_hf_each("bad", ".hosts", hf_bad_one), 27);
 }
 
 TEST(hf_list_inline)
@@ -184,8 +184,8 @@ TEST(hf_list_inline)
 	CHECK_STR(hf_list("gpu[1-3,7]:4,user@c:2222", b, sizeof(b)),
 	    "gpu1 slots=4 @1\ngpu2 slots=4 @1\ngpu3 slots=4 @1\n"
 	    "gpu7 slots=4 @1\nc slots=1 default user=user port=2222 @1\n");
-	CHECK_STR(hf_list(" a slots=2 port=2200 , a:3 port=2200", b,
-	    sizeof(b)), "a slots=5 port=2200 @1\n");
+	CHECK_STR(hf_list(" a slots=2 port=2200 , a port=2200", b,
+	    sizeof(b)), "a slots=3 port=2200 @1\n");
 	CHECK_STR(hf_list("a port=2200,a:3", b, sizeof(b)),
 	    "ERR: -H:1:13: host \"a\" listed again with a different port "
 	    "(first at -H:1); repeated hosts merge their slots only when "
@@ -484,13 +484,13 @@ TEST(hf_load_arg_file_or_list)
 	CHECK_INT(hf_load_arg(&hs, path, &e), 0);
 	CHECK_INT(hs.n, 3);
 	CHECK_STR(hs.v[0].file, path);
-	CHECK_INT(hf_load_arg(&hs, "worker-1:2,extra", &e), 0);
-	CHECK_STR(hf_dump(&hs, b, sizeof(b)), "worker-1 slots=6 @2\n"
+	CHECK_INT(hf_load_arg(&hs, "worker-1,extra", &e), 0);
+	CHECK_STR(hf_dump(&hs, b, sizeof(b)), "worker-1 slots=5 @2\n"
 	    "worker-2 slots=4 @3\nworker-3 slots=8 @4\n"
 	    "extra slots=1 default @1\n");
 	CHECK_INT(hs.nnotes, 1);
 	snprintf(eb, sizeof(eb), "-H:1: worker-1 listed again (first at "
-	    "%s:2), slots merged to 6", path);
+	    "%s:2), slots merged to 5", path);
 	CHECK_STR(hs.notes[0], eb);
 	CHECK_STR(hs.v[3].file, "-H");
 	CHECK_INT(hf_load_arg(&hs, "no/such/file", &e), DT_ERR_NOTFOUND);
@@ -499,7 +499,7 @@ TEST(hf_load_arg_file_or_list)
 	CHECK_INT(hf_load_arg(&hs, t_datadir, &e), DT_ERR_INVAL);
 	CHECK_INT(hf_hosts_default_slots(&hs, 8, &e), 0);
 	CHECK_INT(hs.v[3].slots, 8);
-	CHECK_INT(hs.v[0].slots, 6);
+	CHECK_INT(hs.v[0].slots, 5);
 	CHECK_INT(hf_hosts_default_slots(&hs, 0, &e), DT_ERR_RANGE);
 	hf_hosts_free(&hs);
 	CHECK_INT(hs.n, 0);
