@@ -2,8 +2,10 @@
  * env.c -- what each rank finds in its environment: dtrun's own DTRUN_*,
  * the variables of the chosen frameworks (framework.c; PyTorch's env://
  * by default), the network interface for NCCL and Gloo, and the user's -x,
- * which wins over everything. CUDA_VISIBLE_DEVICES is left alone: hiding
- * devices per rank breaks CUDA IPC between ranks.
+ * which wins over everything. CUDA_VISIBLE_DEVICES is set per host, never
+ * per rank (hiding devices per rank breaks CUDA IPC between ranks), and
+ * only where --include/--exclude picked device ids, as DeepSpeed's launcher
+ * does: then LOCAL_RANK i is the i-th of the devices left.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +183,9 @@ env_host(const struct env_ctx *c, int h, struct strv *sv)
 		if (c->gloo_ifname)
 			strv_setf(sv, "GLOO_SOCKET_IFNAME", "%s", c->ifname);
 	}
+	/* DeepSpeed's --include w:2,3: the ranks see devices 2 and 3 only. */
+	if (p->hosts[h].devices != NULL)
+		strv_setf(sv, "CUDA_VISIBLE_DEVICES", "%s", p->hosts[h].devices);
 	/* -x comes last so the user can override anything above. */
 	strv_addv(sv, c->o->exports, c->o->nexports);
 }

@@ -85,6 +85,25 @@ test_expect_success '--include and --exclude in DeepSpeed syntax' '
 	test $(wc -l <out) -eq 4 && ! grep -q " b " out
 '
 
+test_expect_success '--include/--exclude device ids reach the ranks as CUDA_VISIBLE_DEVICES' '
+	env -u CUDA_VISIBLE_DEVICES dtrun --launcher local -H w:8,v:2 \
+		--include "w:3,2@v" --prefix "%h " \
+		sh -c "echo \$LOCAL_RANK \${CUDA_VISIBLE_DEVICES-unset}" >out &&
+	sort out >got &&
+	printf "v 0 unset\nv 1 unset\nw 0 2,3\nw 1 2,3\n" >want &&
+	diff want got &&
+	env -u CUDA_VISIBLE_DEVICES dtrun --launcher local -H w:4 \
+		--exclude w:1 --prefix "" \
+		sh -c "echo \$LOCAL_RANK \$CUDA_VISIBLE_DEVICES" >out &&
+	sort out >got &&
+	printf "0 0,2,3\n1 0,2,3\n2 0,2,3\n" >want &&
+	diff want got &&
+	env -u CUDA_VISIBLE_DEVICES dtrun --launcher local -H w:4 \
+		--include w:1 -x CUDA_VISIBLE_DEVICES=9 --prefix "" \
+		sh -c "echo \$CUDA_VISIBLE_DEVICES" >out &&
+	test "$(cat out)" = 9
+'
+
 test_expect_success '--launcher local with hosts runs one agent per host here' '
 	dtrun --launcher local -H a:2,b:1 --prefix "%h " sh -c "echo \$RANK \$NODE_RANK \$LOCAL_RANK \$LOCAL_WORLD_SIZE \$NNODES \$DTRUN_HOST" >out &&
 	grep -qx "a 0 0 0 2 2 a" out && grep -qx "a 1 0 1 2 2 a" out &&
