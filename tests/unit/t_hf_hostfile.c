@@ -329,6 +329,23 @@ TEST(hf_slurm_allocation)
 	CHECK_STR(hf_slurm("n[1-2]", "2,x", b),
 	    "ERR: SLURM_TASKS_PER_NODE:1:3: bad task count \"x\" (want 1 to "
 	    "1024, as in \"2(x3),1\")");
+	/* The limits dtrun.yaml(5) states: counts 1..1024, repeats from 1. */
+	CHECK_STR(hf_slurm("n[1-2]", "0,1", b),
+	    "ERR: SLURM_TASKS_PER_NODE:1:1: bad task count \"0\" (want 1 to "
+	    "1024, as in \"2(x3),1\")");
+	CHECK_STR(hf_slurm("n[1-2]", "1024,1025", b),
+	    "ERR: SLURM_TASKS_PER_NODE:1:6: bad task count \"1025\" (want 1 "
+	    "to 1024, as in \"2(x3),1\")");
+	CHECK_STR(hf_slurm("n[1-2]", "1024(x2)", b),
+	    "n1 slots=1024 @1\nn2 slots=1024 @1\n");
+	CHECK_STR(hf_slurm("n[1-2]", "1(x0),2", b),
+	    "ERR: SLURM_TASKS_PER_NODE:1:2: bad repeat \"(x0)\" (want "
+	    "\"(xN)\", as in \"2(x3)\")");
+	CHECK_STR(hf_slurm("n[000000000000000001-2]", "1(x2)", b),
+	    "n000000000000000001 slots=1 @1\nn000000000000000002 slots=1 @1\n");
+	CHECK_STR(hf_slurm("n[0000000000000000001-2]", NULL, b),
+	    "ERR: SLURM_JOB_NODELIST:1:3: bad range \"n[0000000000000000001-2]\" "
+	    "(want N or N-M inside [ ], up to 18 digits)");
 	CHECK_STR(hf_slurm("n[2-1]", "1", b),
 	    "ERR: SLURM_JOB_NODELIST:1:3: bad range \"n[2-1]\" (low > high)");
 }
