@@ -201,7 +201,10 @@ int	 hf_filter(struct hf_hosts *hs, const char *include,
  *
  * nservers > 0 lays out MXNet's parameter servers as its launch.py does:
  * server i on host i % nhosts of all the hosts given, plus one scheduler on
- * the first host. Servers and the scheduler take no slot (slot -1).
+ * the first host (dmlc's tracker runs it on the launching machine, which
+ * has no agent here). Workers keep the placement above, not dmlc's
+ * round-robin after the servers. Servers and the scheduler take no slot
+ * (slot -1).
  */
 #define HF_ROLE_WORKER		0
 #define HF_ROLE_SERVER		1

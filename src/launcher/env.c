@@ -209,19 +209,24 @@ env_rank(const struct env_ctx *c, int r, struct strv *sv)
 	if (c->plan->ranks[r].role != HF_ROLE_WORKER) {
 		strv_setf(sv, "DTRUN_ROLE", "%s", c->plan->ranks[r].role ==
 		    HF_ROLE_SERVER ? "server" : "scheduler");
-		return;
+	} else {
+		strv_setf(sv, "DTRUN_RANK", "%d", r);
+		strv_setf(sv, "DTRUN_LOCAL_RANK", "%d",
+		    c->plan->ranks[r].local_rank);
+		if (c->o->seeded)
+			strv_setf(sv, "DTRUN_RANK_SEED", "%llu",
+			    (unsigned long long)env_rank_seed(c->o->seed, r));
+		fw_rank(c, r, sv);
+		if (c->o->launcher == LAUNCH_SLURM) {
+			strv_setf(sv, "SLURM_PROCID", "%d", r);
+			strv_setf(sv, "SLURM_LOCALID", "%d",
+			    c->plan->ranks[r].local_rank);
+		}
 	}
-	strv_setf(sv, "DTRUN_RANK", "%d", r);
-	strv_setf(sv, "DTRUN_LOCAL_RANK", "%d", c->plan->ranks[r].local_rank);
-	if (c->o->seeded)
-		strv_setf(sv, "DTRUN_RANK_SEED", "%llu", (unsigned long long)
-		    env_rank_seed(c->o->seed, r));
-	fw_rank(c, r, sv);
-	if (c->o->launcher == LAUNCH_SLURM) {
-		strv_setf(sv, "SLURM_PROCID", "%d", r);
-		strv_setf(sv, "SLURM_LOCALID", "%d", c->plan->ranks[r].local_rank);
-	}
-	/* The rank part is laid over the host part: drop what -x set. */
+	/*
+	 * The rank part is laid over the host part: drop what -x set, for
+	 * servers and the scheduler too (-x DMLC_PS_ROOT_PORT=P moves it).
+	 */
 	for (i = first; i < sv->n; i++) {
 		eq = strchr(sv->v[i], '=');
 		n = eq - sv->v[i] + 1;

@@ -104,6 +104,15 @@ test_expect_success '--include/--exclude device ids reach the ranks as CUDA_VISI
 	test "$(cat out)" = 9
 '
 
+test_expect_success '-s: -x DMLC_PS_ROOT_* reaches servers and the scheduler too' '
+	dtrun --launcher local -H localhost:1 -s 1 -x DMLC_PS_ROOT_PORT=9555 \
+		-x DMLC_PS_ROOT_URI=127.0.0.1 --prefix "" \
+		sh -c "echo \$DMLC_ROLE \$DMLC_PS_ROOT_URI \$DMLC_PS_ROOT_PORT" >out &&
+	sort out >got &&
+	printf "scheduler 127.0.0.1 9555\nserver 127.0.0.1 9555\nworker 127.0.0.1 9555\n" >want &&
+	diff want got
+'
+
 test_expect_success '--launcher local with hosts runs one agent per host here' '
 	dtrun --launcher local -H a:2,b:1 --prefix "%h " sh -c "echo \$RANK \$NODE_RANK \$LOCAL_RANK \$LOCAL_WORLD_SIZE \$NNODES \$DTRUN_HOST" >out &&
 	grep -qx "a 0 0 0 2 2 a" out && grep -qx "a 1 0 1 2 2 a" out &&
