@@ -537,8 +537,8 @@ cf_map(struct cf_ctx *x, const struct ynode *n, const struct cf_key *keys)
 			    "");
 		}
 		if (ynode_isnull(i))
-			continue;	/* null: not given (a config's null hides
-					   its template's value) */
+			continue;	/* null: not given (a config's null
+					   took its template's value already) */
 		if (k->kind == CK_COMMAND || k->kind == CK_COMMANDS) {
 			if (hf_config_has(x->c, HF_C_COMMANDS))
 				return dt_errf(x->e, i->file, i->kline,

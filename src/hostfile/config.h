@@ -10,10 +10,10 @@
  * {port, user, identityFile, options}, killGrace, timeout, prefix,
  * outputDir, framework, heartbeatTimeout.
  *
- * A template merges under the config as Determined merges templates:
- * scalars from the config win, lists are concatenated (template first),
- * maps merge key by key. A null in the config ("key:" or "key: null")
- * wins too, so it removes the template's value.
+ * A template merges under the config as Determined's schemas.Merge(config,
+ * template) does: a value the config leaves out or gives as null ("key:",
+ * "key: null") takes the template's; scalars and lists (even []) from the
+ * config win whole; maps merge key by key.
  *
  * Unknown keys (with a did-you-mean), wrong types, bad values and YAML
  * syntax errors are DT_ERR_PARSE with file:line:col of the key or value.

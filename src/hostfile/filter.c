@@ -1,6 +1,12 @@
 /*
  * filter.c -- DeepSpeed's --include/--exclude ("host1:0,1@host2"): keep or
  * drop whole hosts, or single device ids of a host.
+ *
+ * A host named twice in --include ("w@w:2", "w:0@w:1") is refused:
+ * DeepSpeed's own versions disagree on it (older ones keep the last item,
+ * newer ones join the id lists and let "w:2" narrow a bare "w"), so any
+ * answer would surprise someone. --exclude only removes, so repeats there
+ * (of a host or an id) simply remove the union, in every version.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +21,7 @@
 struct filter_pick {
 	int		 all;			/* the whole host */
 	uint64_t	*ids;			/* or these ids (lazily made) */
+	int		 col;			/* where it was named; 0 = not */
 };
 
 /* The filter being read. */
@@ -22,6 +29,7 @@ struct filter_state {
 	struct hf_hosts		*hs;
 	struct filter_pick	*pick;		/* one per host */
 	const char		*opt;		/* "--include" or "--exclude" */
+	int			 include;
 	const char		*spec;
 	size_t			 off;		/* current item */
 	size_t			 colon;		/* its ":", or its end */
@@ -60,6 +68,12 @@ filter_name(const char *name, size_t len, void *arg)
 		    name);
 	pk = &st->pick[k];
 	h = &st->hs->v[k];
+	if (pk->col != 0 && st->include)
+		return dt_errf(st->e, st->opt, 1, (int)st->off + 1,
+		    DT_ERR_INVAL, "host \"%s\" is named twice (first at "
+		    "column %d): name each host once, with all its device ids "
+		    "(\"%s:0,2\")", name, pk->col, name);
+	pk->col = (int)st->off + 1;
 	if (st->colon == st->end) {
 		pk->all = 1;
 		return 0;
@@ -154,7 +168,8 @@ hf_filter(struct hf_hosts *hs, const char *include, const char *exclude,
 	memset(&st, 0, sizeof(st));
 	st.hs = hs;
 	st.e = e;
-	st.opt = include != NULL ? "--include" : "--exclude";
+	st.include = include != NULL;
+	st.opt = st.include ? "--include" : "--exclude";
 	st.spec = include != NULL ? include : exclude;
 	len = strlen(st.spec);
 	if (hs->n == 0)
@@ -173,7 +188,7 @@ hf_filter(struct hf_hosts *hs, const char *include, const char *exclude,
 			break;
 	}
 	if (r >= 0)
-		r = filter_apply(&st, include != NULL);
+		r = filter_apply(&st, st.include);
 	for (k = 0; k < n0; k++)
 		free(st.pick[k].ids);
 	free(st.pick);

@@ -31,12 +31,19 @@
  * list or one file expands to at most HF_EXPAND_MAX names; more is
  * DT_ERR_RANGE, reported before anything is expanded.
  *
+ * SLOTS. A host without a slot count has 1 slot, or max_slots slots when
+ * only max_slots is written (as in Open MPI); both count as written
+ * (slots_set).
+ *
  * REPEATED HOSTS. A host named again (in the same file or a later one) is
- * merged into its first entry, where it keeps its position: slots add up
- * (as Open MPI does, so a file listing a host once per process works), and
- * max_slots add up when both are set. A note is kept for -v ("hosts:7: gpu1
- * listed again (first at hosts:2), slots merged to 8"). If the two entries
- * disagree on user or port the merge is refused with DT_ERR_INVAL.
+ * merged into its first entry, where it keeps its position, by Open MPI's
+ * rules: each repeat adds one slot (a file listing a host once per process
+ * works) and keeps the first entry's max_slots; a repeat that writes slots
+ * is DT_ERR_INVAL; a repeat's max_slots replaces the limit (DT_ERR_RANGE
+ * below the slots). Unlike Open MPI, repeats may not count past max_slots
+ * (DT_ERR_RANGE). A note is kept for -v ("hosts:7: gpu1 listed again
+ * (first at hosts:2), slots merged to 3"). If the two entries disagree on
+ * user or port the merge is refused with DT_ERR_INVAL.
  *
  * IPv6 literals are not accepted as host names.
  */
@@ -176,8 +183,9 @@ int	 hf_from_slurm(struct hf_hosts *hs, const char *nodelist,
  * allowed). include keeps only the hosts named and, where ":ids" follow,
  * only those device ids; exclude drops whole hosts or, with ":ids", those
  * ids, and drops a host left with none. At most one may be non-NULL and
- * non-empty. A name or id that hs lacks is DT_ERR_NOTFOUND. Hosts keep
- * their order; slots becomes the number of ids left, listed in slot_ids.
+ * non-empty. A name or id that hs lacks is DT_ERR_NOTFOUND; a host named
+ * twice in include is DT_ERR_INVAL (see filter.c). Hosts keep their order;
+ * slots becomes the number of ids left, listed ascending in slot_ids.
  * Returns 0 or a negative DT_ERR_* with *e filled.
  */
 int	 hf_filter(struct hf_hosts *hs, const char *include,
@@ -193,7 +201,10 @@ int	 hf_filter(struct hf_hosts *hs, const char *include,
  *
  * nservers > 0 lays out MXNet's parameter servers as its launch.py does:
  * server i on host i % nhosts of all the hosts given, plus one scheduler on
- * the first host. Servers and the scheduler take no slot (slot -1).
+ * the first host (dmlc's tracker runs it on the launching machine, which
+ * has no agent here). Workers keep the placement above, not dmlc's
+ * round-robin after the servers. Servers and the scheduler take no slot
+ * (slot -1).
  */
 #define HF_ROLE_WORKER		0
 #define HF_ROLE_SERVER		1

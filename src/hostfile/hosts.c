@@ -163,28 +163,49 @@ hosts_same(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-/* Merges t (the repeat of name) into its first entry h. */
+/*
+ * Merges t (the repeat of name) into its first entry h, by Open MPI's
+ * hostfile rules (orte/prrte hostfile.c): a repeat adds one slot, a second
+ * slot count is refused, and a max_slots on the repeat replaces the limit
+ * if it is not below the slots. Unlike Open MPI, a repeat may not take the
+ * slots past max_slots: dtrun promises never to go past it.
+ */
 static int
 hosts_merge(struct hf_hosts *hs, struct hf_host *h, const struct hf_host *t,
     struct dt_err *e)
 {
+	int	n = h->slots + 1;
+
 	if (!hosts_same(h->user, t->user) || h->port != t->port)
 		return dt_errf(e, t->file, t->line, t->col, DT_ERR_INVAL,
 		    "host \"%s\" listed again with a different %s (first at "
 		    "%s:%d); repeated hosts merge their slots only when user "
 		    "and port agree", h->name, h->port != t->port ? "port" :
 		    "user", h->file, h->line);
-	if (h->slots + t->slots > HF_SLOTS_MAX)
+	if (t->slots_set)
+		return dt_errf(e, t->file, t->line, t->col, DT_ERR_INVAL,
+		    "host \"%s\" listed again with a slot count (first at "
+		    "%s:%d); as in Open MPI, give one line with slots=N, or "
+		    "one line per slot without", h->name, h->file, h->line);
+	if (n > HF_SLOTS_MAX)
 		return dt_errf(e, t->file, t->line, t->col, DT_ERR_RANGE,
 		    "host \"%s\" listed again (first at %s:%d): merged slots "
-		    "%d are more than %d", h->name, h->file, h->line,
-		    h->slots + t->slots, HF_SLOTS_MAX);
-	h->slots += t->slots;
+		    "%d are more than %d", h->name, h->file, h->line, n,
+		    HF_SLOTS_MAX);
+	if (t->max_slots != 0 && t->max_slots < n)
+		return dt_errf(e, t->file, t->line, t->col, DT_ERR_RANGE,
+		    "host \"%s\" listed again (first at %s:%d): max_slots=%d "
+		    "is less than its %d slots", h->name, h->file, h->line,
+		    t->max_slots, n);
+	if (t->max_slots != 0)
+		h->max_slots = t->max_slots;
+	if (h->max_slots != 0 && n > h->max_slots)
+		return dt_errf(e, t->file, t->line, t->col, DT_ERR_RANGE,
+		    "host \"%s\" listed again (first at %s:%d): %d slots "
+		    "would pass its max_slots=%d", h->name, h->file, h->line,
+		    n, h->max_slots);
+	h->slots = n;
 	h->slots_set = 1;	/* a repeat is a count, as in Open MPI */
-	if (h->max_slots == 0 || t->max_slots == 0)
-		h->max_slots = 0;
-	else
-		h->max_slots += t->max_slots;
 	return hfi_note(&hs->notes, &hs->nnotes, "%s:%d: %s listed again "
 	    "(first at %s:%d), slots merged to %d", t->file, t->line,
 	    h->name, h->file, h->line, h->slots);
@@ -216,6 +237,11 @@ hosts_add(struct hf_hosts *hs, const char *name, size_t len,
 	h->slot_ids = NULL;
 	h->nslot_ids = 0;
 	h->user = NULL;
+	/* Open MPI: max_slots without slots gives that many slots. */
+	if (!h->slots_set && h->max_slots != 0) {
+		h->slots = h->max_slots;
+		h->slots_set = 1;
+	}
 	if ((h->name = hfi_strndup(name, len)) == NULL)
 		goto nomem;
 	if (t->user != NULL && (h->user = strdup(t->user)) == NULL) {

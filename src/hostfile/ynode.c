@@ -397,20 +397,12 @@ ynode_merge(struct ynode *c, struct ynode *t)
 
 	if (t == NULL)
 		return c;
-	if (c == NULL)
+	/* Determined's nil: a null (or absent) value takes the template's. */
+	if (c == NULL || ynode_isnull(c)) {
+		ynode_free(c);
 		return t;
-	if (c->type == YN_SEQ && t->type == YN_SEQ) {
-		/* Template first: splice c's items after t's, keep c. */
-		if (t->last != NULL) {
-			t->last->next = c->child;
-			if (c->last == NULL)
-				c->last = t->last;
-			c->child = t->child;
-			t->child = t->last = NULL;
-		}
-		ynode_free(t);
-		return c;
 	}
+	/* Lists are not merged: the job file's, even [], replaces the template's. */
 	if (c->type != YN_MAP || t->type != YN_MAP) {
 		ynode_free(t);
 		return c;

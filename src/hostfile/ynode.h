@@ -46,9 +46,10 @@ int		 ynode_parse(const char *file, const char *buf, size_t len,
 void		 ynode_free(struct ynode *n);
 
 /*
- * Merges template t under config c as Determined does and returns the
- * result, consuming both: scalars (and mismatched kinds) from c win,
- * sequences are concatenated (t's first), maps merge key by key.
+ * Merges template t under config c as Determined's schemas.Merge(config,
+ * template) does and returns the result, consuming both: a null (or
+ * absent) value in c takes t's; otherwise scalars, sequences (even empty
+ * ones) and mismatched kinds from c win whole; maps merge key by key.
  */
 struct ynode	*ynode_merge(struct ynode *c, struct ynode *t);
 

@@ -2,8 +2,10 @@
  * env.c -- what each rank finds in its environment: dtrun's own DTRUN_*,
  * the variables of the chosen frameworks (framework.c; PyTorch's env://
  * by default), the network interface for NCCL and Gloo, and the user's -x,
- * which wins over everything. CUDA_VISIBLE_DEVICES is left alone: hiding
- * devices per rank breaks CUDA IPC between ranks.
+ * which wins over everything. CUDA_VISIBLE_DEVICES is set per host, never
+ * per rank (hiding devices per rank breaks CUDA IPC between ranks), and
+ * only where --include/--exclude picked device ids, as DeepSpeed's launcher
+ * does: then LOCAL_RANK i is the i-th of the devices left.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +183,9 @@ env_host(const struct env_ctx *c, int h, struct strv *sv)
 		if (c->gloo_ifname)
 			strv_setf(sv, "GLOO_SOCKET_IFNAME", "%s", c->ifname);
 	}
+	/* DeepSpeed's --include w:2,3: the ranks see devices 2 and 3 only. */
+	if (p->hosts[h].devices != NULL)
+		strv_setf(sv, "CUDA_VISIBLE_DEVICES", "%s", p->hosts[h].devices);
 	/* -x comes last so the user can override anything above. */
 	strv_addv(sv, c->o->exports, c->o->nexports);
 }
@@ -204,19 +209,24 @@ env_rank(const struct env_ctx *c, int r, struct strv *sv)
 	if (c->plan->ranks[r].role != HF_ROLE_WORKER) {
 		strv_setf(sv, "DTRUN_ROLE", "%s", c->plan->ranks[r].role ==
 		    HF_ROLE_SERVER ? "server" : "scheduler");
-		return;
+	} else {
+		strv_setf(sv, "DTRUN_RANK", "%d", r);
+		strv_setf(sv, "DTRUN_LOCAL_RANK", "%d",
+		    c->plan->ranks[r].local_rank);
+		if (c->o->seeded)
+			strv_setf(sv, "DTRUN_RANK_SEED", "%llu",
+			    (unsigned long long)env_rank_seed(c->o->seed, r));
+		fw_rank(c, r, sv);
+		if (c->o->launcher == LAUNCH_SLURM) {
+			strv_setf(sv, "SLURM_PROCID", "%d", r);
+			strv_setf(sv, "SLURM_LOCALID", "%d",
+			    c->plan->ranks[r].local_rank);
+		}
 	}
-	strv_setf(sv, "DTRUN_RANK", "%d", r);
-	strv_setf(sv, "DTRUN_LOCAL_RANK", "%d", c->plan->ranks[r].local_rank);
-	if (c->o->seeded)
-		strv_setf(sv, "DTRUN_RANK_SEED", "%llu", (unsigned long long)
-		    env_rank_seed(c->o->seed, r));
-	fw_rank(c, r, sv);
-	if (c->o->launcher == LAUNCH_SLURM) {
-		strv_setf(sv, "SLURM_PROCID", "%d", r);
-		strv_setf(sv, "SLURM_LOCALID", "%d", c->plan->ranks[r].local_rank);
-	}
-	/* The rank part is laid over the host part: drop what -x set. */
+	/*
+	 * The rank part is laid over the host part: drop what -x set, for
+	 * servers and the scheduler too (-x DMLC_PS_ROOT_PORT=P moves it).
+	 */
 	for (i = first; i < sv->n; i++) {
 		eq = strchr(sv->v[i], '=');
 		n = eq - sv->v[i] + 1;

@@ -192,6 +192,20 @@ plan_hosts(struct hf_hosts *hs, struct opts *o, struct hf_config *c,
 	return rc;
 }
 
+/* "2,3" for the n device ids in ids (each below HF_SLOTS_MAX). */
+static char *
+plan_devices(const int *ids, int n)
+{
+	char	*s = xmalloc((size_t)n * 5 + 1);
+	size_t	 off = 0;
+	int	 i;
+
+	s[0] = '\0';
+	for (i = 0; i < n; i++)
+		off += sprintf(s + off, "%s%d", i ? "," : "", ids[i]);
+	return s;
+}
+
 /* Copies the library's plan into ours. */
 static void
 plan_from_hf(struct plan *p)
@@ -209,6 +223,9 @@ plan_from_hf(struct plan *p)
 		ph->port = h->hosts[i].port;
 		ph->nworkers = h->host_nworkers[i];
 		ph->ranks = xcalloc(h->host_nprocs[i], sizeof(int));
+		if (h->hosts[i].slot_ids != NULL)
+			ph->devices = plan_devices(h->hosts[i].slot_ids,
+			    h->hosts[i].nslot_ids);
 	}
 	p->nranks = h->nranks;
 	p->nworkers = h->nworkers;
@@ -341,6 +358,7 @@ plan_free(struct plan *p)
 		free(p->hosts[h].name);
 		free(p->hosts[h].user);
 		free(p->hosts[h].ranks);
+		free(p->hosts[h].devices);
 	}
 	free(p->hosts);
 	free(p->ranks);

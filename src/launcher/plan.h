@@ -22,6 +22,9 @@ struct plan_host {
 	int	 nranks;	/* processes here, any role */
 	int	 nworkers;	/* workers here: LOCAL_WORLD_SIZE */
 	int	*ranks;		/* the nranks process indices on this host */
+	char	*devices;	/* "2,3": the device ids --include/--exclude
+				   left, for CUDA_VISIBLE_DEVICES; NULL when
+				   no filter picked ids here */
 };
 
 struct plan_rank {

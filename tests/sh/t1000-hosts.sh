@@ -57,10 +57,25 @@ test_expect_success 'a bad hostfile: exit 2, file, line and the fix' '
 '
 
 test_expect_success 'a host listed twice is merged, and -v says so' '
-	printf "a slots=2\nb\na slots=1\n" >hosts &&
+	printf "a slots=2\nb\na\n" >hosts &&
 	dtrun -v --dry-run -H hosts true >out 2>err &&
 	test $(grep -c "^[0-9]* a " out) -eq 3 &&
 	grep -q "listed again" err
+'
+
+test_expect_success 'Open MPI repeats: a bare line adds a slot and keeps max_slots' '
+	printf "n1 slots=1 max_slots=2\nn1\n" >hosts &&
+	plan -H hosts true >out &&
+	test $(wc -l <out) -eq 2 &&
+	test_expect_code 2 dtrun --dry-run --oversubscribe -n 3 -H hosts true \
+		2>err &&
+	grep -q "max_slots" err &&
+	printf "n1 slots=2\nn1 slots=2\n" >hosts &&
+	test_expect_code 2 dtrun --dry-run -H hosts true 2>err &&
+	grep -q "^dtrun: hosts:2:1: host \"n1\" listed again with a slot count" err &&
+	printf "n1 max_slots=4\n" >hosts &&
+	plan -H hosts true >out &&
+	test $(wc -l <out) -eq 4
 '
 
 test_expect_success '--include and --exclude in DeepSpeed syntax' '
@@ -68,6 +83,34 @@ test_expect_success '--include and --exclude in DeepSpeed syntax' '
 	test $(wc -l <out) -eq 6 && ! grep -q " b " out &&
 	plan -H a:4,b:4 --exclude b true >out &&
 	test $(wc -l <out) -eq 4 && ! grep -q " b " out
+'
+
+test_expect_success '--include/--exclude device ids reach the ranks as CUDA_VISIBLE_DEVICES' '
+	env -u CUDA_VISIBLE_DEVICES dtrun --launcher local -H w:8,v:2 \
+		--include "w:3,2@v" --prefix "%h " \
+		sh -c "echo \$LOCAL_RANK \${CUDA_VISIBLE_DEVICES-unset}" >out &&
+	sort out >got &&
+	printf "v 0 unset\nv 1 unset\nw 0 2,3\nw 1 2,3\n" >want &&
+	diff want got &&
+	env -u CUDA_VISIBLE_DEVICES dtrun --launcher local -H w:4 \
+		--exclude w:1 --prefix "" \
+		sh -c "echo \$LOCAL_RANK \$CUDA_VISIBLE_DEVICES" >out &&
+	sort out >got &&
+	printf "0 0,2,3\n1 0,2,3\n2 0,2,3\n" >want &&
+	diff want got &&
+	env -u CUDA_VISIBLE_DEVICES dtrun --launcher local -H w:4 \
+		--include w:1 -x CUDA_VISIBLE_DEVICES=9 --prefix "" \
+		sh -c "echo \$CUDA_VISIBLE_DEVICES" >out &&
+	test "$(cat out)" = 9
+'
+
+test_expect_success '-s: -x DMLC_PS_ROOT_* reaches servers and the scheduler too' '
+	dtrun --launcher local -H localhost:1 -s 1 -x DMLC_PS_ROOT_PORT=9555 \
+		-x DMLC_PS_ROOT_URI=127.0.0.1 --prefix "" \
+		sh -c "echo \$DMLC_ROLE \$DMLC_PS_ROOT_URI \$DMLC_PS_ROOT_PORT" >out &&
+	sort out >got &&
+	printf "scheduler 127.0.0.1 9555\nserver 127.0.0.1 9555\nworker 127.0.0.1 9555\n" >want &&
+	diff want got
 '
 
 test_expect_success '--launcher local with hosts runs one agent per host here' '

@@ -263,3 +263,35 @@ TEST(cli_framework_seed_iface)
 	CHECK_INT(cli_parse(4, a3, &o, &e), DT_ERR_INVAL);
 	CHECK(strstr(e.msg, "--seed") != NULL);
 }
+
+TEST(env_cuda_visible_devices_from_filter)
+{
+	static int		 r0[2] = { 0, 1 }, r1[1] = { 2 };
+	static struct plan_host	 h[2] = {
+		{ .name = "w", .nranks = 2, .nworkers = 2, .ranks = r0,
+		  .devices = "2,3" },
+		{ .name = "v", .nranks = 1, .nworkers = 1, .ranks = r1 },
+	};
+	static struct plan_rank	 r[3] = {
+		{ .host = 0, .local_rank = 0, .slot = 2 },
+		{ .host = 0, .local_rank = 1, .slot = 3 },
+		{ .host = 1, .local_rank = 0, .slot = 0 },
+	};
+	struct plan		 p = { .hosts = h, .nhosts = 2, .ranks = r,
+				     .nranks = 3, .nworkers = 3 };
+	char			*x[] = { "CUDA_VISIBLE_DEVICES=7" };
+	struct opts		 o = { 0 };
+	struct env_ctx		 c;
+
+	ctx(&c, &o, &p, FW_NONE);
+	CHECK_STR(joined(&c, 0, -1), "DTRUN_JOB_ID=job1 DTRUN_HOST=w "
+	    "DTRUN_WORLD_SIZE=3 DTRUN_LOCAL_WORLD_SIZE=2 DTRUN_NODE_RANK=0 "
+	    "DTRUN_NNODES=2 CUDA_VISIBLE_DEVICES=2,3");
+	/* A host the filter left whole is left alone. */
+	CHECK(strstr(joined(&c, 1, -1), "CUDA_VISIBLE_DEVICES") == NULL);
+	/* -x wins. */
+	o.exports = x;
+	o.nexports = 1;
+	CHECK(strstr(joined(&c, 0, -1), "CUDA_VISIBLE_DEVICES=2,3 "
+	    "CUDA_VISIBLE_DEVICES=7") != NULL);
+}

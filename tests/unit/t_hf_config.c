@@ -167,7 +167,7 @@ cfg_bad(const char *rel)
 
 TEST(hf_config_samples)
 {
-	CHECK_INT(t_hf_each("yaml", ".yaml", cfg_good), 8);
+	CHECK_INT(t_hf_each("yaml", ".yaml", cfg_good), 9);
 }
 
 TEST(hf_config_bad_samples)
@@ -187,11 +187,12 @@ TEST(hf_config_load_files)
 	    t_datadir);
 	CHECK_INT(hf_config_load(&c, path, tpath, &e), 0);
 	CHECK_INT(c.num_gpus, 4);
-	CHECK_INT(c.hosts.n, 3);
-	CHECK_STR(c.hosts.v[0].file, tpath);
-	CHECK_STR(c.hosts.v[2].file, path);
+	CHECK_INT(c.hosts.n, 1);
+	CHECK_STR(c.hosts.v[0].file, path);
 	CHECK_STR(c.pos[HF_C_APIVERSION].file, tpath);
-	CHECK(!hf_config_has(&c, HF_C_LAUNCHER));
+	/* launcher: null in the job takes the template's ssh. */
+	CHECK(hf_config_has(&c, HF_C_LAUNCHER));
+	CHECK_STR(c.pos[HF_C_LAUNCHER].file, tpath);
 	hf_config_free(&c);
 
 	snprintf(path, sizeof(path), "%s/hostfile/yaml/dtrun-full.yaml",
@@ -239,18 +240,32 @@ TEST(hf_config_template_merge)
 	/* Scalars: the config wins; a template-only key comes through. */
 	CHECK_STR(cfg_merge("numGPUs: 2\n", "numGPUs: 8\nprefix: /opt\n", b),
 	    "numGPUs: 2 @c.yaml:1:10\nprefix: /opt @t.yaml:2:9\n");
-	/* Lists: template first. */
+	/* Lists are not merged: the config's replaces the template's. */
 	CHECK_STR(cfg_merge("sync: {exclude: [b]}\n",
 	    "sync: {exclude: [a], dst: /x}\n", b),
 	    "sync.dst: /x @t.yaml:1:27\n"
-	    "sync.exclude: [a] [b] @c.yaml:1:17\n");
+	    "sync.exclude: [b] @c.yaml:1:17\n");
+	/* ... unless it is null: then the template's. */
+	CHECK_STR(cfg_merge("sync: {exclude: null}\n",
+	    "sync: {exclude: [a]}\n", b),
+	    "sync.exclude: [a] @t.yaml:1:17\n");
+	/* A null scalar takes the template's (numGPUs: null over 4 is 4). */
+	CHECK_STR(cfg_merge("numGPUs: null\n", "numGPUs: 4\n", b),
+	    "numGPUs: 4 @t.yaml:1:10\n");
+	CHECK_STR(cfg_merge("environment: {A: null}\n",
+	    "environment: {A: \"1\"}\n", b),
+	    "environment: A=1 @c.yaml:1:14\n");
+	/* A null with nothing under it stays not given. */
+	CHECK_STR(cfg_merge("numGPUs: ~\n", "prefix: x\n", b),
+	    "prefix: x @t.yaml:1:9\n");
 	/* A list over a scalar: the config's kind wins. */
 	CHECK_STR(cfg_merge("commands: [b]\n", "commands: a\n", b),
 	    "commands: [b] @c.yaml:1:11\n");
-	/* Maps merge recursively; null in the config removes a value. */
+	/* Maps merge recursively; null in the config keeps the template's. */
 	CHECK_STR(cfg_merge("ssh:\n  user: me\n  port:\n",
 	    "ssh: {port: 22, user: you, identityFile: k}\n", b),
-	    "ssh.user: me @c.yaml:2:9\nssh.identityFile: k @t.yaml:1:42\n");
+	    "ssh.port: 22 @t.yaml:1:13\nssh.user: me @c.yaml:2:9\n"
+	    "ssh.identityFile: k @t.yaml:1:42\n");
 	/* An empty config is the template. */
 	CHECK_STR(cfg_merge("", "launcher: local\n", b),
 	    "launcher: local @t.yaml:1:11\n");

@@ -167,12 +167,12 @@ hf_bad_one(const char *rel)
 
 TEST(hf_corpus_good)
 {
-	CHECK_INT(t_hf_each("good", ".hosts", hf_good_one), 9);
+	CHECK_INT(t_hf_each("good", ".hosts", hf_good_one), 10);
 }
 
 TEST(hf_corpus_bad)
 {
-	CHECK_INT(t_hf_each("bad", ".hosts", hf_bad_one), 23);
+	CHECK_INT(t_hf_each("bad", ".hosts", hf_bad_one), 27);
 }
 
 TEST(hf_list_inline)
@@ -184,8 +184,8 @@ TEST(hf_list_inline)
 	CHECK_STR(hf_list("gpu[1-3,7]:4,user@c:2222", b, sizeof(b)),
 	    "gpu1 slots=4 @1\ngpu2 slots=4 @1\ngpu3 slots=4 @1\n"
 	    "gpu7 slots=4 @1\nc slots=1 default user=user port=2222 @1\n");
-	CHECK_STR(hf_list(" a slots=2 port=2200 , a:3 port=2200", b,
-	    sizeof(b)), "a slots=5 port=2200 @1\n");
+	CHECK_STR(hf_list(" a slots=2 port=2200 , a port=2200", b,
+	    sizeof(b)), "a slots=3 port=2200 @1\n");
 	CHECK_STR(hf_list("a port=2200,a:3", b, sizeof(b)),
 	    "ERR: -H:1:13: host \"a\" listed again with a different port "
 	    "(first at -H:1); repeated hosts merge their slots only when "
@@ -329,6 +329,23 @@ TEST(hf_slurm_allocation)
 	CHECK_STR(hf_slurm("n[1-2]", "2,x", b),
 	    "ERR: SLURM_TASKS_PER_NODE:1:3: bad task count \"x\" (want 1 to "
 	    "1024, as in \"2(x3),1\")");
+	/* The limits dtrun.yaml(5) states: counts 1..1024, repeats from 1. */
+	CHECK_STR(hf_slurm("n[1-2]", "0,1", b),
+	    "ERR: SLURM_TASKS_PER_NODE:1:1: bad task count \"0\" (want 1 to "
+	    "1024, as in \"2(x3),1\")");
+	CHECK_STR(hf_slurm("n[1-2]", "1024,1025", b),
+	    "ERR: SLURM_TASKS_PER_NODE:1:6: bad task count \"1025\" (want 1 "
+	    "to 1024, as in \"2(x3),1\")");
+	CHECK_STR(hf_slurm("n[1-2]", "1024(x2)", b),
+	    "n1 slots=1024 @1\nn2 slots=1024 @1\n");
+	CHECK_STR(hf_slurm("n[1-2]", "1(x0),2", b),
+	    "ERR: SLURM_TASKS_PER_NODE:1:2: bad repeat \"(x0)\" (want "
+	    "\"(xN)\", as in \"2(x3)\")");
+	CHECK_STR(hf_slurm("n[000000000000000001-2]", "1(x2)", b),
+	    "n000000000000000001 slots=1 @1\nn000000000000000002 slots=1 @1\n");
+	CHECK_STR(hf_slurm("n[0000000000000000001-2]", NULL, b),
+	    "ERR: SLURM_JOB_NODELIST:1:3: bad range \"n[0000000000000000001-2]\" "
+	    "(want N or N-M inside [ ], up to 18 digits)");
 	CHECK_STR(hf_slurm("n[2-1]", "1", b),
 	    "ERR: SLURM_JOB_NODELIST:1:3: bad range \"n[2-1]\" (low > high)");
 }
@@ -374,6 +391,87 @@ TEST(hf_filter_deepspeed)
 	    "ERR: --include:1:4: bad device id \"a\" (want host:0,1@host2)");
 }
 
+/*
+ * Checks one block of a filter corpus: "hosts:", "include:" or "exclude:",
+ * then the dump hf_filter should leave (or "ERR: ..."). *block is NUL-ended.
+ */
+static void
+hf_filter_block(const char *rel, int line, char *block)
+{
+	char	*hosts = NULL, *inc = NULL, *exc = NULL, *want, *p, *nl;
+	char	 got[DUMP_MAX];
+
+	for (p = block; strncmp(p, "hosts: ", 7) == 0 ||
+	    strncmp(p, "include: ", 9) == 0 || strncmp(p, "exclude: ", 9) == 0;
+	    p = nl + 1) {
+		if ((nl = strchr(p, '\n')) == NULL)
+			break;
+		*nl = '\0';
+		if (p[0] == 'h')
+			hosts = p + 7;
+		else if (p[0] == 'i')
+			inc = p + 9;
+		else
+			exc = p + 9;
+	}
+	want = p;
+	if (hosts == NULL || (inc == NULL && exc == NULL)) {
+		t_fail(__FILE__, __LINE__, "%s:%d: block without hosts: and "
+		    "include: or exclude:", rel, line);
+		return;
+	}
+	hf_filt(hosts, inc, exc, got);
+	if (strncmp(got, "ERR: ", 5) == 0)
+		strcat(got, "\n");
+	if (strcmp(got, want) != 0)
+		t_fail(__FILE__, __LINE__, "%s:%d:\n%swant:\n%s", rel, line, got,
+		    want);
+}
+
+/* Runs every blank-line-separated block of a filter corpus file. */
+static void
+hf_filter_corpus_one(const char *rel)
+{
+	char	*buf = t_hf_read(rel, NULL), *p, *end, *out;
+	int	 line = 1, start, nblocks = 0;
+	char	 block[DUMP_MAX];
+	size_t	 n;
+
+	CHECK(buf != NULL);
+	for (p = buf; buf != NULL && *p != '\0';) {
+		/* Skip blank and comment lines, then take lines to a blank one. */
+		if (*p == '\n' || *p == '#') {
+			p += strcspn(p, "\n");
+			p += *p == '\n';
+			line++;
+			continue;
+		}
+		start = line;
+		out = block;
+		for (end = p; *end != '\0' && *end != '\n'; line++) {
+			n = strcspn(end, "\n") + 1;
+			if (end[n - 1] != '\n')
+				n--;
+			if ((size_t)(out - block) + n + 1 > sizeof(block))
+				break;
+			memcpy(out, end, n);
+			out += n;
+			end += n;
+		}
+		*out = '\0';
+		hf_filter_block(rel, start, block);
+		nblocks++;
+		p = end;
+	}
+	CHECK(nblocks > 0);
+	free(buf);
+}
+
+TEST(hf_filter_corpus)
+{
+	CHECK_INT(t_hf_each("filter", ".golden", hf_filter_corpus_one), 1);
+}
+
 TEST(hf_filter_twice_uses_device_ids)
 {
 	struct hf_hosts	hs;
@@ -403,13 +501,13 @@ TEST(hf_load_arg_file_or_list)
 	CHECK_INT(hf_load_arg(&hs, path, &e), 0);
 	CHECK_INT(hs.n, 3);
 	CHECK_STR(hs.v[0].file, path);
-	CHECK_INT(hf_load_arg(&hs, "worker-1:2,extra", &e), 0);
-	CHECK_STR(hf_dump(&hs, b, sizeof(b)), "worker-1 slots=6 @2\n"
+	CHECK_INT(hf_load_arg(&hs, "worker-1,extra", &e), 0);
+	CHECK_STR(hf_dump(&hs, b, sizeof(b)), "worker-1 slots=5 @2\n"
 	    "worker-2 slots=4 @3\nworker-3 slots=8 @4\n"
 	    "extra slots=1 default @1\n");
 	CHECK_INT(hs.nnotes, 1);
 	snprintf(eb, sizeof(eb), "-H:1: worker-1 listed again (first at "
-	    "%s:2), slots merged to 6", path);
+	    "%s:2), slots merged to 5", path);
 	CHECK_STR(hs.notes[0], eb);
 	CHECK_STR(hs.v[3].file, "-H");
 	CHECK_INT(hf_load_arg(&hs, "no/such/file", &e), DT_ERR_NOTFOUND);
@@ -418,7 +516,7 @@ TEST(hf_load_arg_file_or_list)
 	CHECK_INT(hf_load_arg(&hs, t_datadir, &e), DT_ERR_INVAL);
 	CHECK_INT(hf_hosts_default_slots(&hs, 8, &e), 0);
 	CHECK_INT(hs.v[3].slots, 8);
-	CHECK_INT(hs.v[0].slots, 6);
+	CHECK_INT(hs.v[0].slots, 5);
 	CHECK_INT(hf_hosts_default_slots(&hs, 0, &e), DT_ERR_RANGE);
 	hf_hosts_free(&hs);
 	CHECK_INT(hs.n, 0);
