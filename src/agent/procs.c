@@ -156,9 +156,12 @@ proc_info(pid_t pid, struct proc_info *pi)
 	pi->ppid = (pid_t)ppid;
 	pi->pgrp = (pid_t)pgrp;
 	pi->uid = st.st_uid;
-	/* Field 22, the start time, is 20 spaces after the ')'. */
-	for (i = 0; i < 20 && p != NULL; i++)
+	/* Field N is N - 2 spaces after the ')'. */
+	for (i = 0; i < 20 && p != NULL; i++) {
 		p = strchr(p + 1, ' ');
+		if (p != NULL && (i == 11 || i == 12))	/* utime, stime */
+			pi->cpu += strtoull(p + 1, NULL, 10);
+	}
 	if (p == NULL)
 		return -1;
 	pi->start = strtoull(p + 1, NULL, 10);

@@ -9,6 +9,8 @@ struct proc_info {
 	pid_t			 ppid;
 	pid_t			 pgrp;
 	char			 state;		/* 'R', 'S', ... 'Z' */
+	unsigned long long	 cpu;		/* fields 14 + 15: clock ticks of
+						   CPU used, user and system */
 	unsigned long long	 start;		/* field 22: clock ticks after boot */
 	uid_t			 uid;		/* owner of /proc/PID */
 };

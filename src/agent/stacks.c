@@ -29,7 +29,15 @@
 extern char **environ;
 
 #define STK_PARALLEL	8	/* tools running at once, at most ... */
-#define STK_BOUND_S	20	/* one tool run, at most (gdb loads symbols) */
+/*
+ * A tool run that used no CPU for STK_IDLE_S is stuck (in ptrace, on a
+ * process in D state) and killed; one that works, only slowly on a busy
+ * host (gdb loads symbols), runs on to STK_BOUND_S.
+ */
+#define STK_IDLE_S	20
+#define STK_BOUND_S	120
+#define STR(x)		XSTR(x)
+#define XSTR(x)		#x
 
 /*
  * Python frames, read by gdb from the interpreter's own data: every
@@ -86,6 +94,8 @@ struct item {
 	int			 python;
 	int			 stage;		/* 0 native, 1 python */
 	pid_t			 tool;		/* 0: none running */
+	unsigned long long	 tool_cpu;	/* its CPU ticks at the last look */
+	int			 tool_looks;	/* STK_IDLE_S periods it ran */
 	int			 fd;		/* the tool's output; -1 at EOF */
 	int			 timed_out;
 	struct event		*ev_read, *ev_timer;
@@ -238,17 +248,27 @@ item_read_cb(evutil_socket_t fd, short what, void *arg)
 static void
 item_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct item	*it = arg;
-	char		 note[96];
+	struct item		*it = arg;
+	struct proc_info	 pi;
+	struct timeval		 tv = { STK_IDLE_S, 0 };
+	char			 note[96];
 
 	if (it->tool <= 0)
 		return;
+	if (++it->tool_looks * STK_IDLE_S < STK_BOUND_S &&
+	    proc_info(it->tool, &pi) == 0 && pi.cpu > it->tool_cpu) {
+		it->tool_cpu = pi.cpu;
+		event_add(it->ev_timer, &tv);
+		return;
+	}
 	/* Its own process group (spawn_rank): whatever it started goes too. */
 	kill(-it->tool, SIGKILL);
 	it->timed_out = 1;
 	item_close(it);
-	snprintf(note, sizeof(note), "\n[timed out after %d s: killed]\n",
-	    STK_BOUND_S);
+	snprintf(note, sizeof(note), "\n[timed out after %d s%s: killed]\n",
+	    it->tool_looks * STK_IDLE_S, it->tool_looks * STK_IDLE_S <
+	    STK_BOUND_S ? ", the last " STR(STK_IDLE_S) " s without using "
+	    "the CPU" : "");
 	item_append(it, note, strlen(note));
 }
 
@@ -257,7 +277,7 @@ static int
 item_spawn(struct item *it)
 {
 	struct stacks	*s = it->s;
-	struct timeval	 tv = { STK_BOUND_S, 0 };
+	struct timeval	 tv = { STK_IDLE_S, 0 };
 	char		 pid[16], head[64], *path;
 	const char	*name;
 	char		*argv[16];
@@ -311,6 +331,8 @@ item_spawn(struct item *it)
 		return -1;
 	}
 	it->tool = tool;
+	it->tool_cpu = 0;
+	it->tool_looks = 0;
 	it->fd = fds[0];
 	it->ev_read = event_new(s->base, it->fd, EV_READ | EV_PERSIST,
 	    item_read_cb, it);

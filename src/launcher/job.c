@@ -62,10 +62,12 @@ _Static_assert(AP_MAX_RANKS >= HF_RANKS_MAX, "AP_MAX_RANKS < HF_RANKS_MAX");
 #define EXIT_PIPE	(128 + SIGPIPE)
 #define EXIT_LOST	255
 #define EXIT_HANG	123		/* --hang-timeout */
-#define STK_WAIT_S	60		/* a report waits for agents at most
-					   this long without a stack coming
-					   (an agent's tool runs are bounded
-					   to 20 s each, two for Python) */
+#define STK_WAIT_S	250		/* a report waits for agents at most
+					   this long without a stack coming:
+					   a rank's capture takes an agent
+					   at most 2 x 120 s (stacks.c); a
+					   dead agent is lost sooner, by its
+					   heartbeat */
 
 enum rank_state { R_WAITING, R_RUNNING, R_EXITED };
 

@@ -131,6 +131,26 @@ test_expect_success 'dtcomm_heartbeat() keeps a quiet rank alive for --hang-time
 	! grep -q "hang-timeout" err
 '
 
+test_expect_success 'a stack tool that works slowly (busy host) is not cut off at 20 s' '
+	mkdir -p slow &&
+	cat >slow/eu-stack <<-\EOS &&
+	#!/bin/bash
+	# Busy for 22 s (the CPU it uses tells the agent it works), then a stack.
+	end=$((SECONDS + 22))
+	while [ $SECONDS -lt $end ]; do :; done
+	printf "PID %s - process\nTID %s:\n#0  0x0000000000401000 slow_frame\n#1  0x0000000000401100 main\n" "$2" "$2"
+	EOS
+	chmod +x slow/eu-stack &&
+	{ PATH=$PWD/slow:$PATH timeout 200 dtrun -n 1 spin >out 2>err & pid=$!; } &&
+	test_at_exit "kill $pid 2>/dev/null" &&
+	wait_for 60 eval "[ \"\$(grep -c spinning out 2>/dev/null)\" = 1 ]" &&
+	kill -QUIT $pid &&
+	wait_for 150 grep -q "^dtrun: full stacks of every rank:" err &&
+	grep -q "^dtrun:   rank 0 on localhost, pid [0-9]* (1): slow_frame <- main\$" err &&
+	kill -TERM $pid &&
+	test_expect_code 143 wait $pid
+'
+
 # job_id -- the job id dtrun -v said it started (in err).
 job_id() {
 	sed -n 's/^dtrun: started .* (job \(.*\))$/\1/p' err
