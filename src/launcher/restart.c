@@ -255,8 +255,9 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 		a.max = o->max_restarts > 0 ? o->max_restarts : 0;
 		a.prev_port = port;
 		a.output_dir = restart_dir(o, k);
-		if (deadline > 0)
-			a.timeout = deadline - mono_s();
+		/* Spent already (a tiny --timeout): it still ends the job. */
+		if (deadline > 0 && (a.timeout = deadline - mono_s()) <= 0)
+			a.timeout = 1e-9;
 		l = xreallocarray(l, k + 1, sizeof(*l));
 		memset(&l[k], 0, sizeof(l[k]));
 		l[k].start = time(NULL);
