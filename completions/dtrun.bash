@@ -7,7 +7,7 @@ _dtrun()
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	opts="--np --nproc-per-node --hosts --hostfile --config --template
 	      --include --exclude --oversubscribe --servers --launcher --prefix
-	      --output-dir --timestamp --escape-output --export --kill-grace --timeout --heartbeat-timeout --start-timeout --hang-timeout --on-hang --dry-run
+	      --output-dir --timestamp --escape-output --export --kill-grace --timeout --heartbeat-timeout --start-timeout --hang-timeout --on-hang --max-restarts --restart-delay --min-np --dry-run
 	      --framework --iface --seed
 	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-fanout
 	      --ssh-agent-dir --sync-dst-dir --sync-exclude
@@ -19,7 +19,7 @@ _dtrun()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		--) _command_offset $((i + 1)); return ;;
-		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--on-hang|\
+		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--on-hang|--max-restarts|--restart-delay|--min-np|\
 		-H|--hosts|--hostfile|-f|--config|--template|--include|--exclude|-s|--servers|\
 		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|--ssh-fanout|--ssh-agent-dir|\
 		--framework|--iface|--seed|--sync-dst-dir|--sync-exclude)
@@ -43,7 +43,7 @@ _dtrun()
 		COMPREPLY=($(compgen -P "$given" -W "$frameworks" -- "${cur##*,}"))
 		return ;;
 	--iface) COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur")); return ;;
-	-n|--np|--nproc-per-node|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout|--seed|--sync-exclude) return ;;
+	-n|--np|--nproc-per-node|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--max-restarts|--restart-delay|--min-np|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout|--seed|--sync-exclude) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -12,6 +12,11 @@
  * (proc_signal), so a reused pid is never hit; records that name pid 1,
  * 0 or a negative one are refused outright. A job is "stopped" only once
  * none of that is left, the keeper included (it exits last).
+ *
+ * A dtrun that restarts jobs (--max-restarts) records itself too; such
+ * records are taken first: SIGTERM to dtrun stops every host's ranks and
+ * any restart, where SIGTERM to an agent alone would look like a host
+ * going down, which dtrun restarts.
  */
 #include <sys/types.h>
 
@@ -172,6 +177,11 @@ kill_record(const struct record_info *r, const struct kill_opts *ko)
 		    "(agent %d)\n", ko->label ? ko->label : "",
 		    log_escape(job, sizeof(job), r->job), left,
 		    left == 1 ? " is" : "es are", (int)r->agent);
+	else if (r->launcher)
+		printf("%sjob %s: stopped dtrun %d (its restarts, and every "
+		    "host's ranks)%s\n", ko->label ? ko->label : "",
+		    log_escape(job, sizeof(job), r->job), (int)r->agent,
+		    killed ? " (it needed SIGKILL)" : "");
 	else
 		printf("%sjob %s: stopped agent %d and %zu rank%s%s\n",
 		    ko->label ? ko->label : "",
@@ -233,16 +243,64 @@ kill_wanted(const struct kill_opts *ko, const char *job, int *seen)
 	return want;
 }
 
+/*
+ * One pass over the records in d: the launchers' (dtrun with restarts:
+ * stopped first, so that nothing starts the job again), or the agents'.
+ * Counts the jobs found; returns 1 if something of them is left.
+ */
+static int
+kill_pass(DIR *d, const char *dir, const struct kill_opts *ko, int *seen,
+    int launchers, int *found)
+{
+	const char		*label = ko->label ? ko->label : "";
+	struct dirent		*de;
+	struct record_info	 r;
+	FILE			*f;
+	char			 path[1024], why[512];
+	int			 left = 0;
+
+	memset(&r, 0, sizeof(r));
+	rewinddir(d);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || strstr(de->d_name, ".tmp") != NULL)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;	/* removed by its agent just now */
+		if (record_parse(f, &r, why, sizeof(why)) != 0) {
+			fclose(f);
+			if (launchers)
+				continue;	/* said in the agents' pass */
+			/* Refused whole: never signal what it names. */
+			log_error("%s%s: %s: not a record an agent writes; left "
+			    "alone (remove the file)", label, path, why);
+			if (r.job[0] != '\0' && kill_wanted(ko, r.job, seen))
+				left = 1;
+			continue;
+		}
+		fclose(f);
+		if (r.launcher != launchers || !kill_wanted(ko, r.job, seen))
+			continue;
+		/* --stacks asks the agents; a launcher has no ranks of its own. */
+		if (launchers && ko->stacks)
+			continue;
+		(*found)++;
+		if (kill_record(&r, ko) != 0)
+			left = 1;
+		else if (!ko->stacks)
+			unlink(path);	/* a dead agent cannot remove it */
+	}
+	record_info_free(&r);
+	return left;
+}
+
 int
 kill_jobs(const struct kill_opts *ko)
 {
 	const char		*dir;
 	const char		*label = ko->label ? ko->label : "";
 	DIR			*d = NULL;
-	FILE			*f;
-	struct dirent		*de;
-	struct record_info	 r;
-	char			 path[1024], why[512];
+	char			 why[512];
 	int			 found = 0, left = 0, i, *seen;
 
 	if ((seen = calloc(ko->nids + 1, sizeof(*seen))) == NULL) {
@@ -257,45 +315,24 @@ kill_jobs(const struct kill_opts *ko)
 		log_error("%s%s: %s", label, dir, strerror(errno));
 		left = 1;
 	}
-	memset(&r, 0, sizeof(r));
-	while (d != NULL && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || strstr(de->d_name, ".tmp") != NULL)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if ((f = fopen(path, "r")) == NULL)
-			continue;	/* removed by its agent just now */
-		if (record_parse(f, &r, why, sizeof(why)) != 0) {
-			fclose(f);
-			/* Refused whole: never signal what it names. */
-			log_error("%s%s: %s: not a record an agent writes; left "
-			    "alone (remove the file)", label, path, why);
-			if (r.job[0] != '\0' && kill_wanted(ko, r.job, seen))
-				left = 1;
-			continue;
-		}
-		fclose(f);
-		if (!kill_wanted(ko, r.job, seen))
-			continue;
-		found++;
-		if (kill_record(&r, ko) != 0)
-			left = 1;
-		else if (!ko->stacks)
-			unlink(path);	/* a dead agent cannot remove it */
-	}
+	if (d != NULL && kill_pass(d, dir, ko, seen, 1, &found) != 0)
+		left = 1;
+	if (d != NULL && !ko->launchers_only &&
+	    kill_pass(d, dir, ko, seen, 0, &found) != 0)
+		left = 1;
 	if (d != NULL)
 		closedir(d);
-	for (i = 0; i < ko->nids; i++) {
+	for (i = 0; i < ko->nids && !ko->launchers_only; i++) {
 		if (!seen[i] && kill_unrecorded(ko->ids[i], ko) > 0)
 			left = 1;
 		/* Nothing here to ask for stacks: say so in the status. */
 		if (!seen[i] && ko->stacks)
 			left = 1;
 	}
-	if (ko->all && found == 0 && !ko->quiet)
+	if (ko->all && found == 0 && !ko->quiet && !ko->launchers_only)
 		printf("%sno dtrun jobs running\n", label);
 	fflush(stdout);
 	free(seen);
-	record_info_free(&r);
 	return left;
 }
 

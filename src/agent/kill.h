@@ -14,6 +14,7 @@ struct kill_opts {
 	char		**ids;		/* job ids (DTRUN_JOB_ID) */
 	int		 nids;
 	const char	*label;		/* "localhost: " in front of lines, or NULL */
+	int		 launchers_only; /* only dtrun's own records (before -H) */
 };
 
 /* Defaults: wait 10 s, no ids, no label. */

@@ -115,6 +115,13 @@ record_add(struct record *r, uint32_t rank, pid_t pid)
 }
 
 void
+record_launcher(struct record *r)
+{
+	if (r != NULL && r->f != NULL)
+		fprintf(r->f, "launcher\n");
+}
+
+void
 record_commit(struct record *r)
 {
 	if (r == NULL || r->f == NULL)
@@ -271,7 +278,8 @@ record_parse(FILE *f, struct record_info *ri, char *why, size_t len)
 			else if ((bad = parse_proc(p + 1, &pid, &st)) == NULL &&
 			    rank_add(ri, pid, st) != 0)
 				bad = "is one rank too many (out of memory)";
-		}
+		} else if (strcmp(line, "launcher") == 0)
+			ri->launcher = 1;
 		/* Other lines (host, and what later versions add) are notes. */
 	}
 	if (bad != NULL)

@@ -10,6 +10,11 @@
  *	agent PID STARTTIME
  *	keeper PID STARTTIME		(the agent's keeper, see keeper.h; optional)
  *	rank RANK PID STARTTIME		(one per rank; each is its own process group)
+ *	launcher			(dtrun's own record, see below)
+ *
+ * dtrun with --max-restarts keeps a record too, its own pid on the agent
+ * line and a "launcher" line: dtrun-kill stops such a dtrun before any
+ * agent, so that a job being stopped is never started again.
  *
  * STARTTIME is field 22 of /proc/PID/stat, so a reused PID is never mistaken
  * for one of ours. The directory must be ours and mode 0700: a directory
@@ -35,6 +40,8 @@ struct record;
 struct record	*record_open(const char *job_id, const char *host, pid_t keeper,
 		    char *why, size_t len);
 void		 record_add(struct record *, uint32_t rank, pid_t pid);
+/* Marks the record as dtrun's own (the "agent" is the launcher). */
+void		 record_launcher(struct record *);
 /* Writes the file (atomically, by rename). */
 void		 record_commit(struct record *);
 /* Deletes the file and frees. */
@@ -65,6 +72,7 @@ struct record_info {
 	pid_t			 agent;
 	unsigned long long	 agent_start;
 	pid_t			 keeper;	/* 0: none recorded */
+	int			 launcher;	/* dtrun's own record */
 	unsigned long long	 keeper_start;
 	size_t			 nranks;
 	pid_t			*pid;		/* each rank's, its process group */

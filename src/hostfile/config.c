@@ -23,6 +23,7 @@ enum cf_kind {
 	CK_INT,			/* an integer in min..max */
 	CK_DURATION,		/* seconds or "30s", into milliseconds */
 	CK_CHOICE,		/* one of choices */
+	CK_BOOL,		/* true or false */
 	CK_LIST,		/* a list of strings (or one string) */
 	CK_MAP,			/* a map of the keys in sub */
 	CK_COMMAND,		/* command: one string */
@@ -84,7 +85,8 @@ static const struct cf_key cf_top_keys[] = {
 	{ "dataBucket", CK_IGNORED, -1, 0, 0, 0, 0, NULL, NULL },
 	{ "dataBucketSubdirectory", CK_IGNORED, -1, 0, 0, 0, 0, NULL, NULL },
 	{ "build", CK_IGNORED, -1, 0, 0, 0, 0, NULL, NULL },
-	{ "preemptible", CK_IGNORED, -1, 0, 0, 0, 0, NULL, NULL },
+	{ "preemptible", CK_BOOL, HF_C_PREEMPTIBLE, OFF(preemptible), 0, 0, 0,
+	    NULL, NULL },
 	{ "repository", CK_IGNORED, -1, 0, 0, 0, 0, NULL, NULL },
 	{ "pythonVersion", CK_IGNORED, -1, 0, 0, 0, 0, NULL, NULL },
 	/* dtrun's own. */
@@ -110,6 +112,10 @@ static const struct cf_key cf_top_keys[] = {
 	    cf_frameworks, NULL },
 	{ "heartbeatTimeout", CK_DURATION, HF_C_HEARTBEAT, OFF(heartbeat_ms),
 	    0, 0, 0, NULL, NULL },
+	{ "maxRestarts", CK_INT, HF_C_MAXRESTARTS, OFF(max_restarts), 0, 0,
+	    1000000, NULL, NULL },
+	{ "restartDelay", CK_DURATION, HF_C_RESTARTDELAY,
+	    OFF(restart_delay_ms), 0, 0, 0, NULL, NULL },
 	{ NULL, 0, 0, 0, 0, 0, 0, NULL, NULL }
 };
 
@@ -242,6 +248,26 @@ cf_int(struct cf_ctx *x, const struct ynode *n, const struct cf_key *k)
 		return cf_error(x, n, k->name, fmt, n->str);
 	}
 	*FIELD(x->c, k->off, int) = (int)v;
+	return 0;
+}
+
+/* Reads true or false (YAML 1.2's spellings). */
+static int
+cf_bool(struct cf_ctx *x, const struct ynode *n, const struct cf_key *k)
+{
+	int	r;
+
+	if ((r = cf_scalar(x, n, k->name)) != 0)
+		return r;
+	if (strcmp(n->str, "true") == 0 || strcmp(n->str, "True") == 0 ||
+	    strcmp(n->str, "TRUE") == 0)
+		*FIELD(x->c, k->off, int) = 1;
+	else if (strcmp(n->str, "false") == 0 || strcmp(n->str, "False") == 0 ||
+	    strcmp(n->str, "FALSE") == 0)
+		*FIELD(x->c, k->off, int) = 0;
+	else
+		return cf_error(x, n, k->name, "expected true or false, got "
+		    "\"%.*s\"", n->str);
 	return 0;
 }
 
@@ -472,6 +498,8 @@ cf_value(struct cf_ctx *x, const struct ynode *n, const struct cf_key *k)
 		return cf_duration(x, n, k);
 	case CK_CHOICE:
 		return cf_choice(x, n, k);
+	case CK_BOOL:
+		return cf_bool(x, n, k);
 	case CK_LIST:
 		return cf_strlist(x, n, k->name, 1, FIELD(c, k->off, char **),
 		    FIELD(c, k->noff, size_t));

@@ -4,11 +4,13 @@
  *
  * Engine ML's keys (apiVersion "1.1.0", "2.0.0" or "3.0.0"): command or
  * commands, numGPUs, environment; dataBucket, dataBucketSubdirectory,
- * build, preemptible, repository and pythonVersion are accepted, have no
- * meaning for dtrun, and are listed in notes for -v. dtrun's own keys:
- * hosts, hostfile, slotsPerHost, launcher, sync {dst, exclude}, ssh
- * {port, user, identityFile, options}, killGrace, timeout, prefix,
- * outputDir, framework, heartbeatTimeout.
+ * preemptible (true: restarts on by default); dataBucket,
+ * dataBucketSubdirectory, build, repository and pythonVersion are
+ * accepted, have no meaning for dtrun, and are listed in notes for -v.
+ * dtrun's own keys: hosts, hostfile, slotsPerHost, launcher, sync {dst,
+ * exclude}, ssh {port, user, identityFile, options}, killGrace, timeout,
+ * prefix, outputDir, framework, heartbeatTimeout, maxRestarts,
+ * restartDelay.
  *
  * A template merges under the config as Determined's schemas.Merge(config,
  * template) does: a value the config leaves out or gives as null ("key:",
@@ -51,6 +53,9 @@ enum hf_cfield {
 	HF_C_FRAMEWORK,
 	HF_C_HEARTBEAT,
 	HF_C_HANGTIMEOUT,
+	HF_C_PREEMPTIBLE,
+	HF_C_MAXRESTARTS,
+	HF_C_RESTARTDELAY,
 	HF_C_NFIELDS
 };
 
@@ -98,6 +103,9 @@ struct hf_config {
 	char		*output_dir;
 	char		*framework;	/* see dtrun.yaml(5) for the names */
 	long long	 heartbeat_ms;	/* heartbeatTimeout; 0 = off */
+	int		 preemptible;	/* preemptible: true */
+	int		 max_restarts;	/* maxRestarts */
+	long long	 restart_delay_ms; /* restartDelay */
 	/* For -v: "engine.yaml:5:1: dataBucket: ...; ignored". */
 	char		**notes;
 	size_t		 nnotes;

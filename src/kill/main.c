@@ -27,7 +27,8 @@ static const char usage[] =
 "Stops what dtrun jobs left running, by job id (DTRUN_JOB_ID), or every job\n"
 "of yours with --all. Each job's agent is asked to stop its ranks; after\n"
 "-w SECS (default 10) what is left is killed, processes carrying the job's\n"
-"DTRUN_JOB_ID included.\n"
+"DTRUN_JOB_ID included. A dtrun running with --max-restarts is stopped\n"
+"first, on this machine (with -H too), so that it starts nothing again.\n"
 "\n"
 "With --stacks nothing is stopped: each job's agent is asked (SIGQUIT) for\n"
 "its ranks' stacks, and the job's dtrun prints every rank's stack, merged,\n"
@@ -167,6 +168,15 @@ main(int argc, char **argv)
 	 * Its exit status is ours: a host where something is left exits 1.
 	 * The kill ranks outlast dtrun's own stopping by design (kill.c).
 	 */
+	/*
+	 * A dtrun here that restarts the job would start it again once the
+	 * hosts' agents are stopped: stop it first (records its own).
+	 */
+	if (!ko.stacks) {
+		ko.launchers_only = 1;
+		(void)kill_jobs(&ko);
+		ko.launchers_only = 0;
+	}
 	dtrun_path(dtrun, sizeof(dtrun));
 	strv_addf(&v, "dtrun");
 	strv_addf(&v, "--launcher");

@@ -293,7 +293,7 @@ queue_kick(void)
 
 	while (g.qhead < g.nqueue && g.active < g.fanout) {
 		c = g.queue[g.qhead++];
-		if (c->st != SS_QUEUED)
+		if (c == NULL || c->st != SS_QUEUED)
 			continue;
 		c->slot = 1;
 		g.active++;
@@ -1099,6 +1099,31 @@ ssh_reaped(struct job_host *h, pid_t pid, int status)
 {
 }
 
+/*
+ * Takes c out of the fan-out queue and gives back its slot, so that a
+ * later attempt (--max-restarts) starts from an empty queue.
+ */
+static void
+ssh_unqueue(struct sshc *c)
+{
+	size_t	i;
+
+	if (c->slot) {
+		c->slot = 0;
+		g.active--;
+	}
+	for (i = g.qhead; i < g.nqueue; i++)
+		if (g.queue[i] == c)
+			g.queue[i] = NULL;
+	while (g.qhead < g.nqueue && g.queue[g.qhead] == NULL)
+		g.qhead++;
+	if (g.qhead == g.nqueue) {
+		free(g.queue);
+		g.queue = NULL;
+		g.qhead = g.nqueue = 0;
+	}
+}
+
 static void
 ssh_free(struct job_host *h)
 {
@@ -1108,6 +1133,7 @@ ssh_free(struct job_host *h)
 	if (c == NULL)
 		return;
 	h->priv = NULL;
+	ssh_unqueue(c);
 	if (c->agent != NULL) {
 		libssh2_agent_disconnect(c->agent);
 		libssh2_agent_free(c->agent);

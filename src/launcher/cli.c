@@ -37,10 +37,11 @@ const char cli_usage[] =
 "      --launcher KIND     local, ssh or slurm (default: ssh with hosts;\n"
 "                          slurm inside a Slurm allocation without hosts)\n"
 "      --prefix FORMAT     line prefix: %r rank, %l local rank, %h host,\n"
-"                          %s stream (out/err), %% percent; default \"[%r] \";\n"
-"                          \"\" turns prefixes off\n"
-"      --output-dir DIR    also write DIR/rank.N/{stdout,stderr}; the job\n"
-"                          then goes on if stdout is closed\n"
+"                          %s stream (out/err), %a attempt, %% percent;\n"
+"                          default \"[%r] \"; \"\" turns prefixes off\n"
+"      --output-dir DIR    also write DIR/rank.N/{stdout,stderr} (a restart K:\n"
+"                          DIR/attempt.K/rank.N/); the job then goes on if\n"
+"                          stdout is closed\n"
 "      --timestamp         put the time in front of each forwarded line\n"
 "      --escape-output     show control characters in ranks' lines as \\xHH\n"
 "                          (for output from hosts you do not trust)\n"
@@ -62,6 +63,15 @@ const char cli_usage[] =
 "                          rank's stack (merged) and stop the job, exit 123\n"
 "      --on-hang stop|report\n"
 "                          report: print the stacks and keep running\n"
+"      --max-restarts N    when a rank fails, a host is lost or the job hangs,\n"
+"                          stop everything and start the whole job again, at\n"
+"                          most N times in all (default 0; 3 with engine.yaml\n"
+"                          preemptible: true)\n"
+"      --restart-delay SECS\n"
+"                          wait before restart K: SECS * 2^(K-1), at most\n"
+"                          max(SECS, 300) (default 1)\n"
+"      --min-np N          a restart may drop lost hosts down to N ranks\n"
+"                          (default: only while -n still fits)\n"
 "      --dry-run           print the plan, one line per rank, and exit\n"
 "  -p, --ssh-port PORT     ssh port (default 22, or ssh_config's)\n"
 "  -i, --ssh-identity FILE ssh private key to try (repeatable)\n"
@@ -92,7 +102,8 @@ const char cli_usage[] =
 "(128+N if it died of signal N); 124 after --timeout; 125 when ranks never\n"
 "joined the rendezvous; 123 when --hang-timeout found the job hung; 141\n"
 "when stdout was closed; 2 for usage errors; 255 when a host is lost (its\n"
-"link broke, or it was silent past --heartbeat-timeout).\n"
+"link broke, or it was silent past --heartbeat-timeout). After restarts:\n"
+"the last attempt's.\n"
 "\n"
 "When a job hangs: kill -QUIT dtrun (Ctrl-\\) or dtrun-kill --stacks JOBID\n"
 "prints every rank's stack, merged, and the job goes on (needs gdb, or\n"
@@ -105,6 +116,7 @@ enum {
 	OPT_SSH_OPTION, OPT_SSH_FANOUT, OPT_SSH_AGENT_DIR, OPT_START_TIMEOUT,
 	OPT_FRAMEWORK, OPT_IFACE, OPT_SEED, OPT_SYNC_DST, OPT_SYNC_EXCLUDE,
 	OPT_HEARTBEAT_TIMEOUT, OPT_HANG_TIMEOUT, OPT_ON_HANG,
+	OPT_MAX_RESTARTS, OPT_RESTART_DELAY, OPT_MIN_NP,
 };
 
 static const struct option longopts[] = {
@@ -123,6 +135,9 @@ static const struct option longopts[] = {
 	{ "start-timeout",	required_argument,	NULL, OPT_START_TIMEOUT },
 	{ "hang-timeout",	required_argument,	NULL, OPT_HANG_TIMEOUT },
 	{ "on-hang",		required_argument,	NULL, OPT_ON_HANG },
+	{ "max-restarts",	required_argument,	NULL, OPT_MAX_RESTARTS },
+	{ "restart-delay",	required_argument,	NULL, OPT_RESTART_DELAY },
+	{ "min-np",		required_argument,	NULL, OPT_MIN_NP },
 	{ "hosts",		required_argument,	NULL, 'H' },
 	{ "hostfile",		required_argument,	NULL, OPT_HOSTFILE },
 	{ "config",		required_argument,	NULL, 'f' },
@@ -268,6 +283,8 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 	o->kill_grace = 5;
 	o->start_timeout = 300;
 	o->heartbeat_timeout = CLI_HEARTBEAT_DEFAULT;
+	o->max_restarts = -1;
+	o->restart_delay = CLI_RESTART_DELAY;
 	dt_err_clear(e);
 
 	optind = 0;		/* glibc: restart, so the unit tests can call us again */
@@ -414,6 +431,18 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
 				    "--on-hang %s: want stop or report",
 				    optarg);
+			break;
+		case OPT_MAX_RESTARTS:
+			rc = parse_count("--max-restarts", optarg, 0,
+			    &o->max_restarts, e);
+			break;
+		case OPT_RESTART_DELAY:
+			rc = parse_secs("--restart-delay", optarg,
+			    &o->restart_delay, e);
+			o->restart_delay_set = 1;
+			break;
+		case OPT_MIN_NP:
+			rc = parse_count("--min-np", optarg, 1, &o->min_np, e);
 			break;
 		case OPT_DRY_RUN:
 			o->dry_run = 1;

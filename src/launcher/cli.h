@@ -27,6 +27,9 @@ struct opts {
 	double		 heartbeat_timeout; /* a silent host is lost after; 0 = off */
 	double		 hang_timeout;	/* no line from any rank this long: hung; 0 = off */
 	int		 on_hang_report; /* --on-hang report: keep running */
+	int		 max_restarts;	/* --max-restarts; -1 = not given (0) */
+	double		 restart_delay;	/* --restart-delay: the first wait */
+	int		 min_np;	/* --min-np: smallest world after a drop; 0 = -n */
 	int		 dry_run;
 	int		 verbose;
 	int		 quiet;
@@ -57,7 +60,7 @@ struct opts {
 
 	/* What the command line gave, so engine.yaml fills in only the rest. */
 	int		 prefix_set, kill_grace_set, timeout_set, hang_timeout_set;
-	int		 heartbeat_timeout_set;
+	int		 heartbeat_timeout_set, restart_delay_set;
 	char		*cmd_owned;	/* a command built from engine.yaml */
 	char		*argv_owned[4];
 };
@@ -66,6 +69,10 @@ struct opts {
 #define CLI_HEARTBEAT_DEFAULT	15
 #define CLI_HEARTBEAT_MIN	1
 #define CLI_HEARTBEAT_MAX	86400	/* AP_HEARTBEAT_MAX_MS */
+
+/* --max-restarts when engine.yaml says preemptible: true; --restart-delay's default. */
+#define CLI_PREEMPTIBLE_RESTARTS 3
+#define CLI_RESTART_DELAY	1
 
 #define CLI_RUN		0
 #define CLI_HELP	1	/* print usage, exit 0 */

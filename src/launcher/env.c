@@ -161,6 +161,14 @@ env_host(const struct env_ctx *c, int h, struct strv *sv)
 	if (c->o->seeded)
 		strv_setf(sv, "DTRUN_SEED", "%llu",
 		    (unsigned long long)c->o->seed);
+	strv_setf(sv, "DTRUN_RESTART_COUNT", "%d", c->attempt);
+	strv_setf(sv, "DTRUN_MAX_RESTARTS", "%d", c->max_restarts);
+	/* What torchrun gives its workers, for code that reads them. */
+	if (c->frameworks & FW_PYTORCH) {
+		strv_setf(sv, "TORCHELASTIC_RESTART_COUNT", "%d", c->attempt);
+		strv_setf(sv, "TORCHELASTIC_MAX_RESTARTS", "%d",
+		    c->max_restarts);
+	}
 	fw_host(c, h, sv);
 	/*
 	 * Under Slurm the ranks inherit the agent step's SLURM_* (one task

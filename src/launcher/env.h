@@ -29,6 +29,8 @@ struct env_ctx {
 	int			*worker_ports;	/* per rank, for TF_CONFIG; NULL without */
 	const char		*rdzv_addr;	/* host:port of dtrun's rendezvous */
 	const char		*rdzv_token;	/* the job secret, hex */
+	int			 attempt;	/* restarts so far (DTRUN_RESTART_COUNT) */
+	int			 max_restarts;	/* --max-restarts */
 };
 
 /*

@@ -42,6 +42,7 @@
 #include "log.h"
 #include "output.h"
 #include "plan.h"
+#include "port.h"
 #include "auth.h"
 #include "agentproto.h"
 #include "server.h"
@@ -128,7 +129,26 @@ struct job {
 	int			 paused;	/* not reading agents (job_pressure) */
 	struct sync		*sync;		/* --sync-dst-dir */
 	int			 synced;
+	struct job_attempt	*att;		/* this attempt, for restarts */
+	enum job_cause		 cause;		/* what ended it first */
 };
+
+/* The signals dtrun handles; job_hold_signals holds those that act. */
+static const int job_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2,
+    SIGCHLD, SIGQUIT };
+
+void
+job_hold_signals(int on)
+{
+	sigset_t	set;
+	size_t		i;
+
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(job_sigs) / sizeof(job_sigs[0]); i++)
+		if (job_sigs[i] != SIGCHLD)
+			sigaddset(&set, job_sigs[i]);
+	sigprocmask(on ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
 
 struct event_base *
 job_base(struct job_host *h)
@@ -168,6 +188,17 @@ static uint64_t
 job_beat_ms(const struct job *j)
 {
 	return (uint64_t)(j->o->heartbeat_timeout * 1000 + 0.5);
+}
+
+/*
+ * Notes what ends the job for --max-restarts, if it is the first cause:
+ * call it before job_set_exit.
+ */
+static void
+job_cause(struct job *j, enum job_cause c)
+{
+	if (!j->exit_set && j->cause == JC_NONE)
+		j->cause = c;
 }
 
 /* The first cause of the job's end sets the exit status. */
@@ -338,16 +369,21 @@ static void
 job_stacks_path(struct job *j, char *buf, size_t len)
 {
 	const char	*tmp = getenv("TMPDIR");
+	const char	*dir = j->att->output_dir;
 
-	if (j->o->output_dir != NULL) {
-		snprintf(buf, len, "%s/stacks", j->o->output_dir);
+	if (dir != NULL) {
+		snprintf(buf, len, "%s/stacks", dir);
 		(void)mkdir(buf, 0755);
-		snprintf(buf, len, "%s/stacks/stacks-%d.txt", j->o->output_dir,
-		    j->stk_seq);
+		snprintf(buf, len, "%s/stacks/stacks-%d.txt", dir, j->stk_seq);
 		return;
 	}
-	snprintf(buf, len, "%s/dtrun-%s-stacks-%d.txt", tmp != NULL &&
-	    tmp[0] == '/' ? tmp : "/tmp", j->id, j->stk_seq);
+	if (j->att->n > 0)
+		snprintf(buf, len, "%s/dtrun-%s-attempt%d-stacks-%d.txt", tmp !=
+		    NULL && tmp[0] == '/' ? tmp : "/tmp", j->id, j->att->n,
+		    j->stk_seq);
+	else
+		snprintf(buf, len, "%s/dtrun-%s-stacks-%d.txt", tmp != NULL &&
+		    tmp[0] == '/' ? tmp : "/tmp", j->id, j->stk_seq);
 }
 
 /* A stack report is in, or could not be asked: act on what it was for. */
@@ -365,6 +401,7 @@ job_stacks_then(struct job *j)
 			return;
 		if ((end = job_end(j, END_HANG)) != NULL)
 			end->timeout = j->o->hang_timeout;
+		job_cause(j, JC_HANG);
 		job_set_exit(j, EXIT_HANG);
 	}
 	/* STK_THEN_START: its cause and 125 were set when it timed out. */
@@ -611,6 +648,7 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 		end->host = h->ph->name;
 		snprintf(end->how, sizeof(end->how), "%s", how);
 	}
+	job_cause(j, JC_RANK);
 	job_set_exit(j, code);
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
@@ -758,7 +796,8 @@ job_send_all(struct job *j)
 			return;		/* PORTLIST replies call us again */
 	}
 	/* MASTER_PORT must be free on rank 0's host: its agent found one. */
-	if (j->hosts[0].free_port != 0)
+	if (j->hosts[0].free_port != 0 &&
+	    (int)j->hosts[0].free_port != j->att->prev_port)
 		j->env.master_port = j->hosts[0].free_port;
 	for (h = 0; h < j->plan->nhosts && !j->stopping; h++)
 		job_host_hello(&j->hosts[h]);
@@ -888,6 +927,15 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 			break;
 		if (!j->stopping || !j->started)
 			log_error("%s", e.msg);
+		/* 143: the agent got SIGTERM (a host going down); 255: its keeper died. */
+		if (e.rank == AP_NORANK && (e.code == 128 + SIGTERM ||
+		    e.code == EXIT_LOST)) {
+			h->lost = 1;
+			job_cause(j, JC_LOST);
+			if (j->att != NULL && j->att->what[0] == '\0')
+				snprintf(j->att->what, sizeof(j->att->what),
+				    "%s", e.msg);
+		}
 		job_set_exit(j, e.code);
 		ap_error_free(&e);
 		if (!j->stopping)
@@ -962,6 +1010,9 @@ job_host_closed(struct job_host *h, int err, const char *why)
 	j->ndone++;
 	if ((end = job_end(j, END_LOST)) != NULL)
 		end->host = h->ph->name;
+	if (err != DT_ERR_ABORTED && (h->hello || !j->stopping))
+		h->lost = 1;
+	job_cause(j, JC_LOST);
 	if (err == DT_ERR_ABORTED || (!h->hello && j->stopping))
 		;		/* the job was already stopping: no news */
 	else if (!h->hello)	/* never got as far as its agent */
@@ -1256,11 +1307,67 @@ job_rdzv_start(struct job *j, struct dt_err *e)
 	return 0;
 }
 
-int
-job_run(const struct opts *o, const struct plan *p, const char *id)
+/*
+ * A fresh MASTER_PORT (and MXNet's root port) for a restart: the last
+ * attempt's may linger in TIME_WAIT, or still be held by what it left.
+ */
+static void
+job_fresh_ports(struct job *j)
 {
-	static const int	 sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1,
-				     SIGUSR2, SIGCHLD, SIGQUIT };
+	int	ports[2], tries;
+
+	for (tries = 0; tries < 8 && j->env.master_port == j->att->prev_port;
+	    tries++) {
+		port_pick(ports, 2);
+		j->env.master_port = ports[0] != j->att->prev_port ? ports[0] :
+		    ports[1];
+	}
+	j->att->master_port = j->env.master_port;
+}
+
+/* Fills the attempt's results from how the job ended. */
+static void
+job_attempt_result(struct job *j, const char *summary)
+{
+	struct job_attempt	*a = j->att;
+	size_t			 h;
+
+	a->cause = j->cause;
+	a->signaled = j->signals > 0;
+	if (summary != NULL)
+		snprintf(a->what, sizeof(a->what), "%s", summary);
+	else if (a->what[0] == '\0' && j->exit_code == 0)
+		snprintf(a->what, sizeof(a->what), "every rank exited 0");
+	else if (a->what[0] == '\0')
+		snprintf(a->what, sizeof(a->what), "exit %d", j->exit_code);
+	if (j->end.host != NULL)
+		snprintf(a->host, sizeof(a->host), "%s", j->end.host);
+	a->master_port = j->env.master_port;
+	for (h = 0; j->hosts != NULL && h < j->plan->nhosts; h++) {
+		if (!j->hosts[h].lost)
+			continue;
+		a->lost = xreallocarray(a->lost, a->nlost + 1, sizeof(char *));
+		a->lost[a->nlost++] = xstrdup(j->hosts[h].ph->name);
+	}
+}
+
+void
+job_attempt_free(struct job_attempt *a)
+{
+	size_t	i;
+
+	for (i = 0; i < a->nlost; i++)
+		free(a->lost[i]);
+	free(a->lost);
+	a->lost = NULL;
+	a->nlost = 0;
+}
+
+int
+job_run(const struct opts *o, const struct plan *p, const char *id,
+    struct job_attempt *a)
+{
+	const int		*sigs = job_sigs;
 	struct job		 j;
 	struct output_cfg	 oc;
 	struct dt_err		 e;
@@ -1274,15 +1381,18 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 	j.o = o;
 	j.plan = p;
 	j.id = id;
+	j.att = a;
 	if ((j.base = event_base_new()) == NULL) {
 		log_error("cannot make an event base");
 		return 70;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+	for (i = 0; i < sizeof(job_sigs) / sizeof(job_sigs[0]); i++) {
 		j.ev_sig[i] = evsignal_new(j.base, sigs[i], signal_cb, &j);
 		event_add(j.ev_sig[i], NULL);
 	}
+	/* Signals held since the last attempt now reach the handlers above. */
+	job_hold_signals(0);
 	j.ev_timeout = evtimer_new(j.base, timeout_cb, &j);
 	j.ev_watchdog = evtimer_new(j.base, watchdog_cb, &j);
 	j.ev_beat = event_new(j.base, -1, EV_PERSIST, beat_cb, &j);
@@ -1291,7 +1401,8 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 
 	memset(&oc, 0, sizeof(oc));
 	oc.prefix = o->prefix;
-	oc.dir = o->output_dir;
+	oc.dir = a->output_dir;
+	oc.attempt = a->n;
 	oc.timestamp = o->timestamp;
 	oc.escape = o->escape_output;
 	oc.color[0] = status_color_ok(STDOUT_FILENO);
@@ -1315,6 +1426,9 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 		j.exit_code = EXIT_CONFIG;
 		goto out;
 	}
+	j.env.attempt = a->n;
+	j.env.max_restarts = a->max;
+	job_fresh_ports(&j);
 	if (job_rdzv_start(&j, &e) != 0) {
 		log_error("rendezvous: %s", dt_err_str(&e, msg, sizeof(msg)));
 		j.exit_code = EXIT_CONFIG;
@@ -1362,23 +1476,29 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 		tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
 		event_add(j.ev_beat, &tv);
 	}
-	if (o->timeout > 0) {
-		tv.tv_sec = (time_t)o->timeout;
-		tv.tv_usec = (suseconds_t)((o->timeout - tv.tv_sec) * 1e6);
-		event_add(j.ev_timeout, &tv);
-	}
+	if (a->timeout > 0)
+		timer_arm(j.ev_timeout, a->timeout);
 	if (j.ndone < p->nhosts)
 		event_base_dispatch(j.base);
 
 out:
+	/*
+	 * Hold the stop signals for the restart loop; one caught just now
+	 * is handled here, so it still counts for this attempt.
+	 */
+	job_hold_signals(1);
+	event_base_loop(j.base, EVLOOP_NONBLOCK);
 	status_free(j.st);
 	sync_free(j.sync);
 	/* Wait for a slow reader as long as it lives: nothing is dropped. */
 	output_finish(j.out, -1);
 	j.end.started = j.nstarted;
 	j.end.stopped = j.nstopped;
-	if (status_summary(&j.end, msg, sizeof(msg)) != NULL)
+	if (status_summary(&j.end, msg, sizeof(msg)) != NULL) {
 		log_error("%s", msg);
+		job_attempt_result(&j, msg);
+	} else
+		job_attempt_result(&j, NULL);
 	for (i = 0; j.hosts != NULL && i < p->nhosts; i++) {
 		if (j.hosts[i].priv != NULL)
 			j.hosts[i].be->free(&j.hosts[i]);
@@ -1391,7 +1511,7 @@ out:
 	free(j.ranks);
 	dt_wbuf_free(&j.wb);
 	env_release(&j.env);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+	for (i = 0; i < sizeof(job_sigs) / sizeof(job_sigs[0]); i++)
 		event_free(j.ev_sig[i]);
 	event_free(j.ev_timeout);
 	event_free(j.ev_watchdog);

@@ -57,6 +57,33 @@ struct job_host {
 	int			 done;		/* DONE received, or link lost */
 	struct ap_beat		 beat;		/* heartbeats, see agentproto.h */
 	int			 stk_waiting;	/* STACKS sent, its end not back */
+	int			 lost;		/* its link broke, it went silent, or
+						   its agent was killed */
+};
+
+/* What ended an attempt first, for --max-restarts (restart.h). */
+enum job_cause {
+	JC_NONE,	/* it ended well, or for a reason that is not retried */
+	JC_RANK,	/* a rank failed */
+	JC_LOST,	/* a host or its agent was lost */
+	JC_HANG,	/* --hang-timeout */
+};
+
+/* One run of the whole job: what restart.c gives job_run and gets back. */
+struct job_attempt {
+	int		 n;		/* 0, then 1 after the first restart */
+	int		 max;		/* --max-restarts */
+	const char	*output_dir;	/* this attempt's, or NULL */
+	double		 timeout;	/* what is left of --timeout; 0 = none */
+	int		 prev_port;	/* the last attempt's MASTER_PORT, or 0 */
+	/* Filled by job_run. */
+	enum job_cause	 cause;
+	int		 signaled;	/* dtrun got a stop signal: no restart */
+	char		 what[512];	/* the summary: "rank 1 on a exited ..." */
+	char		 host[256];	/* where it happened, or "" */
+	char		**lost;		/* names of the hosts lost (xmalloc'd) */
+	size_t		 nlost;
+	int		 master_port;
 };
 
 /* The event base every part of the job uses. */
@@ -74,8 +101,19 @@ void	job_host_closed(struct job_host *, int err, const char *why);
  */
 void	job_rank_alive(struct job *, int rank);
 
-/* Runs the job to the end; returns dtrun's exit status. */
-int	job_run(const struct opts *, const struct plan *, const char *job_id);
+/*
+ * Runs one attempt of the job to the end and fills a's results; returns
+ * dtrun's exit status. Call it with job_hold_signals(1) in force: it
+ * takes the stop signals once its handlers are in, and leaves them held
+ * (pending, not lost) when it returns.
+ */
+int	job_run(const struct opts *, const struct plan *, const char *job_id,
+	    struct job_attempt *a);
+/* Frees what job_run put in a. */
+void	job_attempt_free(struct job_attempt *a);
+
+/* Holds (1) or lets through (0) the signals dtrun handles. */
+void	job_hold_signals(int on);
 
 /* Makes a unique job id into buf. */
 void	job_make_id(char *buf, size_t len);

@@ -13,6 +13,7 @@
 #include "job.h"
 #include "log.h"
 #include "plan.h"
+#include "restart.h"
 #include "sys.h"
 
 int
@@ -60,7 +61,7 @@ main(int argc, char **argv)
 		env_release(&ec);
 	} else {
 		dt_raise_nofile();
-		rc = job_run(&o, &p, id);
+		rc = restart_run(&o, &p, id);
 	}
 	plan_free(&p);
 	cli_free(&o);

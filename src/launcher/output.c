@@ -193,17 +193,21 @@ output_rank(struct output *o, int rank, int local_rank, const char *host,
 	static const char *const names[2] = { "out", "err" };
 	static const char *const files[2] = { "stdout", "stderr" };
 	struct orank	*r = &o->ranks[rank];
+	struct prefix_fields f;
 	const char	*sgr;
 	char		 path[4096], *p;
 	size_t		 n;
 	int		 s;
 
+	f.rank = rank;
+	f.local_rank = local_rank;
+	f.attempt = o->cfg.attempt;
+	f.host = host;
 	for (s = 0; s < 2; s++) {
-		n = prefix_render(o->cfg.prefix, rank, local_rank, host,
-		    names[s], NULL, 0);
+		f.stream = names[s];
+		n = prefix_render(o->cfg.prefix, &f, NULL, 0);
 		r->pfx[s] = xmalloc(n + 1);
-		prefix_render(o->cfg.prefix, rank, local_rank, host, names[s],
-		    r->pfx[s], n + 1);
+		prefix_render(o->cfg.prefix, &f, r->pfx[s], n + 1);
 		r->plen[s] = n;
 		if (!o->cfg.color[s] || n == 0)
 			continue;

@@ -14,7 +14,8 @@ struct output;
 
 struct output_cfg {
 	const char	*prefix;	/* checked format; "" = none */
-	const char	*dir;		/* --output-dir, or NULL */
+	const char	*dir;		/* --output-dir (this attempt's), or NULL */
+	int		 attempt;	/* the prefix's %a */
 	int		 timestamp;	/* --timestamp */
 	int		 escape;	/* --escape-output */
 	int		 color[2];	/* colour the prefix on stdout, stderr */

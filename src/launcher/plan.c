@@ -102,6 +102,12 @@ plan_apply_config(struct opts *o, struct hf_config *c, struct dt_err *e)
 	}
 	if (!o->hang_timeout_set && hf_config_has(c, HF_C_HANGTIMEOUT))
 		o->hang_timeout = c->hang_timeout_ms / 1000.0;
+	if (o->max_restarts < 0 && hf_config_has(c, HF_C_MAXRESTARTS))
+		o->max_restarts = c->max_restarts;
+	else if (o->max_restarts < 0 && c->preemptible)
+		o->max_restarts = CLI_PREEMPTIBLE_RESTARTS;
+	if (!o->restart_delay_set && hf_config_has(c, HF_C_RESTARTDELAY))
+		o->restart_delay = c->restart_delay_ms / 1000.0;
 	if (!o->prefix_set && hf_config_has(c, HF_C_PREFIX)) {
 		if (prefix_check(c->prefix, e) != 0)
 			return plan_config_at(e, c, HF_C_PREFIX);
@@ -244,13 +250,13 @@ int
 plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 {
 	struct hf_config	*c = &p->cfg;
-	struct hf_hosts		hs;
-	struct hf_place_opts	po;
+	struct hf_hosts		*hs = &p->hs;
+	struct hf_place_opts	*po = &p->po;
 	int			rc = 0, given;
 
 	memset(p, 0, sizeof(*p));
 	hf_config_init(c);
-	hf_hosts_init(&hs);
+	hf_hosts_init(hs);
 	if (o->config != NULL &&
 	    (rc = hf_config_load(c, o->config, o->template, e)) == 0)
 		rc = plan_apply_config(o, c, e);
@@ -258,7 +264,7 @@ plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 		rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--template needs "
 		    "an engine.yaml to merge under (-f FILE)");
 	if (rc == 0)
-		rc = plan_hosts(&hs, o, c, &given, e);
+		rc = plan_hosts(hs, o, c, &given, e);
 	if (rc == 0 && o->launcher == LAUNCH_AUTO)
 		o->launcher = given ? LAUNCH_SSH : LAUNCH_LOCAL;
 	if (rc == 0)
@@ -268,29 +274,105 @@ plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 		    "not inside a Slurm allocation (run dtrun under salloc or "
 		    "in an sbatch script)");
 	if (rc == 0) {
-		memset(&po, 0, sizeof(po));
-		po.np = o->np;
+		memset(po, 0, sizeof(*po));
+		po->np = o->np;
 		/* Locally without hosts, -n and --nproc-per-node both mean "this many here". */
-		po.nproc_per_node = given ? o->nproc_per_node : 0;
+		po->nproc_per_node = given ? o->nproc_per_node : 0;
 		/* Past the local slots (--oversubscribe): all of them still. */
-		if (!given && po.np == 0 && o->nproc_per_node > HF_SLOTS_MAX)
-			po.np = o->nproc_per_node;
-		po.oversubscribe = o->oversubscribe;
-		po.nservers = o->nservers;
+		if (!given && po->np == 0 && o->nproc_per_node > HF_SLOTS_MAX)
+			po->np = o->nproc_per_node;
+		po->oversubscribe = o->oversubscribe;
+		po->nservers = o->nservers;
 		if (!given && o->np > 0 && o->nproc_per_node > 0 &&
 		    o->np != o->nproc_per_node)
 			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "-n %d and "
 			    "--nproc-per-node %d disagree on one local host "
 			    "(give one of them)", o->np, o->nproc_per_node);
 		if (rc == 0)
-			rc = hf_place(&hs, &po, &p->hf, e);
+			rc = hf_place(hs, po, &p->hf, e);
 	}
 	if (rc == 0) {
 		plan_from_hf(p);
 		p->local = o->launcher == LAUNCH_LOCAL;
+		p->np = p->nworkers;
+		p->dropped = xcalloc(hs->n ? hs->n : 1, 1);
 	}
-	hf_hosts_free(&hs);
 	return rc;
+}
+
+/* Frees the copy of the library's plan (plan_from_hf's). */
+static void
+plan_free_placed(struct plan *p)
+{
+	size_t	h;
+
+	for (h = 0; h < p->nhosts; h++) {
+		free(p->hosts[h].name);
+		free(p->hosts[h].user);
+		free(p->hosts[h].ranks);
+		free(p->hosts[h].devices);
+	}
+	free(p->hosts);
+	free(p->ranks);
+	hf_plan_free(&p->hf);
+	p->hosts = NULL;
+	p->ranks = NULL;
+	p->nhosts = p->nranks = 0;
+}
+
+/* Places np workers over the hosts not dropped (a shallow view of p->hs). */
+static int
+plan_place_kept(struct plan *p, int np, struct hf_plan *out, struct dt_err *e)
+{
+	struct hf_hosts		view;
+	struct hf_place_opts	po = p->po;
+	size_t			i;
+	int			rc;
+
+	memset(&view, 0, sizeof(view));
+	view.v = xcalloc(p->hs.n ? p->hs.n : 1, sizeof(*view.v));
+	for (i = 0; i < p->hs.n; i++)
+		if (!p->dropped[i])
+			view.v[view.n++] = p->hs.v[i];
+	po.np = np;
+	memset(out, 0, sizeof(*out));
+	rc = hf_place(&view, &po, out, e);
+	free(view.v);
+	return rc;
+}
+
+int
+plan_drop(struct plan *p, char *const *names, size_t n, int min_np,
+    struct dt_err *e)
+{
+	struct hf_plan	hf;
+	size_t		i;
+	long		k;
+	int		rc;
+
+	for (i = 0; i < n; i++)
+		if ((k = hf_hosts_find(&p->hs, names[i])) >= 0)
+			p->dropped[k] = 2;	/* 2: dropped now, undone below */
+	rc = plan_place_kept(p, p->np, &hf, e);
+	if (rc == DT_ERR_RANGE && min_np > 0) {
+		hf_plan_free(&hf);
+		rc = plan_place_kept(p, 0, &hf, e);
+		if (rc == 0 && (hf.nworkers < min_np || hf.nworkers > p->np))
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_RANGE, "the other "
+			    "hosts take %d rank%s, not the %d of --min-np",
+			    hf.nworkers, hf.nworkers == 1 ? "" : "s", min_np);
+	}
+	for (i = 0; i < p->hs.n; i++)
+		if (p->dropped[i] == 2)
+			p->dropped[i] = rc == 0;
+	if (rc != 0) {
+		hf_plan_free(&hf);
+		return rc;
+	}
+	plan_free_placed(p);
+	p->hf = hf;
+	plan_from_hf(p);
+	return 0;
 }
 
 int
@@ -352,17 +434,9 @@ plan_print(const struct plan *p, const struct opts *o, const char *job_id)
 void
 plan_free(struct plan *p)
 {
-	size_t	h;
-
-	for (h = 0; h < p->nhosts; h++) {
-		free(p->hosts[h].name);
-		free(p->hosts[h].user);
-		free(p->hosts[h].ranks);
-		free(p->hosts[h].devices);
-	}
-	free(p->hosts);
-	free(p->ranks);
-	hf_plan_free(&p->hf);
+	plan_free_placed(p);
 	hf_config_free(&p->cfg);
+	hf_hosts_free(&p->hs);
+	free(p->dropped);
 	memset(p, 0, sizeof(*p));
 }

@@ -43,6 +43,11 @@ struct plan {
 	int		 local;		/* every agent runs on this machine */
 	struct hf_plan	 hf;		/* the library's plan, for DMLC_* */
 	struct hf_config cfg;		/* engine.yaml: opts may point into it */
+	/* What the ranks were placed over, so a restart can place them again. */
+	struct hf_hosts	 hs;
+	struct hf_place_opts po;
+	char		*dropped;	/* per hs host: dropped after it was lost */
+	int		 np;		/* workers asked for (-n, or every slot) */
 };
 
 /*
@@ -54,6 +59,15 @@ struct plan {
 int	plan_build(struct plan *, struct opts *, struct dt_err *e);
 /* True if every agent runs here: the local launcher, or hosts that are all loopback names. */
 int	plan_on_loopback(const struct plan *);
+/*
+ * For a restart: drops the hosts named in names[0..n) and places the
+ * ranks again over the others: as many workers as first asked, or, when
+ * that does not fit and min_np > 0, as many as the other slots take, down
+ * to min_np. Returns 0, or DT_ERR_RANGE with e saying why they do not fit
+ * (p is then unchanged: those hosts are kept for the next attempt).
+ */
+int	plan_drop(struct plan *, char *const *names, size_t n, int min_np,
+	    struct dt_err *e);
 /* Prints the plan for --dry-run: "#" headers, then "RANK HOST LOCAL_RANK COMMAND..." lines. */
 void	plan_print(const struct plan *, const struct opts *, const char *job_id);
 void	plan_free(struct plan *);

@@ -14,7 +14,7 @@ prefix_check(const char *fmt, struct dt_err *e)
 		if (*p != '%')
 			continue;
 		switch (p[1]) {
-		case 'r': case 'l': case 'h': case 's': case '%':
+		case 'r': case 'l': case 'h': case 's': case 'a': case '%':
 			p++;
 			continue;
 		case '\0':
@@ -25,7 +25,7 @@ prefix_check(const char *fmt, struct dt_err *e)
 			return dt_errf(e, NULL, 0, 0, DT_ERR_PARSE,
 			    "bad --prefix \"%s\": unknown placeholder %%%c "
 			    "(use %%r rank, %%l local rank, %%h host, "
-			    "%%s stream, %%%% percent)", fmt, p[1]);
+			    "%%s stream, %%a attempt, %%%% percent)", fmt, p[1]);
 		}
 	}
 	return 0;
@@ -45,8 +45,8 @@ put(char *buf, size_t len, size_t *off, const char *s, size_t n)
 }
 
 size_t
-prefix_render(const char *fmt, int rank, int local_rank, const char *host,
-    const char *stream, char *buf, size_t len)
+prefix_render(const char *fmt, const struct prefix_fields *f, char *buf,
+    size_t len)
 {
 	const char	*p;
 	char		 num[16];
@@ -62,18 +62,17 @@ prefix_render(const char *fmt, int rank, int local_rank, const char *host,
 		}
 		switch (*++p) {
 		case 'r':
-			n = snprintf(num, sizeof(num), "%d", rank);
-			put(buf, len, &off, num, n);
-			break;
 		case 'l':
-			n = snprintf(num, sizeof(num), "%d", local_rank);
+		case 'a':
+			n = snprintf(num, sizeof(num), "%d", *p == 'r' ?
+			    f->rank : *p == 'l' ? f->local_rank : f->attempt);
 			put(buf, len, &off, num, n);
 			break;
 		case 'h':
-			put(buf, len, &off, host, strlen(host));
+			put(buf, len, &off, f->host, strlen(f->host));
 			break;
 		case 's':
-			put(buf, len, &off, stream, strlen(stream));
+			put(buf, len, &off, f->stream, strlen(f->stream));
 			break;
 		default:
 			put(buf, len, &off, p, 1);

@@ -8,9 +8,18 @@ struct dt_err;
 
 #define PREFIX_DEFAULT	"[%r] "
 
+/* What the placeholders stand for. */
+struct prefix_fields {
+	int		 rank;		/* %r */
+	int		 local_rank;	/* %l */
+	int		 attempt;	/* %a: 0, then 1 after the first restart */
+	const char	*host;		/* %h */
+	const char	*stream;	/* %s: "out" or "err" */
+};
+
 /*
  * Checks FORMAT: placeholders %r (rank), %l (local rank), %h (host),
- * %s (stream: out/err) and %% (a percent sign). Returns 0, or DT_ERR_PARSE
+ * %s (stream: out/err), %a (attempt) and %% (a percent sign). Returns 0, or DT_ERR_PARSE
  * with e naming the bad placeholder and the fix.
  */
 int	prefix_check(const char *fmt, struct dt_err *e);
@@ -19,7 +28,7 @@ int	prefix_check(const char *fmt, struct dt_err *e);
  * Renders a checked FORMAT into buf (always NUL-terminated, truncated to
  * len - 1). Returns the length it needed, like snprintf.
  */
-size_t	prefix_render(const char *fmt, int rank, int local_rank, const char *host,
-	    const char *stream, char *buf, size_t len);
+size_t	prefix_render(const char *fmt, const struct prefix_fields *,
+	    char *buf, size_t len);
 
 #endif

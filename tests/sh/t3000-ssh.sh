@@ -156,6 +156,42 @@ test_expect_success '--ssh-fanout 1 still reaches every host' '
 	run --ssh-fanout 1 -H $H3 true
 '
 
+# --max-restarts over ssh: attempt 0 sleeps on 3 hosts until the test
+# kills 127.0.0.3's agent; attempt 1 runs without it, on 2 hosts (--min-np),
+# and no rank of attempt 0 is alive when it starts.
+RESTARTER='a=$DTRUN_RESTART_COUNT; for f in $PWD/pid.0.*; do [ $a = 0 ] && break; p=$(cat $f); grep -qv " [ZX] " /proc/$p/stat 2>/dev/null && echo $p >>$PWD/leftovers; done; echo $$ >$PWD/pid.$a.$RANK; echo "attempt $a world $WORLD_SIZE on $DTRUN_HOST"; [ $a = 0 ] && exec sleep 300; exit 0'
+
+test_expect_success '--max-restarts: a lost host is dropped (--min-np), the job runs again without it' '
+	dtrun "${SSH_ARGS[@]}" -v -H 127.0.0.1,127.0.0.2,127.0.0.3 -n 3 --min-np 2 --max-restarts 1 --restart-delay 0 sh -c "$RESTARTER" >out 2>err &
+	d=$!
+	wait_for 15 eval "[ \$(ls pid.0.* 2>/dev/null | wc -l) -eq 3 ]" &&
+	agent=$(sed -n "s/.*127.0.0.3: agent pid \([0-9]*\) on .* connected/\1/p" err) &&
+	test -n "$agent" &&
+	kill -9 $agent &&
+	wait $d &&
+	grep -q "lost the agent on 127.0.0.3" err &&
+	grep -q "dropped lost host 127.0.0.3: the next attempt runs 2 ranks on 2 hosts (--min-np)" err &&
+	grep -q "attempt 0 at .* exit 255: lost the agent on 127.0.0.3.*(dropped 127.0.0.3)" err &&
+	test "$(grep -c "attempt 1 world 2 on 127.0.0.[12]\$" out)" = 2 &&
+	! grep -q "attempt 1 .* on 127.0.0.3" out &&
+	test ! -e leftovers &&
+	wait_gone 5 pid.*
+'
+
+test_expect_success '--max-restarts without --min-np: a lost host that -n needs is kept' '
+	dtrun "${SSH_ARGS[@]}" -v -H 127.0.0.1,127.0.0.2 -n 2 --max-restarts 1 --restart-delay 0 sh -c "$RESTARTER" >out 2>err &
+	d=$!
+	wait_for 15 eval "[ \$(ls pid.0.* 2>/dev/null | wc -l) -eq 2 ]" &&
+	agent=$(sed -n "s/.*127.0.0.2: agent pid \([0-9]*\) on .* connected/\1/p" err) &&
+	test -n "$agent" &&
+	kill -9 $agent &&
+	wait $d &&
+	grep -q "keeping lost host 127.0.0.2 for the next attempt" err &&
+	test "$(grep -c "attempt 1 world 2 on 127.0.0.[12]\$" out)" = 2 &&
+	test ! -e leftovers &&
+	wait_gone 5 pid.*
+'
+
 if /usr/bin/python3 -c "import torch.distributed" 2>/dev/null; then
 	test_expect_success 'PyTorch DDP over ssh: 4 ranks on 2 hosts stay identical' '
 		run -H 127.0.0.1:2,127.0.0.2:2 --seed 1 --timeout 120 /usr/bin/python3 "$SRC/examples/pytorch/ddp.py" >out 2>err &&

@@ -37,7 +37,8 @@ cfg_dump(const struct hf_config *c, char *buf, size_t len)
 		"hostfile", "slotsPerHost", "launcher", "sync.dst",
 		"sync.exclude", "ssh.port", "ssh.user", "ssh.identityFile",
 		"ssh.options", "killGrace", "timeout", "prefix", "outputDir",
-		"framework"
+		"framework", "heartbeatTimeout", "hangTimeout", "preemptible",
+		"maxRestarts", "restartDelay"
 	};
 	const struct hf_host	*h;
 	size_t			 n = 0, i;
@@ -90,6 +91,10 @@ cfg_dump(const struct hf_config *c, char *buf, size_t len)
 		case HF_C_PREFIX: OUT(" %s", c->prefix); break;
 		case HF_C_OUTPUTDIR: OUT(" %s", c->output_dir); break;
 		case HF_C_FRAMEWORK: OUT(" %s", c->framework); break;
+		case HF_C_PREEMPTIBLE: OUT(" %d", c->preemptible); break;
+		case HF_C_MAXRESTARTS: OUT(" %d", c->max_restarts); break;
+		case HF_C_RESTARTDELAY: OUT(" %lldms", c->restart_delay_ms);
+			break;
 		}
 		OUT(" @%s:%d:%d\n", c->pos[f].file, c->pos[f].line,
 		    c->pos[f].col);

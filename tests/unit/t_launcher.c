@@ -11,21 +11,23 @@
 
 TEST(prefix_render_placeholders)
 {
+	struct prefix_fields f = { 12, 3, 2, "gpu01", "err" };
 	char	buf[64];
 	size_t	n;
 
-	n = prefix_render("[%r|%l|%h|%s|%%] ", 12, 3, "gpu01", "err", buf,
-	    sizeof(buf));
-	CHECK_STR(buf, "[12|3|gpu01|err|%] ");
+	n = prefix_render("[%r|%l|%h|%s|%a|%%] ", &f, buf, sizeof(buf));
+	CHECK_STR(buf, "[12|3|gpu01|err|2|%] ");
 	CHECK_INT(n, strlen(buf));
-	n = prefix_render("", 0, 0, "h", "out", buf, sizeof(buf));
+	n = prefix_render("", &f, buf, sizeof(buf));
 	CHECK_INT(n, 0);
 	CHECK_STR(buf, "");
 	/* Truncation reports the needed length and stays terminated. */
-	n = prefix_render("%h-%h", 0, 0, "abcdef", "out", buf, 5);
+	f.host = "abcdef";
+	n = prefix_render("%h-%h", &f, buf, 5);
 	CHECK_INT(n, 13);
 	CHECK_STR(buf, "abcd");
-	CHECK_INT(prefix_render("%r", 7, 0, "", "", NULL, 0), 1);
+	f.rank = 7;
+	CHECK_INT(prefix_render("%r", &f, NULL, 0), 1);
 }
 
 TEST(prefix_check_errors)
@@ -33,7 +35,7 @@ TEST(prefix_check_errors)
 	struct dt_err	e;
 
 	CHECK_INT(prefix_check("[%r] ", &e), 0);
-	CHECK_INT(prefix_check("%r%l%h%s%%", &e), 0);
+	CHECK_INT(prefix_check("%r%l%h%s%a%%", &e), 0);
 	CHECK_INT(prefix_check("", &e), 0);
 	CHECK_INT(prefix_check("%x", &e), DT_ERR_PARSE);
 	CHECK(strstr(e.msg, "unknown placeholder %x") != NULL);

@@ -1,0 +1,288 @@
+/*
+ * restart.c -- the job's attempts (see restart.h): run one, decide whether
+ * to run another, wait the delay with the stop signals held (a signal
+ * then ends the job at once, cleanly), drop lost hosts, and say at the end
+ * what each attempt did.
+ *
+ * While restarts are on, dtrun keeps a job record of its own (record.h,
+ * with a "launcher" line) so that dtrun-kill stops dtrun first, with
+ * SIGTERM: it then stops every host's ranks and starts nothing again,
+ * whether an attempt is running, starting or waiting its delay.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "err.h"
+#include "job.h"
+#include "log.h"
+#include "plan.h"
+#include "record.h"
+#include "restart.h"
+#include "xmalloc.h"
+
+/* What the summary says of one attempt. */
+struct restart_log {
+	time_t		 start;
+	double		 secs;
+	int		 rc;
+	char		 what[512];
+	char		 dropped[256];	/* hosts dropped after it */
+};
+
+/* Seconds on the monotonic clock. */
+static double
+mono_s(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+double
+restart_delay(double secs, int k)
+{
+	double	cap = secs > RESTART_DELAY_CAP ? secs : RESTART_DELAY_CAP;
+	double	d = secs * ldexp(1, k < 1 ? 0 : k > 30 ? 30 : k - 1);
+
+	return d < cap ? d : cap;
+}
+
+/*
+ * Waits secs with the signals held (job_hold_signals). Returns the stop
+ * signal (INT, TERM, HUP) that came, or 0 when the time is up; others
+ * (USR1, QUIT: about running ranks, and none runs) are taken and dropped.
+ */
+static int
+restart_wait(double secs)
+{
+	sigset_t	set;
+	struct timespec	ts;
+	double		end = mono_s() + secs, left;
+	int		sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	sigaddset(&set, SIGQUIT);
+	for (;;) {
+		left = end - mono_s();
+		if (left < 0)
+			left = 0;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - ts.tv_sec) * 1e9);
+		sig = sigtimedwait(&set, NULL, &ts);
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+			return sig;
+		if (sig == -1 && errno == EAGAIN)
+			return 0;
+		if (sig == -1 && errno != EINTR)
+			return 0;
+	}
+}
+
+/* True if attempt a (exit rc) may be followed by another, budget aside. */
+static int
+restart_cause_ok(const struct job_attempt *a, int rc)
+{
+	return rc != 0 && !a->signaled && a->cause != JC_NONE;
+}
+
+/* Names of a's lost hosts, comma-separated, into buf. */
+static void
+restart_names(char *buf, size_t len, char *const *v, size_t n)
+{
+	size_t	i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+		    v[i]);
+}
+
+/*
+ * Drops a's lost hosts from the plan when the others still take the job;
+ * says what was dropped (into l too), or why they are kept.
+ */
+static void
+restart_drop(const struct opts *o, struct plan *p,
+    const struct job_attempt *a, struct restart_log *l)
+{
+	struct dt_err	e;
+	char		names[256], msg[512];
+	int		before = p->nworkers;
+
+	if (a->nlost == 0 || (p->nhosts == 1 && p->local))
+		return;
+	restart_names(names, sizeof(names), a->lost, a->nlost);
+	if (plan_drop(p, a->lost, a->nlost, o->min_np, &e) != 0) {
+		log_warn("keeping lost host%s %s for the next attempt: without "
+		    "%s %s (give --min-np to run with fewer ranks)",
+		    a->nlost == 1 ? "" : "s", names, a->nlost == 1 ? "it" :
+		    "them", dt_err_str(&e, msg, sizeof(msg)));
+		return;
+	}
+	snprintf(l->dropped, sizeof(l->dropped), "%s", names);
+	log_warn("dropped lost host%s %s: the next attempt runs %d rank%s on "
+	    "%zu host%s%s", a->nlost == 1 ? "" : "s", names, p->nworkers,
+	    p->nworkers == 1 ? "" : "s", p->nhosts, p->nhosts == 1 ? "" : "s",
+	    p->nworkers < before ? " (--min-np)" : "");
+}
+
+/* Prints every attempt: when, how long, how it ended, what was dropped. */
+static void
+restart_summary(const struct restart_log *l, int n, int rc)
+{
+	void	(*say)(const char *, ...) = rc == 0 ? log_notice : log_error;
+	char	when[32];
+	int	i;
+
+	say("%d attempts (%d restart%s):", n, n - 1, n == 2 ? "" : "s");
+	for (i = 0; i < n; i++) {
+		strftime(when, sizeof(when), "%H:%M:%S",
+		    localtime(&l[i].start));
+		say("  attempt %d at %s, %.1f s, exit %d: %s%s%s%s", i, when,
+		    l[i].secs, l[i].rc, l[i].what, l[i].dropped[0] ?
+		    " (dropped " : "", l[i].dropped, l[i].dropped[0] ? ")" : "");
+	}
+}
+
+/* The attempt's own --output-dir: DIR for the first, DIR/attempt.K after. */
+static char *
+restart_dir(const struct opts *o, int k)
+{
+	char	*d;
+
+	if (o->output_dir == NULL)
+		return NULL;
+	if (k == 0)
+		return xstrdup(o->output_dir);
+	(void)mkdir(o->output_dir, 0777);
+	xasprintf(&d, "%s/attempt.%d", o->output_dir, k);
+	return d;
+}
+
+/* dtrun's own job record, so dtrun-kill stops it first (NULL: none). */
+static struct record *
+restart_record(const char *id)
+{
+	struct record	*r;
+	char		 host[256], why[512];
+
+	if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "localhost");
+	if ((r = record_open(id, host, 0, why, sizeof(why))) == NULL) {
+		if (why[0] != '\0')
+			log_warn("%s", why);
+		return NULL;
+	}
+	record_launcher(r);
+	record_commit(r);
+	return r;
+}
+
+/*
+ * Decides after attempt k (exit rc) whether another runs: the cause, the
+ * budget, what is left of --timeout. Returns the delay before it, or -1
+ * for none.
+ */
+static double
+restart_next(const struct opts *o, const struct job_attempt *a, int k,
+    double deadline, int rc)
+{
+	double	delay;
+
+	if (!restart_cause_ok(a, rc) || o->max_restarts <= 0)
+		return -1;
+	if (k >= o->max_restarts) {
+		log_error("no restart left (--max-restarts %d): exit %d",
+		    o->max_restarts, rc);
+		return -1;
+	}
+	delay = restart_delay(o->restart_delay, k + 1);
+	if (deadline > 0 && mono_s() + delay >= deadline) {
+		log_error("no time left of --timeout %g s for a restart: exit %d",
+		    o->timeout, rc);
+		return -1;
+	}
+	log_warn("restarting the job (restart %d of %d) in %g s", k + 1,
+	    o->max_restarts, delay);
+	return delay;
+}
+
+/* Waits delay before the next attempt; 0, or 128+N after signal N. */
+static int
+restart_pause(double delay)
+{
+	int	sig;
+
+	if ((sig = restart_wait(delay)) == 0)
+		return 0;
+	log_warn("got SIG%s while waiting to restart: stopping",
+	    sigabbrev_np(sig));
+	return 128 + sig;
+}
+
+int
+restart_run(const struct opts *o, struct plan *p, const char *id)
+{
+	struct job_attempt	 a;
+	struct restart_log	*l = NULL;
+	struct record		*rec = NULL;
+	double			 t0, deadline = 0, delay;
+	int			 k, rc, port = 0, stop;
+
+	if (o->max_restarts > 0)
+		rec = restart_record(id);
+	if (o->timeout > 0)
+		deadline = mono_s() + o->timeout;
+	job_hold_signals(1);
+	for (k = 0;; k++) {
+		memset(&a, 0, sizeof(a));
+		a.n = k;
+		a.max = o->max_restarts > 0 ? o->max_restarts : 0;
+		a.prev_port = port;
+		a.output_dir = restart_dir(o, k);
+		/* Spent already (a tiny --timeout): it still ends the job. */
+		if (deadline > 0 && (a.timeout = deadline - mono_s()) <= 0)
+			a.timeout = 1e-9;
+		l = xreallocarray(l, k + 1, sizeof(*l));
+		memset(&l[k], 0, sizeof(l[k]));
+		l[k].start = time(NULL);
+		t0 = mono_s();
+		rc = job_run(o, p, id, &a);
+		l[k].secs = mono_s() - t0;
+		l[k].rc = rc;
+		snprintf(l[k].what, sizeof(l[k].what), "%.500s", strncmp(a.what,
+		    "job failed: ", 12) == 0 ? a.what + 12 : a.what);
+		port = a.master_port;
+		delay = restart_next(o, &a, k, deadline, rc);
+		if (delay >= 0)
+			restart_drop(o, p, &a, &l[k]);
+		free((char *)a.output_dir);
+		job_attempt_free(&a);
+		if (delay < 0)
+			break;
+		if ((stop = restart_pause(delay)) != 0) {
+			rc = stop;
+			break;
+		}
+	}
+	if (k > 0)
+		restart_summary(l, k + 1, rc);
+	free(l);
+	record_remove(rec);
+	return rc;
+}
