@@ -110,6 +110,9 @@ static const struct cf_key cf_top_keys[] = {
 	    cf_frameworks, NULL },
 	{ "heartbeatTimeout", CK_DURATION, HF_C_HEARTBEAT, OFF(heartbeat_ms),
 	    0, 0, 0, NULL, NULL },
+	{ "setup", CK_STR, HF_C_SETUP, OFF(setup), 0, 0, 0, NULL, NULL },
+	{ "forwardSignals", CK_LIST, HF_C_FWDSIGNALS, OFF(fwd_signals),
+	    OFF(nfwd_signals), 0, 0, NULL, NULL },
 	{ NULL, 0, 0, 0, 0, 0, 0, NULL, NULL }
 };
 
@@ -153,6 +156,8 @@ hf_config_free(struct hf_config *c)
 	free(c->prefix);
 	free(c->output_dir);
 	free(c->framework);
+	free(c->setup);
+	hfi_strv_free(c->fwd_signals, c->nfwd_signals);
 	hfi_strv_free(c->notes, c->nnotes);
 	hfi_strv_free(c->files, c->nfiles);
 	hf_config_init(c);

@@ -8,7 +8,8 @@
  * meaning for dtrun, and are listed in notes for -v. dtrun's own keys:
  * hosts, hostfile, slotsPerHost, launcher, sync {dst, exclude}, ssh
  * {port, user, identityFile, options}, killGrace, timeout, prefix,
- * outputDir, framework, heartbeatTimeout.
+ * outputDir, framework, heartbeatTimeout, hangTimeout, setup,
+ * forwardSignals.
  *
  * A template merges under the config as Determined merges templates:
  * scalars from the config win, lists are concatenated (template first),
@@ -51,6 +52,8 @@ enum hf_cfield {
 	HF_C_FRAMEWORK,
 	HF_C_HEARTBEAT,
 	HF_C_HANGTIMEOUT,
+	HF_C_SETUP,
+	HF_C_FWDSIGNALS,
 	HF_C_NFIELDS
 };
 
@@ -98,6 +101,9 @@ struct hf_config {
 	char		*output_dir;
 	char		*framework;	/* see dtrun.yaml(5) for the names */
 	long long	 heartbeat_ms;	/* heartbeatTimeout; 0 = off */
+	char		*setup;		/* setup: a command, once per host */
+	char		**fwd_signals;	/* forwardSignals: names, unchecked */
+	size_t		 nfwd_signals;
 	/* For -v: "engine.yaml:5:1: dataBucket: ...; ignored". */
 	char		**notes;
 	size_t		 nnotes;

@@ -98,7 +98,8 @@ struct job {
 	int			 exit_set;
 	int			 exit_code;
 	int			 signals;	/* how many stop signals dtrun got */
-	struct event		*ev_sig[7];
+	struct event		*ev_sig[64];	/* stop, QUIT, CHLD and forwarded */
+	size_t			 nev_sig;
 	struct event		*ev_timeout;
 	struct stk_report	*stk;		/* a stack report being gathered */
 	size_t			 stk_pending;	/* hosts whose stacks are owed */
@@ -566,8 +567,8 @@ job_put_failed(struct job_host *h, int rc, int rank)
 	char		 what[64];
 
 	if (rank < 0)
-		snprintf(what, sizeof(what), "the variables for %s",
-		    h->ph->name);
+		snprintf(what, sizeof(what), "the variables (and --setup) for "
+		    "%s", h->ph->name);
 	else
 		snprintf(what, sizeof(what), "rank %d's command line and "
 		    "variables", rank);
@@ -582,6 +583,24 @@ job_put_failed(struct job_host *h, int rc, int rank)
 	}
 	dt_wbuf_reset(&j->wb);
 	job_stop(j, SIGTERM, j->o->kill_grace);
+}
+
+/*
+ * Logs an agent's message one line at a time (a failed --setup sends its
+ * stderr's last lines): each line escaped and marked as ours, so none can
+ * pose as another.
+ */
+static void
+job_log_lines(const char *msg)
+{
+	const char	*nl;
+
+	while ((nl = strchr(msg, '\n')) != NULL) {
+		log_error("%.*s", (int)(nl - msg), msg);
+		msg = nl + 1;
+	}
+	if (*msg != '\0')
+		log_error("%s", msg);
 }
 
 /* Sends h the job, the host's ranks, and PREPARE. */
@@ -610,6 +629,7 @@ job_host_hello(struct job_host *h)
 	aj.nranks = ph->nranks;
 	aj.env = env.v;
 	aj.nenv = env.n;
+	aj.setup = (char *)(j->o->setup != NULL ? j->o->setup : "");
 	rc = ap_put_job(&j->wb, &aj);
 	strv_free(&env);
 	if (rc != 0) {
@@ -827,7 +847,7 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		if (ap_get_error(p, n, &e) != 0)
 			break;
 		if (!j->stopping || !j->started)
-			log_error("%s", e.msg);
+			job_log_lines(e.msg);
 		job_set_exit(j, e.code);
 		ap_error_free(&e);
 		if (!j->stopping)
@@ -995,6 +1015,27 @@ job_output_closed(void *arg, int stream)
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
 
+/* Passes sig to every rank on every host (--forward-signals); the job goes on. */
+static void
+job_forward_signal(struct job *j, int sig)
+{
+	size_t	h, n = job_live(j);
+
+	if (j->stopping || n == 0 || !j->started) {
+		log_warn("got SIG%s %s: not passed on", sigabbrev_np(sig),
+		    j->stopping ? "while stopping" : "before any rank started");
+		return;
+	}
+	log_notice("got SIG%s: passing it to %zu rank%s", sigabbrev_np(sig),
+	    n, n == 1 ? "" : "s");
+	for (h = 0; h < j->plan->nhosts; h++) {
+		if (j->hosts[h].done)
+			continue;
+		ap_put_signal(&j->wb, sig);
+		job_send(&j->hosts[h]);
+	}
+}
+
 /* ARGSUSED */
 static void
 signal_cb(evutil_socket_t sig, short what, void *arg)
@@ -1018,14 +1059,15 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	case SIGQUIT:
 		job_stacks_ask(j, "got SIGQUIT");
 		return;
-	case SIGUSR1:
-	case SIGUSR2:
-		for (h = 0; h < j->plan->nhosts; h++) {
-			if (j->hosts[h].done)
-				continue;
-			ap_put_signal(&j->wb, sig);
-			job_send(&j->hosts[h]);
-		}
+	}
+	if (sig < 64 && (j->o->fwd_signals & (1ULL << sig))) {
+		job_forward_signal(j, sig);
+		return;
+	}
+	if (sig == SIGUSR1 || sig == SIGUSR2) {
+		/* Caught all the same: its default would kill dtrun blind. */
+		log_warn("got SIG%s: not in --forward-signals, ignored",
+		    sigabbrev_np(sig));
 		return;
 	}
 	if (++j->signals == 1) {
@@ -1171,6 +1213,7 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 	static const int	 sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1,
 				     SIGUSR2, SIGCHLD, SIGQUIT };
 	struct job		 j;
+	int			 sig;
 	struct output_cfg	 oc;
 	struct dt_err		 e;
 	struct timeval		 tv;
@@ -1188,10 +1231,17 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 		return 70;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		j.ev_sig[i] = evsignal_new(j.base, sigs[i], signal_cb, &j);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		j.ev_sig[j.nev_sig++] = evsignal_new(j.base, sigs[i], signal_cb,
+		    &j);
+	/* --forward-signals beyond USR1 and USR2 (cli.c allows no others of sigs). */
+	for (sig = 1; sig < 64 && sig < NSIG; sig++)
+		if ((o->fwd_signals & (1ULL << sig)) && sig != SIGUSR1 &&
+		    sig != SIGUSR2)
+			j.ev_sig[j.nev_sig++] = evsignal_new(j.base, sig,
+			    signal_cb, &j);
+	for (i = 0; i < j.nev_sig; i++)
 		event_add(j.ev_sig[i], NULL);
-	}
 	j.ev_timeout = evtimer_new(j.base, timeout_cb, &j);
 	j.ev_watchdog = evtimer_new(j.base, watchdog_cb, &j);
 	j.ev_beat = event_new(j.base, -1, EV_PERSIST, beat_cb, &j);
@@ -1300,7 +1350,7 @@ out:
 	free(j.ranks);
 	dt_wbuf_free(&j.wb);
 	env_release(&j.env);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+	for (i = 0; i < j.nev_sig; i++)
 		event_free(j.ev_sig[i]);
 	event_free(j.ev_timeout);
 	event_free(j.ev_watchdog);
