@@ -1242,6 +1242,8 @@ job_run(const struct opts *o, const struct plan *p, const char *id)
 			    signal_cb, &j);
 	for (i = 0; i < j.nev_sig; i++)
 		event_add(j.ev_sig[i], NULL);
+	log_info("signals passed to the ranks (--forward-signals): %s",
+	    cli_signals_str(o->fwd_signals, msg, sizeof(msg)));
 	j.ev_timeout = evtimer_new(j.base, timeout_cb, &j);
 	j.ev_watchdog = evtimer_new(j.base, watchdog_cb, &j);
 	j.ev_beat = event_new(j.base, -1, EV_PERSIST, beat_cb, &j);
