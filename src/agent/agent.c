@@ -1073,6 +1073,13 @@ agent_run(int rfd, int wfd, pid_t keeper)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
+	/*
+	 * sbatch --signal=USR1@N without B: signals every process of the
+	 * agents' step; the agent must not die of it (ranks start with every
+	 * signal at its default).
+	 */
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
 	if (gethostname(a.host, sizeof(a.host) - 1) != 0)
 		snprintf(a.host, sizeof(a.host), "localhost");
 	if ((a.devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {

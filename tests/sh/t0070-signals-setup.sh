@@ -12,6 +12,7 @@ r=$DTRUN_RANK
 trap 'echo usr1 >>got.$r' USR1
 trap 'echo usr2 >>got.$r' USR2
 trap 'echo winch >>got.$r' WINCH
+echo $PPID >ppid.$r
 echo $$ >pid.$r
 while [ ! -e stop ]; do sleep 0.05; done
 echo "rank $r done"
@@ -79,6 +80,19 @@ test_expect_success 'forwardSignals: in engine.yaml, the command line wins' '
 	EOF
 	test_expect_code 2 dtrun -f bad.yaml 2>err3 &&
 	grep -q "bad.yaml:1:.*forwardSignals TERM: it stops the job" err3
+'
+
+test_expect_success 'an agent and its keeper that get USR1 themselves (sbatch --signal without B:) live on' '
+	dtrun -n 1 "$TRASH/sigrank" >out 2>err & d=$! &&
+	wait_for 10 test -s pid.0 &&
+	agent=$(cat ppid.0) &&
+	keeper=$(sed "s/.*) . \([0-9]*\) .*/\1/" /proc/$agent/stat) &&
+	test "$keeper" != $d &&
+	kill -USR1 $agent $keeper &&
+	kill -USR2 $agent $keeper &&
+	touch stop &&
+	wait $d &&
+	! test -e got.0
 '
 
 test_expect_success 'INT, TERM, HUP cannot be forwarded; unknown names are refused' '
