@@ -7,7 +7,7 @@ _dtrun()
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	opts="--np --nproc-per-node --hosts --hostfile --config --template
 	      --include --exclude --oversubscribe --servers --launcher --prefix
-	      --output-dir --timestamp --escape-output --export --kill-grace --timeout --heartbeat-timeout --start-timeout --hang-timeout --on-hang --max-restarts --restart-delay --min-np --dry-run
+	      --output-dir --timestamp --escape-output --export --env-file --setup --forward-signals --kill-grace --timeout --heartbeat-timeout --start-timeout --hang-timeout --on-hang --max-restarts --restart-delay --min-np --dry-run
 	      --framework --iface --seed
 	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-fanout
 	      --ssh-agent-dir --sync-dst-dir --sync-exclude
@@ -19,7 +19,7 @@ _dtrun()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		--) _command_offset $((i + 1)); return ;;
-		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--on-hang|--max-restarts|--restart-delay|--min-np|\
+		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--env-file|--setup|--forward-signals|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--on-hang|--max-restarts|--restart-delay|--min-np|\
 		-H|--hosts|--hostfile|-f|--config|--template|--include|--exclude|-s|--servers|\
 		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|--ssh-fanout|--ssh-agent-dir|\
 		--framework|--iface|--seed|--sync-dst-dir|--sync-exclude)
@@ -37,6 +37,12 @@ _dtrun()
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--ssh-option) COMPREPLY=($(compgen -W "User= Port= IdentityFile= StrictHostKeyChecking= UserKnownHostsFile= ConnectTimeout=" -- "$cur")); return ;;
 	-x|--export) COMPREPLY=($(compgen -e -- "$cur")); return ;;
+	--env-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--setup) COMPREPLY=($(compgen -c -- "$cur")); return ;;
+	--forward-signals)
+		local given=${cur%"${cur##*,}"}
+		COMPREPLY=($(compgen -P "$given" -W "USR1 USR2 ALRM WINCH CONT URG PWR XCPU XFSZ VTALRM PROF none" -- "${cur##*,}"))
+		return ;;
 	--framework)
 		# A comma-separated list: complete the word after the last comma.
 		local given=${cur%"${cur##*,}"}

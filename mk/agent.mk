@@ -8,7 +8,8 @@
 # "make fuzz-merge-agent-conv" folds the small new ones into the seeds.
 AGENT_FUZZ_RUNS	?= 2000000
 AGENT_CONV_RUNS	?= 2000000
-AGENT_FUZZ_SRC	:= src/agent/agentproto.c src/common/wire.c src/common/err.c
+AGENT_FUZZ_SRC	:= src/agent/agentproto.c src/common/wire.c src/common/err.c \
+	    src/common/envfile.c
 AGENT_FUZZ_CC	:= clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Isrc/common -Isrc/agent
 build-fuzz/fuzz-agent: fuzz/agent/fuzz_agentproto.c $(AGENT_FUZZ_SRC)

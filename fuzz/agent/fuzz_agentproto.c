@@ -27,7 +27,8 @@ check_job(const struct ap_job *j)
 	    dt_frame_parse(b.p, b.len, AP_FRAME_MAX, &type, &pl, &plen,
 	    &used) == 0) {
 		if (ap_get_job(pl, plen, &k) != 0 || k.nenv != j->nenv ||
-		    strcmp(k.job_id, j->job_id) != 0)
+		    strcmp(k.job_id, j->job_id) != 0 ||
+		    strcmp(k.setup, j->setup) != 0)
 			abort();
 		for (i = 0; i < k.nenv; i++)
 			if (strcmp(k.env[i], j->env[i]) != 0)

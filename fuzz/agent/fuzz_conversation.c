@@ -5,7 +5,8 @@
  * agent's real frame handler (agent.c is compiled in here). Frame types
  * 0xf0 and up are not messages but things that happen to an agent: a rank
  * is reaped, the kill timer fires, SIGTERM, the output link backs up or
- * drains. Every input ends with the link closing, as a real one does.
+ * drains, the --setup command ends. Every input ends with the link
+ * closing, as a real one does.
  *
  * Nothing real is started or killed: spawning, kill(), chdir(), the link
  * and the job record are stubs below. Ranks get pids above any pid_max.
@@ -40,6 +41,7 @@ static int	fuzz_chdir(const char *);
 #define EV_DRAINED	0xf4	/* and drained again */
 #define EV_RECHECK	0xf5	/* the recheck timer fires */
 #define EV_CLOSE	0xf6	/* the link closes */
+#define EV_SETUP	0xf7	/* u8 exit code, stdout...: the --setup ended */
 
 #define FAKE_PID	0x40000000	/* above any pid_max (2^22) */
 
@@ -260,6 +262,77 @@ stacks_free(struct stacks *s)
 {
 }
 
+/* A --setup runs nothing here: EV_SETUP ends it with what the event carries. */
+struct setup {
+	int		 running;
+	int		 status;
+	char		 out[4096];
+	size_t		 olen;
+	setup_done_fn	 done;
+	void		*arg;
+};
+static struct setup	fuzz_setup;
+
+struct setup *
+setup_start(struct event_base *base, const char *cmd, char *const env[],
+    int devnull, setup_done_fn done, void *arg, int *err)
+{
+	if (cmd[0] == 'n') {
+		*err = ENOENT;
+		return NULL;
+	}
+	memset(&fuzz_setup, 0, sizeof(fuzz_setup));
+	fuzz_setup.running = 1;
+	fuzz_setup.done = done;
+	fuzz_setup.arg = arg;
+	return &fuzz_setup;
+}
+
+int
+setup_reaped(struct setup *s, pid_t pid, int status)
+{
+	return 0;
+}
+
+int
+setup_running(const struct setup *s)
+{
+	return s != NULL && s->running;
+}
+
+void
+setup_kill(struct setup *s)
+{
+}
+
+int
+setup_result(const struct setup *s, char *why, size_t len)
+{
+	if (s->status == 0)
+		return 0;
+	snprintf(why, len, "exited with %d", s->status >> 8);
+	return -1;
+}
+
+const char *
+setup_stdout(const struct setup *s, size_t *len)
+{
+	*len = s->olen;
+	return s->out;
+}
+
+const char *
+setup_stderr(const struct setup *s, size_t *len)
+{
+	*len = s->olen;
+	return s->out;
+}
+
+void
+setup_free(struct setup *s)
+{
+}
+
 void
 port_pick(int *ports, size_t n)
 {
@@ -295,6 +368,7 @@ name(const char *fmt, ...)						\
 }
 FUZZ_LOG(log_error)
 FUZZ_LOG(log_warn)
+FUZZ_LOG(log_notice)
 FUZZ_LOG(log_info)
 FUZZ_LOG(log_debug)
 
@@ -341,6 +415,18 @@ fuzz_event(struct agent *a, uint8_t type, const uint8_t *p, size_t n)
 	case EV_CLOSE:
 		if (!a->link_down)
 			agent_link_close(a, 0, "closed");
+		return;
+	case EV_SETUP:
+		/* As sigchld_cb when the setup's shell is reaped. */
+		if (n < 1 || !setup_running(a->setup))
+			return;
+		fuzz_setup.running = 0;
+		fuzz_setup.status = p[0] << 8;
+		fuzz_setup.olen = n - 1 < sizeof(fuzz_setup.out) ? n - 1 :
+		    sizeof(fuzz_setup.out);
+		memcpy(fuzz_setup.out, p + 1, fuzz_setup.olen);
+		fuzz_setup.done(fuzz_setup.arg);
+		agent_check(a);
 		return;
 	}
 }

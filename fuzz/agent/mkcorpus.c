@@ -119,6 +119,33 @@ conversations(const char *dir)
 	ap_put_rank(&b, &r0);
 	ap_put_rank(&b, &r1);
 	emit(dir, "ports-4g", &b);
+	/* A setup that prints variables and a note, then the ranks run. */
+	j.nranks = 2;
+	j.setup = ". venv/bin/activate && env";
+	ap_put_job(&b, &j);
+	ap_put_rank(&b, &r0);
+	ap_put_rank(&b, &r1);
+	ap_put_empty(&b, AP_PREPARE);
+	event(&b, 0xf7, "\0PATH=/v/bin\nactivated\nVIRTUAL_ENV=/v\n", 38);
+	ap_put_empty(&b, AP_START);
+	event(&b, 0xf0, "\0\0", 2);
+	event(&b, 0xf0, "\1\0", 2);
+	emit(dir, "setup", &b);
+	/* A setup that fails; one stopped while it runs. */
+	ap_put_job(&b, &j);
+	ap_put_rank(&b, &r0);
+	ap_put_rank(&b, &r1);
+	ap_put_empty(&b, AP_PREPARE);
+	event(&b, 0xf7, "\3no venv\n", 9);
+	ap_put_stop(&b, &s);
+	emit(dir, "setup-fails", &b);
+	ap_put_job(&b, &j);
+	ap_put_rank(&b, &r0);
+	ap_put_rank(&b, &r1);
+	ap_put_empty(&b, AP_PREPARE);
+	ap_put_stop(&b, &s);
+	event(&b, 0xf7, "\x89", 1);
+	emit(dir, "setup-stopped", &b);
 	dt_wbuf_free(&b);
 }
 

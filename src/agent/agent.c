@@ -31,9 +31,12 @@
 #include "link.h"
 #include "log.h"
 #include "agentproto.h"
+#include "envfile.h"
+#include "wire.h"
 #include "record.h"
 #include "port.h"
 #include "procs.h"
+#include "setup.h"
 #include "stacks.h"
 #include "sys.h"
 
@@ -75,7 +78,10 @@ struct agent {
 	size_t		 cap;		/* room in msgs and ranks */
 	int		 ports_seen;
 	int		 prepare_seen;
-	char		**base_env;	/* environ + the job's env */
+	char		**base_env;	/* environ + setup's + the job's env */
+	struct setup	*setup;		/* the job's --setup, while it runs */
+	char		**setup_env;	/* "K=V" it printed */
+	size_t		 nsetup_env;
 	int		 prepared;
 	int		 started;
 	int		 stopping;
@@ -97,6 +103,7 @@ struct agent {
 };
 
 static void	agent_check(struct agent *);
+static void	agent_resolve(struct agent *);
 static void	src_read(struct src *, int);
 
 /* Sends what the encoders left in a->wb, then pauses rank pipes if the link is backed up. */
@@ -305,11 +312,21 @@ agent_check(struct agent *a)
 	if (a->finishing)
 		return;
 	if (!a->started) {
-		if (a->stopping || a->link_down) {
-			ap_put_empty(&a->wb, AP_DONE);
-			agent_flush_wb(a);
-			agent_finish(a);
+		if (!a->stopping && !a->link_down)
+			return;
+		/* A setup still running, or what it left: nothing may stay. */
+		if (setup_running(a->setup)) {
+			setup_kill(a->setup);
+			return;		/* its reaping calls us again */
 		}
+		left = spawn_kill_descendants(SIGKILL, NULL);
+		if (left > 0) {
+			event_add(a->recheck, &tv);
+			return;
+		}
+		ap_put_empty(&a->wb, AP_DONE);
+		agent_flush_wb(a);
+		agent_finish(a);
 		return;
 	}
 	if (a->live > 0)
@@ -367,7 +384,8 @@ sigchld_cb(evutil_socket_t sig, short what, void *arg)
 	int		 status;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		if (stacks_reaped(a->stk, pid, status))
+		if (stacks_reaped(a->stk, pid, status) ||
+		    setup_reaped(a->setup, pid, status))
 			continue;
 		for (i = 0; i < a->nranks; i++) {
 			if (a->ranks[i].pid == pid && !a->ranks[i].reaped) {
@@ -473,21 +491,38 @@ env_get(char **v, const char *name)
 	return NULL;
 }
 
+/* Builds environ + setup's variables + the job's into a->base_env; returns its length or -1. */
+static ssize_t
+agent_base_env(struct agent *a, int with_setup)
+{
+	size_t	 nbase = 0, n, i;
+
+	for (n = 0; environ[n] != NULL; n++)
+		;
+	free(a->base_env);
+	if ((a->base_env = calloc(n + a->nsetup_env + a->job.nenv + 1,
+	    sizeof(char *))) == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		nbase = env_put(a->base_env, nbase, environ[i]);
+	/* Under the job's: dtrun's variables and -x win over a setup's. */
+	for (i = 0; with_setup && i < a->nsetup_env; i++)
+		nbase = env_put(a->base_env, nbase, a->setup_env[i]);
+	for (i = 0; i < a->job.nenv; i++)
+		nbase = env_put(a->base_env, nbase, a->job.env[i]);
+	return (ssize_t)nbase;
+}
+
 /* Builds the merged environment of every rank; strings are shared with environ and the messages. */
 static int
 agent_build_env(struct agent *a)
 {
-	size_t	 nbase = 0, n, i, j;
+	ssize_t	 nbase;
+	size_t	 n, i, j;
 	char	**v;
 
-	for (n = 0; environ[n] != NULL; n++)
-		;
-	if ((a->base_env = calloc(n + a->job.nenv + 1, sizeof(char *))) == NULL)
+	if ((nbase = agent_base_env(a, 1)) < 0)
 		return -1;
-	for (i = 0; i < n; i++)
-		nbase = env_put(a->base_env, nbase, environ[i]);
-	for (i = 0; i < a->job.nenv; i++)
-		nbase = env_put(a->base_env, nbase, a->job.env[i]);
 	for (i = 0; i < a->nranks; i++) {
 		struct ap_rank *m = &a->msgs[i];
 
@@ -502,15 +537,111 @@ agent_build_env(struct agent *a)
 	return 0;
 }
 
+/* A line of the setup's stdout that is no NAME=VALUE: shown as this host's. */
+static void
+agent_setup_line(void *arg, const char *line, size_t len)
+{
+	struct agent	*a = arg;
+
+	log_notice("%s: setup: %.*s", a->host, (int)len, line);
+}
+
+/* The ERROR for a failed setup: why, then each stderr line under the host's name. Malloc'd. */
+static char *
+agent_setup_msg(struct agent *a, const char *why, const char *p, size_t n)
+{
+	const char	*nl, *end = p + n;
+	char		*msg = NULL;
+	size_t		 len = 0;
+	FILE		*f;
+
+	if ((f = open_memstream(&msg, &len)) == NULL)
+		return NULL;
+	fprintf(f, "%s: --setup %s, so no rank was started on any host%s",
+	    a->host, why, n > 0 ? "; its stderr ends:" :
+	    " (it wrote nothing on stderr)");
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', end - p)) == NULL)
+			nl = end;
+		fprintf(f, "\n%s: setup: %.*s", a->host, (int)(nl - p), p);
+	}
+	if (fclose(f) != 0) {
+		free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/*
+ * The setup ended: on failure say so, with its stderr's last lines, and
+ * stay unprepared (the launcher stops everything); else take its variables
+ * and go on preparing.
+ */
+static void
+agent_setup_done(void *arg)
+{
+	struct agent	*a = arg;
+	struct ap_error	 e;
+	const char	*p, *nl;
+	char		 why[128], *msg;
+	size_t		 n;
+
+	if (a->stopping || a->link_down || a->finishing)
+		return;		/* killed by us: agent_check follows */
+	p = setup_stderr(a->setup, &n);
+	if (setup_result(a->setup, why, sizeof(why)) != 0) {
+		while (n > 0 && p[n - 1] == '\n')
+			n--;
+		/* Its last 2 KiB, whole lines: a message, not a log. */
+		if (n > 2048) {
+			p += n - 2048;
+			n = 2048;
+			if ((nl = memchr(p, '\n', n)) != NULL) {
+				n -= nl + 1 - p;
+				p = nl + 1;
+			}
+		}
+		msg = agent_setup_msg(a, why, p, n);
+		e.rank = AP_NORANK;
+		e.code = 2;
+		e.msg = msg != NULL ? msg : "--setup failed";
+		ap_put_error(&a->wb, &e);
+		agent_flush_wb(a);
+		free(msg);
+		return;
+	}
+	/* A setup's warnings are worth seeing even when it worked. */
+	envfile_setup_output(p, n, NULL, NULL, agent_setup_line, a);
+	p = setup_stdout(a->setup, &n);
+	if (envfile_setup_output(p, n, &a->setup_env, &a->nsetup_env,
+	    agent_setup_line, a) != 0) {
+		agent_error(a, AP_NORANK, 70, "%s: out of memory", a->host);
+		return;
+	}
+	agent_resolve(a);
+}
+
+/* Starts the job's setup command with the job's variables; PREPARED waits for it. */
+static void
+agent_setup(struct agent *a)
+{
+	int	err;
+
+	if (agent_base_env(a, 0) < 0) {
+		agent_error(a, AP_NORANK, 70, "%s: out of memory", a->host);
+		return;
+	}
+	a->setup = setup_start(a->base, a->job.setup, a->base_env, a->devnull,
+	    agent_setup_done, a, &err);
+	if (a->setup == NULL)
+		agent_error(a, AP_NORANK, 2, "%s: cannot run --setup: %s",
+		    a->host, strerror(err));
+}
+
 /* PREPARE: check the directory and every command; start nothing. */
 static void
 agent_prepare(struct agent *a)
 {
-	struct rank	*r;
-	const char	*why;
-	size_t		 i;
-	int		 err;
-
 	if (!a->have_job || a->nranks != a->job.nranks) {
 		agent_error(a, AP_NORANK, 70, "%s: protocol: PREPARE after %zu "
 		    "of %u ranks", a->host, a->nranks,
@@ -523,6 +654,22 @@ agent_prepare(struct agent *a)
 		    "\"%s\": %s", a->host, a->job.cwd, strerror(errno));
 		return;
 	}
+	if (a->job.setup[0] != '\0') {
+		agent_setup(a);
+		return;
+	}
+	agent_resolve(a);
+}
+
+/* The rest of PREPARE, once any setup is done: variables, then every command. */
+static void
+agent_resolve(struct agent *a)
+{
+	struct rank	*r;
+	const char	*why;
+	size_t		 i;
+	int		 err;
+
 	if (agent_build_env(a) != 0) {
 		agent_error(a, AP_NORANK, 70, "%s: out of memory", a->host);
 		return;
@@ -697,16 +844,22 @@ agent_grow(struct agent *a)
 static int
 agent_job(struct agent *a, const uint8_t *p, size_t n)
 {
-	if (a->have_job || ap_get_job(p, n, &a->job) != 0)
+	uint32_t	version;
+
+	if (a->have_job || n < 4)
 		return -1;
-	if (a->job.version != AP_VERSION) {
+	/* First, so a JOB of another layout is refused by its version. */
+	version = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+	if (version != AP_VERSION) {
 		agent_error(a, AP_NORANK, 2, "%s: agent speaks protocol %d, "
 		    "launcher %u: use the same dtrun version on every host",
-		    a->host, AP_VERSION, a->job.version);
-		ap_job_free(&a->job);
+		    a->host, AP_VERSION, version);
 		agent_finish(a);
 		return 0;
 	}
+	if (ap_get_job(p, n, &a->job) != 0)
+		return -1;
 	a->have_job = 1;
 	return 0;
 }
@@ -891,6 +1044,8 @@ agent_release(struct agent *a)
 	free(a->ranks);
 	free(a->msgs);
 	free(a->base_env);
+	setup_free(a->setup);
+	dt_strv_free(a->setup_env);
 	ap_job_free(&a->job);
 	ap_reasm_free(&a->reasm);
 	dt_wbuf_free(&a->wb);
@@ -918,6 +1073,13 @@ agent_run(int rfd, int wfd, pid_t keeper)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
+	/*
+	 * sbatch --signal=USR1@N without B: signals every process of the
+	 * agents' step; the agent must not die of it (ranks start with every
+	 * signal at its default).
+	 */
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
 	if (gethostname(a.host, sizeof(a.host) - 1) != 0)
 		snprintf(a.host, sizeof(a.host), "localhost");
 	if ((a.devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {

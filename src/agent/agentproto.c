@@ -49,7 +49,8 @@ ap_put_hello(struct dt_wbuf *b, const struct ap_hello *h)
 int
 ap_put_job(struct dt_wbuf *b, const struct ap_job *j)
 {
-	size_t	st = b->len;
+	const char	*setup = j->setup != NULL ? j->setup : "";
+	size_t		 st = b->len;
 
 	if (j->nranks > AP_MAX_RANKS)
 		return DT_ERR_TOOBIG;
@@ -59,10 +60,12 @@ ap_put_job(struct dt_wbuf *b, const struct ap_job *j)
 	dt_wbuf_str(b, j->cwd);
 	dt_wbuf_u64(b, j->kill_grace_ms);
 	dt_wbuf_u32(b, j->nranks);
-	if (put_strv(b, j->env, j->nenv) != 0) {
+	if (put_strv(b, j->env, j->nenv) != 0 ||
+	    strlen(setup) > AP_MAX_STR) {
 		b->len = st;
 		return DT_ERR_TOOBIG;
 	}
+	dt_wbuf_str(b, setup);
 	return put_end_parts(b, st);
 }
 
@@ -231,6 +234,7 @@ ap_get_job(const uint8_t *p, size_t n, struct ap_job *j)
 	j->kill_grace_ms = dt_rbuf_u64(&r);
 	j->nranks = dt_rbuf_u32(&r);
 	j->env = dt_rbuf_strv(&r, AP_MAX_STRS, AP_MAX_STR, &j->nenv);
+	j->setup = dt_rbuf_strdup(&r, AP_MAX_STR);
 	/* The agent keeps a slot for every rank announced: bound them. */
 	if (dt_rbuf_end(&r) != 0 || j->nranks > AP_MAX_RANKS) {
 		ap_job_free(j);
@@ -469,6 +473,7 @@ ap_job_free(struct ap_job *j)
 	free(j->job_id);
 	free(j->cwd);
 	dt_strv_free(j->env);
+	free(j->setup);
 	memset(j, 0, sizeof(*j));
 }
 

@@ -9,11 +9,15 @@
  *	launcher PORTS(n) -> agent PORTLIST(n ports)	-- only when a framework
  *						   needs ports on each host
  *	launcher JOB(...), RANK(...) x n, PREPARE	-- once every host said HELLO
- *	agent	 PREPARED  or  ERROR(code, msg)	-- commands resolved, nothing started
+ *	agent	 PREPARED  or  ERROR(code, msg)	-- JOB's setup command run (if
+ *						   any), commands resolved,
+ *						   no rank started
  *	launcher START
  *	agent	 STARTED(rank, pid) ..., OUTPUT(rank, stream, bytes) ...,
  *		 EXIT(rank, how, code) ...		-- a rank's OUTPUT always precedes its EXIT
- *	launcher STOP(signal, grace) / SIGNAL(signal)	-- any time
+ *	launcher STOP(signal, grace) / SIGNAL(signal)	-- any time; SIGNAL goes
+ *						   to every live rank's process
+ *						   group and the job goes on
  *	agent	 DONE					-- every rank exited, leftovers killed
  *	both	 HEARTBEAT(timeout)			-- see below
  *	launcher STACKS -> agent STACK(rank, ...) per live rank, then
@@ -47,7 +51,13 @@
 
 #include "wire.h"
 
-#define AP_VERSION	3
+/*
+ * Bumped whenever a message changes. JOB's first field is the version and
+ * the agent reads it before decoding the rest, so a launcher and agent of
+ * different versions fail with a message naming both, not a protocol
+ * error. 4: JOB carries the setup command.
+ */
+#define AP_VERSION	4
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
 #define AP_MSG_MAX	(16 * 1024 * 1024) /* a JOB or RANK, all its parts */
 #define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
@@ -104,6 +114,7 @@ struct ap_job {
 	uint32_t	 nranks;	/* RANK messages that follow (<= AP_MAX_RANKS) */
 	char		**env;		/* "K=V" for every rank on this host */
 	size_t		 nenv;
+	char		*setup;		/* sh -c this before PREPARED; "" = none */
 };
 
 struct ap_rank {

@@ -105,6 +105,9 @@ keeper_fork(int *status)
 	signal(SIGPIPE, SIG_IGN);
 	/* Ctrl-\ on dtrun's terminal reaches us too: it asks for stacks. */
 	signal(SIGQUIT, SIG_IGN);
+	/* sbatch --signal=USR1@N without B: signals the agents' step: live on. */
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
 	for (;;) {
 		if (sigwait(&set, &sig) != 0)
 			continue;

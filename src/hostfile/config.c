@@ -116,6 +116,9 @@ static const struct cf_key cf_top_keys[] = {
 	    1000000, NULL, NULL },
 	{ "restartDelay", CK_DURATION, HF_C_RESTARTDELAY,
 	    OFF(restart_delay_ms), 0, 0, 0, NULL, NULL },
+	{ "setup", CK_STR, HF_C_SETUP, OFF(setup), 0, 0, 0, NULL, NULL },
+	{ "forwardSignals", CK_LIST, HF_C_FWDSIGNALS, OFF(fwd_signals),
+	    OFF(nfwd_signals), 0, 0, NULL, NULL },
 	{ NULL, 0, 0, 0, 0, 0, 0, NULL, NULL }
 };
 
@@ -159,6 +162,8 @@ hf_config_free(struct hf_config *c)
 	free(c->prefix);
 	free(c->output_dir);
 	free(c->framework);
+	free(c->setup);
+	hfi_strv_free(c->fwd_signals, c->nfwd_signals);
 	hfi_strv_free(c->notes, c->nnotes);
 	hfi_strv_free(c->files, c->nfiles);
 	hf_config_init(c);

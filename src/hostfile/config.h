@@ -9,8 +9,8 @@
  * accepted, have no meaning for dtrun, and are listed in notes for -v.
  * dtrun's own keys: hosts, hostfile, slotsPerHost, launcher, sync {dst,
  * exclude}, ssh {port, user, identityFile, options}, killGrace, timeout,
- * prefix, outputDir, framework, heartbeatTimeout, maxRestarts,
- * restartDelay.
+ * prefix, outputDir, framework, heartbeatTimeout, hangTimeout,
+ * maxRestarts, restartDelay, setup, forwardSignals.
  *
  * A template merges under the config as Determined's schemas.Merge(config,
  * template) does: a value the config leaves out or gives as null ("key:",
@@ -56,6 +56,8 @@ enum hf_cfield {
 	HF_C_PREEMPTIBLE,
 	HF_C_MAXRESTARTS,
 	HF_C_RESTARTDELAY,
+	HF_C_SETUP,
+	HF_C_FWDSIGNALS,
 	HF_C_NFIELDS
 };
 
@@ -106,6 +108,9 @@ struct hf_config {
 	int		 preemptible;	/* preemptible: true */
 	int		 max_restarts;	/* maxRestarts */
 	long long	 restart_delay_ms; /* restartDelay */
+	char		*setup;		/* setup: a command, once per host */
+	char		**fwd_signals;	/* forwardSignals: names, unchecked */
+	size_t		 nfwd_signals;
 	/* For -v: "engine.yaml:5:1: dataBucket: ...; ignored". */
 	char		**notes;
 	size_t		 nnotes;

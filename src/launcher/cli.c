@@ -5,13 +5,18 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "envfile.h"
+#include "wire.h"
 #include "err.h"
 #include "framework.h"
 #include "prefix.h"
@@ -45,8 +50,20 @@ const char cli_usage[] =
 "      --timestamp         put the time in front of each forwarded line\n"
 "      --escape-output     show control characters in ranks' lines as \\xHH\n"
 "                          (for output from hosts you do not trust)\n"
-"  -x, --export NAME[=VALUE]\n"
-"                          pass a variable to the ranks (repeatable)\n"
+"  -x, --export NAME[=VALUE]|PATTERN\n"
+"                          pass a variable to the ranks (repeatable); a\n"
+"                          pattern ('NCCL_*') passes every variable of\n"
+"                          dtrun's environment whose name matches\n"
+"      --env-file FILE     pass FILE's NAME=VALUE lines to the ranks (# starts\n"
+"                          a comment; values taken literally; repeatable)\n"
+"      --setup CMD         run CMD (sh -c) once on each host before any rank\n"
+"                          starts; the NAME=VALUE lines it prints are that\n"
+"                          host's ranks' variables; if it fails on a host,\n"
+"                          nothing starts anywhere (exit 2)\n"
+"      --forward-signals SIG[,SIG...]\n"
+"                          signals dtrun passes to every rank, the job going\n"
+"                          on (default USR1,USR2; none: ignore them);\n"
+"                          INT, TERM and HUP always stop the job\n"
 "      --kill-grace SECS   between SIGTERM and SIGKILL when stopping (default 5)\n"
 "      --timeout SECS      stop the job after SECS and exit 124\n"
 "      --heartbeat-timeout SECS\n"
@@ -117,6 +134,7 @@ enum {
 	OPT_FRAMEWORK, OPT_IFACE, OPT_SEED, OPT_SYNC_DST, OPT_SYNC_EXCLUDE,
 	OPT_HEARTBEAT_TIMEOUT, OPT_HANG_TIMEOUT, OPT_ON_HANG,
 	OPT_MAX_RESTARTS, OPT_RESTART_DELAY, OPT_MIN_NP,
+	OPT_ENV_FILE, OPT_SETUP, OPT_FORWARD_SIGNALS,
 };
 
 static const struct option longopts[] = {
@@ -128,6 +146,9 @@ static const struct option longopts[] = {
 	{ "timestamp",		no_argument,		NULL, OPT_TIMESTAMP },
 	{ "escape-output",	no_argument,		NULL, OPT_ESCAPE_OUTPUT },
 	{ "export",		required_argument,	NULL, 'x' },
+	{ "env-file",		required_argument,	NULL, OPT_ENV_FILE },
+	{ "setup",		required_argument,	NULL, OPT_SETUP },
+	{ "forward-signals",	required_argument,	NULL, OPT_FORWARD_SIGNALS },
 	{ "kill-grace",		required_argument,	NULL, OPT_KILL_GRACE },
 	{ "timeout",		required_argument,	NULL, OPT_TIMEOUT },
 	{ "heartbeat-timeout",	required_argument,	NULL, OPT_HEARTBEAT_TIMEOUT },
@@ -232,21 +253,46 @@ parse_seed(const char *s, struct opts *o, struct dt_err *e)
 	return 0;
 }
 
-/* True if s is a valid environment variable name. */
-static int
-valid_name(const char *s, size_t n)
+/* Appends kv (taken over) to o->exports. */
+static void
+export_take(struct opts *o, char *kv)
 {
-	size_t	i;
-
-	if (n == 0 || isdigit((unsigned char)s[0]))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
-			return 0;
-	return 1;
+	o->exports = xreallocarray(o->exports, o->nexports + 1,
+	    sizeof(*o->exports));
+	o->exports[o->nexports++] = kv;
 }
 
-/* -x NAME or -x NAME=VALUE: appends "NAME=VALUE" to o->exports. */
+/*
+ * -x 'NCCL_*': every variable of our environment whose name matches, in
+ * environ's order. Matching none exports none: a pattern names a family
+ * that may be empty on this machine.
+ */
+static int
+add_export_pattern(struct opts *o, const char *pat, struct dt_err *e)
+{
+	const char	*p;
+	char		 name[256];
+	char		**ev;
+	size_t		 n;
+
+	for (p = pat; *p != '\0'; p++)
+		if (!isalnum((unsigned char)*p) && strchr("_*?[]!-", *p) == NULL)
+			return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "-x \"%s\": "
+			    "not a variable name or a pattern of names (use -x "
+			    "NAME, -x NAME=VALUE or -x 'NCCL_*')", pat);
+	for (ev = environ; *ev != NULL; ev++) {
+		if ((p = strchr(*ev, '=')) == NULL ||
+		    (n = p - *ev) >= sizeof(name))
+			continue;
+		memcpy(name, *ev, n);
+		name[n] = '\0';
+		if (fnmatch(pat, name, 0) == 0)
+			export_take(o, xstrdup(*ev));
+	}
+	return 0;
+}
+
+/* -x NAME, -x NAME=VALUE or -x PATTERN: appends "NAME=VALUE"s to o->exports. */
 static int
 add_export(struct opts *o, const char *arg, struct dt_err *e)
 {
@@ -255,9 +301,12 @@ add_export(struct opts *o, const char *arg, struct dt_err *e)
 	size_t		 n = eq ? (size_t)(eq - arg) : strlen(arg);
 	char		*kv;
 
-	if (!valid_name(arg, n))
+	if (eq == NULL && strpbrk(arg, "*?[") != NULL)
+		return add_export_pattern(o, arg, e);
+	if (!envfile_name_ok(arg, n))
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "-x \"%s\": not a "
-		    "variable name (use -x NAME or -x NAME=VALUE)", arg);
+		    "variable name (use -x NAME, -x NAME=VALUE or -x "
+		    "'NCCL_*')", arg);
 	if (eq != NULL)
 		kv = xstrdup(arg);
 	else {
@@ -267,10 +316,116 @@ add_export(struct opts *o, const char *arg, struct dt_err *e)
 			    arg, arg, arg);
 		xasprintf(&kv, "%s=%s", arg, val);
 	}
-	o->exports = xreallocarray(o->exports, o->nexports + 1,
-	    sizeof(*o->exports));
-	o->exports[o->nexports++] = kv;
+	export_take(o, kv);
 	return 0;
+}
+
+/* --env-file FILE: its NAME=VALUE lines, in order, after what came before. */
+static int
+add_env_file(struct opts *o, const char *path, struct dt_err *e)
+{
+	char	**v = NULL;
+	size_t	  n = 0, i;
+	int	  rc;
+
+	if ((rc = envfile_load(path, &v, &n, e)) != 0) {
+		dt_strv_free(v);
+		return rc;
+	}
+	for (i = 0; i < n; i++)
+		export_take(o, v[i]);
+	free(v);
+	return 0;
+}
+
+/* The signals --forward-signals takes; the others mean something to dtrun or cannot be caught. */
+static const struct {
+	const char	*name;
+	int		 signo;
+} fwd_names[] = {
+	{ "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "ALRM", SIGALRM },
+	{ "WINCH", SIGWINCH }, { "CONT", SIGCONT }, { "URG", SIGURG },
+	{ "PWR", SIGPWR }, { "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ },
+	{ "VTALRM", SIGVTALRM }, { "PROF", SIGPROF },
+};
+#define FWD_ALLOWED	"USR1, USR2, ALRM, WINCH, CONT, URG, PWR, XCPU, XFSZ, " \
+			"VTALRM or PROF"
+
+/* Why sig may not be forwarded, or NULL if it is no signal dtrun knows. */
+static const char *
+fwd_refused(const char *name)
+{
+	static const char *const stop[] = { "INT", "TERM", "HUP", NULL };
+	static const char *const own[] = { "KILL", "STOP", "QUIT", "CHLD",
+	    "PIPE", "SEGV", "BUS", "FPE", "ILL", "TRAP", "ABRT", "SYS",
+	    "TSTP", "TTIN", "TTOU", "IO", "STKFLT", NULL };
+	size_t	i;
+
+	for (i = 0; stop[i] != NULL; i++)
+		if (strcasecmp(name, stop[i]) == 0)
+			return "it stops the job (dtrun passes INT, TERM and "
+			    "HUP on as a stop, then kills after --kill-grace)";
+	for (i = 0; own[i] != NULL; i++)
+		if (strcasecmp(name, own[i]) == 0)
+			return "dtrun cannot pass it on (it cannot be caught, "
+			    "or means something to dtrun itself)";
+	return NULL;
+}
+
+int
+cli_parse_signals(const char *list, const char *what, uint64_t *mask,
+    struct dt_err *e)
+{
+	const char	*p, *end, *why;
+	char		 w[32];
+	size_t		 i, n;
+	uint64_t	 m = 0;
+
+	if (strcasecmp(list, "none") == 0) {
+		*mask = 0;
+		return 0;
+	}
+	for (p = list;; p = end + 1) {
+		end = strchr(p, ',');
+		n = end == NULL ? strlen(p) : (size_t)(end - p);
+		if (n >= sizeof(w))
+			n = sizeof(w) - 1;
+		memcpy(w, p, n);
+		w[n] = '\0';
+		/* SIGUSR1, sigusr1 and USR1 are one signal. */
+		p = strncasecmp(w, "SIG", 3) == 0 ? w + 3 : w;
+		for (i = 0; i < sizeof(fwd_names) / sizeof(fwd_names[0]); i++)
+			if (strcasecmp(p, fwd_names[i].name) == 0)
+				break;
+		if (i < sizeof(fwd_names) / sizeof(fwd_names[0]))
+			m |= 1ULL << fwd_names[i].signo;
+		else if ((why = fwd_refused(p)) != NULL)
+			return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s %s: %s; "
+			    "forward %s", what, w, why, FWD_ALLOWED);
+		else
+			return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": "
+			    "not a signal name (give a list like USR1,USR2, "
+			    "or none; known: %s)", what, w, FWD_ALLOWED);
+		if (end == NULL)
+			break;
+	}
+	*mask = m;
+	return 0;
+}
+
+const char *
+cli_signals_str(uint64_t mask, char *buf, size_t len)
+{
+	size_t	i, at = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(fwd_names) / sizeof(fwd_names[0]); i++)
+		if (mask & (1ULL << fwd_names[i].signo) && at < len)
+			at += snprintf(buf + at, len - at, "%s%s",
+			    at ? "," : "", fwd_names[i].name);
+	if (at == 0)
+		snprintf(buf, len, "none");
+	return buf;
 }
 
 int
@@ -285,6 +440,7 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 	o->heartbeat_timeout = CLI_HEARTBEAT_DEFAULT;
 	o->max_restarts = -1;
 	o->restart_delay = CLI_RESTART_DELAY;
+	o->fwd_signals = CLI_FWD_DEFAULT;
 	dt_err_clear(e);
 
 	optind = 0;		/* glibc: restart, so the unit tests can call us again */
@@ -392,6 +548,21 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 			break;
 		case 'x':
 			rc = add_export(o, optarg, e);
+			break;
+		case OPT_ENV_FILE:
+			rc = add_env_file(o, optarg, e);
+			break;
+		case OPT_SETUP:
+			if (optarg[0] == '\0')
+				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+				    "--setup needs a command (run by sh -c on "
+				    "each host)");
+			o->setup = optarg;
+			break;
+		case OPT_FORWARD_SIGNALS:
+			rc = cli_parse_signals(optarg, "--forward-signals",
+			    &o->fwd_signals, e);
+			o->fwd_signals_set = 1;
 			break;
 		case OPT_KILL_GRACE:
 			rc = parse_secs("--kill-grace", optarg, &o->kill_grace,

@@ -3,6 +3,7 @@
 #define DT_CLI_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "sshconf.h"
@@ -19,8 +20,11 @@ struct opts {
 	const char	*output_dir;
 	int		 timestamp;
 	int		 escape_output;
-	char		**exports;	/* "NAME=VALUE", resolved from -x */
+	char		**exports;	/* "NAME=VALUE", from -x and --env-file */
 	size_t		 nexports;
+	uint64_t	 fwd_signals;	/* --forward-signals: bit 1 << N for signal N */
+	int		 fwd_signals_set;
+	const char	*setup;		/* --setup: run once per host first; NULL = none */
 	double		 kill_grace;	/* seconds */
 	double		 timeout;	/* seconds; 0 = none */
 	double		 start_timeout;	/* rendezvous: all must join within; 0 = none */
@@ -90,6 +94,17 @@ void	cli_free(struct opts *);
  * CLI_HEARTBEAT_MIN to _MAX seconds. Returns 0 or DT_ERR_INVAL with e set.
  */
 int	cli_check_heartbeat(double secs, const char *what, struct dt_err *e);
+
+/*
+ * Parses a --forward-signals list ("USR1,USR2", "SIGWINCH", "none") from
+ * what (an option or a file's key) into *mask (bit 1 << N for signal N).
+ * Returns 0 or DT_ERR_INVAL with e naming the word and the signals allowed.
+ */
+int	cli_parse_signals(const char *list, const char *what, uint64_t *mask,
+	    struct dt_err *e);
+/* "USR1,USR2" for mask, into buf; "none" when empty. */
+const char *cli_signals_str(uint64_t mask, char *buf, size_t len);
+#define CLI_FWD_DEFAULT	((1ULL << SIGUSR1) | (1ULL << SIGUSR2))
 
 /* The --help text. */
 extern const char cli_usage[];

@@ -113,7 +113,8 @@ struct job {
 	int			 exit_set;
 	int			 exit_code;
 	int			 signals;	/* how many stop signals dtrun got */
-	struct event		*ev_sig[7];
+	struct event		*ev_sig[64];	/* stop, QUIT, CHLD and forwarded */
+	size_t			 nev_sig;
 	struct event		*ev_timeout;
 	struct stk_report	*stk;		/* a stack report being gathered */
 	size_t			 stk_pending;	/* hosts whose stacks are owed */
@@ -136,6 +137,8 @@ struct job {
 /* The signals dtrun handles; job_hold_signals holds those that act. */
 static const int job_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2,
     SIGCHLD, SIGQUIT };
+/* The other --forward-signals of the last job_run: held between attempts too. */
+static uint64_t job_fwd_mask;
 
 void
 job_hold_signals(int on)
@@ -147,6 +150,9 @@ job_hold_signals(int on)
 	for (i = 0; i < sizeof(job_sigs) / sizeof(job_sigs[0]); i++)
 		if (job_sigs[i] != SIGCHLD)
 			sigaddset(&set, job_sigs[i]);
+	for (i = 1; i < 64 && i < NSIG; i++)
+		if (job_fwd_mask & (1ULL << i))
+			sigaddset(&set, (int)i);
 	sigprocmask(on ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 }
 
@@ -664,8 +670,8 @@ job_put_failed(struct job_host *h, int rc, int rank)
 	char		 what[64];
 
 	if (rank < 0)
-		snprintf(what, sizeof(what), "the variables for %s",
-		    h->ph->name);
+		snprintf(what, sizeof(what), "the variables (and --setup) for "
+		    "%s", h->ph->name);
 	else
 		snprintf(what, sizeof(what), "rank %d's command line and "
 		    "variables", rank);
@@ -680,6 +686,24 @@ job_put_failed(struct job_host *h, int rc, int rank)
 	}
 	dt_wbuf_reset(&j->wb);
 	job_stop(j, SIGTERM, j->o->kill_grace);
+}
+
+/*
+ * Logs an agent's message one line at a time (a failed --setup sends its
+ * stderr's last lines): each line escaped and marked as ours, so none can
+ * pose as another.
+ */
+static void
+job_log_lines(const char *msg)
+{
+	const char	*nl;
+
+	while ((nl = strchr(msg, '\n')) != NULL) {
+		log_error("%.*s", (int)(nl - msg), msg);
+		msg = nl + 1;
+	}
+	if (*msg != '\0')
+		log_error("%s", msg);
 }
 
 /* Sends h the job, the host's ranks, and PREPARE. */
@@ -708,6 +732,7 @@ job_host_hello(struct job_host *h)
 	aj.nranks = ph->nranks;
 	aj.env = env.v;
 	aj.nenv = env.n;
+	aj.setup = (char *)(j->o->setup != NULL ? j->o->setup : "");
 	rc = ap_put_job(&j->wb, &aj);
 	strv_free(&env);
 	if (rc != 0) {
@@ -926,7 +951,7 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		if (ap_get_error(p, n, &e) != 0)
 			break;
 		if (!j->stopping || !j->started)
-			log_error("%s", e.msg);
+			job_log_lines(e.msg);
 		/* 143: the agent got SIGTERM (a host going down); 255: its keeper died. */
 		if (e.rank == AP_NORANK && (e.code == 128 + SIGTERM ||
 		    e.code == EXIT_LOST)) {
@@ -1112,6 +1137,27 @@ job_output_closed(void *arg, int stream)
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
 
+/* Passes sig to every rank on every host (--forward-signals); the job goes on. */
+static void
+job_forward_signal(struct job *j, int sig)
+{
+	size_t	h, n = job_live(j);
+
+	if (j->stopping || n == 0 || !j->started) {
+		log_warn("got SIG%s %s: not passed on", sigabbrev_np(sig),
+		    j->stopping ? "while stopping" : "before any rank started");
+		return;
+	}
+	log_notice("got SIG%s: passing it to %zu rank%s", sigabbrev_np(sig),
+	    n, n == 1 ? "" : "s");
+	for (h = 0; h < j->plan->nhosts; h++) {
+		if (j->hosts[h].done)
+			continue;
+		ap_put_signal(&j->wb, sig);
+		job_send(&j->hosts[h]);
+	}
+}
+
 /* ARGSUSED */
 static void
 signal_cb(evutil_socket_t sig, short what, void *arg)
@@ -1135,14 +1181,15 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	case SIGQUIT:
 		job_stacks_ask(j, "got SIGQUIT");
 		return;
-	case SIGUSR1:
-	case SIGUSR2:
-		for (h = 0; h < j->plan->nhosts; h++) {
-			if (j->hosts[h].done)
-				continue;
-			ap_put_signal(&j->wb, sig);
-			job_send(&j->hosts[h]);
-		}
+	}
+	if (sig < 64 && (j->o->fwd_signals & (1ULL << sig))) {
+		job_forward_signal(j, sig);
+		return;
+	}
+	if (sig == SIGUSR1 || sig == SIGUSR2) {
+		/* Caught all the same: its default would kill dtrun blind. */
+		log_warn("got SIG%s: not in --forward-signals, ignored",
+		    sigabbrev_np(sig));
 		return;
 	}
 	if (++j->signals == 1) {
@@ -1369,6 +1416,7 @@ job_run(const struct opts *o, const struct plan *p, const char *id,
 {
 	const int		*sigs = job_sigs;
 	struct job		 j;
+	int			 sig;
 	struct output_cfg	 oc;
 	struct dt_err		 e;
 	struct timeval		 tv;
@@ -1387,12 +1435,21 @@ job_run(const struct opts *o, const struct plan *p, const char *id,
 		return 70;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	for (i = 0; i < sizeof(job_sigs) / sizeof(job_sigs[0]); i++) {
-		j.ev_sig[i] = evsignal_new(j.base, sigs[i], signal_cb, &j);
+	for (i = 0; i < sizeof(job_sigs) / sizeof(job_sigs[0]); i++)
+		j.ev_sig[j.nev_sig++] = evsignal_new(j.base, sigs[i], signal_cb,
+		    &j);
+	/* --forward-signals beyond USR1 and USR2 (cli.c allows no others of sigs). */
+	job_fwd_mask = o->fwd_signals & ~((1ULL << SIGUSR1) | (1ULL << SIGUSR2));
+	for (sig = 1; sig < 64 && sig < NSIG; sig++)
+		if (job_fwd_mask & (1ULL << sig))
+			j.ev_sig[j.nev_sig++] = evsignal_new(j.base, sig,
+			    signal_cb, &j);
+	for (i = 0; i < j.nev_sig; i++)
 		event_add(j.ev_sig[i], NULL);
-	}
 	/* Signals held since the last attempt now reach the handlers above. */
 	job_hold_signals(0);
+	log_info("signals passed to the ranks (--forward-signals): %s",
+	    cli_signals_str(o->fwd_signals, msg, sizeof(msg)));
 	j.ev_timeout = evtimer_new(j.base, timeout_cb, &j);
 	j.ev_watchdog = evtimer_new(j.base, watchdog_cb, &j);
 	j.ev_beat = event_new(j.base, -1, EV_PERSIST, beat_cb, &j);
@@ -1511,7 +1568,7 @@ out:
 	free(j.ranks);
 	dt_wbuf_free(&j.wb);
 	env_release(&j.env);
-	for (i = 0; i < sizeof(job_sigs) / sizeof(job_sigs[0]); i++)
+	for (i = 0; i < j.nev_sig; i++)
 		event_free(j.ev_sig[i]);
 	event_free(j.ev_timeout);
 	event_free(j.ev_watchdog);

@@ -54,6 +54,24 @@ plan_config_at(struct dt_err *e, const struct hf_config *c, int f)
 	return DT_ERR_PARSE;
 }
 
+/* forwardSignals: a list of names (each may be "USR1,USR2"), or none. */
+static int
+plan_config_signals(struct opts *o, const struct hf_config *c,
+    struct dt_err *e)
+{
+	uint64_t	m, all = 0;
+	size_t		i;
+
+	for (i = 0; i < c->nfwd_signals; i++) {
+		if (cli_parse_signals(c->fwd_signals[i], "forwardSignals", &m,
+		    e) != 0)
+			return DT_ERR_PARSE;
+		all |= m;
+	}
+	o->fwd_signals = all;
+	return 0;
+}
+
 /* Fills the options the command line left unset from engine.yaml. */
 static int
 plan_apply_config(struct opts *o, struct hf_config *c, struct dt_err *e)
@@ -100,6 +118,12 @@ plan_apply_config(struct opts *o, struct hf_config *c, struct dt_err *e)
 		    "heartbeatTimeout", e) != 0)
 			return plan_config_at(e, c, HF_C_HEARTBEAT);
 	}
+	if (o->setup == NULL && hf_config_has(c, HF_C_SETUP) &&
+	    c->setup[0] != '\0')
+		o->setup = c->setup;
+	if (!o->fwd_signals_set && hf_config_has(c, HF_C_FWDSIGNALS) &&
+	    plan_config_signals(o, c, e) != 0)
+		return plan_config_at(e, c, HF_C_FWDSIGNALS);
 	if (!o->hang_timeout_set && hf_config_has(c, HF_C_HANGTIMEOUT))
 		o->hang_timeout = c->hang_timeout_ms / 1000.0;
 	if (o->max_restarts < 0 && hf_config_has(c, HF_C_MAXRESTARTS))

@@ -192,6 +192,53 @@ test_expect_success '--max-restarts without --min-np: a lost host that -n needs 
 	wait_gone 5 pid.*
 '
 
+# A rank that records each USR1 in got.RANK and ends once "stop" exists.
+cat >"$TRASH/sigrank" <<'EOF'
+#!/bin/sh
+trap 'echo usr1 >>got.$RANK' USR1
+echo $$ >pid.$RANK
+while [ ! -e stop ]; do sleep 0.05; done
+EOF
+chmod +x "$TRASH/sigrank"
+
+test_expect_success 'USR1 reaches every rank on every host and the job goes on' '
+	dtrun "${SSH_ARGS[@]}" -H $H3 --forward-signals USR1 "$TRASH/sigrank" 2>err &
+	d=$!
+	wait_for 15 eval "[ \$(ls pid.* 2>/dev/null | wc -l) -eq 6 ]" &&
+	kill -USR1 $d &&
+	wait_for 15 eval "[ \$(cat got.* 2>/dev/null | wc -l) -eq 6 ]" &&
+	proc_alive $d &&
+	touch stop &&
+	wait $d &&
+	test "$(cat got.* | sort -u)" = usr1
+'
+
+test_expect_success '--setup runs on each host; its variables reach that host'"'"'s ranks' '
+	run -H $H3 --prefix "" --setup "echo HOSTVAR=node\$DTRUN_NODE_RANK; echo \$\$ >>setup-pids" \
+	    sh -c "echo \$RANK \$HOSTVAR" >out &&
+	sort -n out >got &&
+	printf "0 node0\n1 node0\n2 node1\n3 node1\n4 node2\n5 node2\n" >want &&
+	diff want got &&
+	test $(sort -u setup-pids | wc -l) -eq 3
+'
+
+test_expect_success 'a setup failing on one host: exit 2, its stderr shown, the other setups killed, no rank started' '
+	test_expect_code 2 run -H $H3 --setup "if [ \$DTRUN_NODE_RANK = 1 ]; then while [ ! -s s.0 ] || [ ! -s s.2 ]; do sleep 0.05; done; echo venv missing >&2; exit 4; fi; echo \$\$ >s.\$DTRUN_NODE_RANK; exec sleep 300" \
+	    sh -c "touch started.\$RANK" 2>err &&
+	test $(grep -c -- "--setup exited with 4, so no rank was started on any host" err) -eq 1 &&
+	grep -q "setup: venv missing" err &&
+	! ls started.* 2>/dev/null &&
+	wait_gone 10 s.0 s.2
+'
+
+test_expect_success '-x PATTERN and --env-file carry variables to remote hosts' '
+	printf "# cluster\nT3_FILE=from file\n" >cluster.env &&
+	T3_NCCL_A=1 T3_NCCL_B=2 T3_OTHER=no run -H 127.0.0.2 --prefix "" -x "T3_NCCL_*" --env-file cluster.env \
+	    sh -c "env | grep ^T3_ | sort" >out &&
+	printf "T3_FILE=from file\nT3_NCCL_A=1\nT3_NCCL_B=2\n" >want &&
+	diff want out
+'
+
 if /usr/bin/python3 -c "import torch.distributed" 2>/dev/null; then
 	test_expect_success 'PyTorch DDP over ssh: 4 ranks on 2 hosts stay identical' '
 		run -H 127.0.0.1:2,127.0.0.2:2 --seed 1 --timeout 120 /usr/bin/python3 "$SRC/examples/pytorch/ddp.py" >out 2>err &&

@@ -42,10 +42,12 @@ TEST(ap_job_and_rank_roundtrip)
 	j.nranks = 2;
 	j.env = env;
 	j.nenv = 2;
+	j.setup = ". venv/bin/activate && env";
 	CHECK_INT(ap_put_job(&b, &j), 0);
 	pl = one_frame(&b, AP_JOB, &n);
 	CHECK_INT(ap_get_job(pl, n, &j2), 0);
 	CHECK_STR(j2.job_id, "abc");
+	CHECK_STR(j2.setup, ". venv/bin/activate && env");
 	CHECK_STR(j2.cwd, "/w");
 	CHECK_INT(j2.kill_grace_ms, 5000);
 	CHECK_INT(j2.nranks, 2);
@@ -318,8 +320,8 @@ t_job_claiming(struct dt_wbuf *b, uint32_t nranks)
 	j.kill_grace_ms = 1000;
 	j.nranks = 1;
 	CHECK_INT(ap_put_job(b, &j), 0);
-	/* No variables: the payload ends "u32 nranks, u32 0". */
-	q = b->p + b->len - 8;
+	/* No variables, no setup: the payload ends "u32 nranks, u32 0, u32 0". */
+	q = b->p + b->len - 12;
 	q[0] = nranks >> 24;
 	q[1] = nranks >> 16;
 	q[2] = nranks >> 8;

@@ -317,6 +317,76 @@ TEST(cli_heartbeat_timeout)
 	expect_error(neg, "want seconds");
 }
 
+TEST(cli_export_patterns)
+{
+	const char	*a[] = { "dtrun", "-x", "TLX_*", "-x", "TLY_?", "-x",
+			    "TLZ_*", "-x", "TLX_A=over", "x", NULL };
+	const char	*bad[] = { "dtrun", "-x", "TL X*", "x", NULL };
+	struct opts	 o;
+	struct dt_err	 e;
+	size_t		 i;
+	int		 a_seen = 0, b_seen = 0;
+
+	setenv("TLX_A", "1", 1);
+	setenv("TLX_B", "two words", 1);
+	setenv("TLY_1", "y", 1);
+	setenv("TLY_12", "no", 1);
+	CHECK_INT(parse(&o, &e, a), CLI_RUN);
+	/* TLX_A, TLX_B, TLY_1; TLZ_* matches nothing and adds nothing. */
+	CHECK_INT(o.nexports, 4);
+	for (i = 0; i < 3; i++) {
+		a_seen += strcmp(o.exports[i], "TLX_A=1") == 0;
+		b_seen += strcmp(o.exports[i], "TLX_B=two words") == 0;
+		CHECK(strcmp(o.exports[i], "TLY_12=no") != 0);
+	}
+	CHECK(a_seen == 1 && b_seen == 1);
+	CHECK_STR(o.exports[3], "TLX_A=over");	/* later wins, on the host */
+	cli_free(&o);
+	expect_error(bad, "not a variable name or a pattern");
+	unsetenv("TLX_A");
+	unsetenv("TLX_B");
+	unsetenv("TLY_1");
+	unsetenv("TLY_12");
+}
+
+TEST(cli_forward_signals)
+{
+	const char	*def[] = { "dtrun", "x", NULL };
+	const char	*two[] = { "dtrun", "--forward-signals", "sigusr2,WINCH",
+			    "--setup", "echo A=1", "x", NULL };
+	const char	*none[] = { "dtrun", "--forward-signals", "none", "x",
+			    NULL };
+	const char	*term[] = { "dtrun", "--forward-signals", "USR1,TERM",
+			    "x", NULL };
+	const char	*kill9[] = { "dtrun", "--forward-signals", "KILL", "x",
+			    NULL };
+	const char	*bogus[] = { "dtrun", "--forward-signals", "USR3", "x",
+			    NULL };
+	const char	*nosetup[] = { "dtrun", "--setup", "", "x", NULL };
+	struct opts	 o;
+	struct dt_err	 e;
+	char		 buf[64];
+
+	CHECK_INT(parse(&o, &e, def), CLI_RUN);
+	CHECK(o.fwd_signals == CLI_FWD_DEFAULT && !o.fwd_signals_set);
+	CHECK_STR(cli_signals_str(o.fwd_signals, buf, sizeof(buf)),
+	    "USR1,USR2");
+	CHECK(o.setup == NULL);
+	cli_free(&o);
+	CHECK_INT(parse(&o, &e, two), CLI_RUN);
+	CHECK(o.fwd_signals == ((1ULL << SIGUSR2) | (1ULL << SIGWINCH)));
+	CHECK_STR(o.setup, "echo A=1");
+	cli_free(&o);
+	CHECK_INT(parse(&o, &e, none), CLI_RUN);
+	CHECK(o.fwd_signals == 0 && o.fwd_signals_set);
+	CHECK_STR(cli_signals_str(o.fwd_signals, buf, sizeof(buf)), "none");
+	cli_free(&o);
+	expect_error(term, "stops the job");
+	expect_error(kill9, "cannot pass it on");
+	expect_error(bogus, "not a signal name");
+	expect_error(nosetup, "--setup needs a command");
+}
+
 TEST(shell_quote_words)
 {
 	char	*q;
