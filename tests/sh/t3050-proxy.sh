@@ -171,4 +171,16 @@ test_expect_success '-J wins over a ProxyCommand given with it' '
 	! test -e proxy.pid
 '
 
+test_expect_success '--sync-dst-dir rsyncs through the same chain of jump hosts, and a ProxyCommand' '
+	command -v rsync >/dev/null || skip_test "no rsync"
+	: >"$D/jump2.log" &&
+	mkdir src && echo data >src/f &&
+	(cd src && nsrun -J 10.79.0.2,root@127.0.0.2 -H 127.0.0.5 --sync-dst-dir "$PWD/../dst" --prefix "" cat f) >out &&
+	grep -qx data out && test -f dst/f &&
+	test $(grep -c "server_request_direct_tcpip: .*target 127.0.0.5 port 22" "$D/jump2.log") -ge 2 &&
+	(cd src && nsrun --ssh-option "ProxyCommand=ip netns exec $NT tcp-connect %h %p" -H 127.0.0.5 \
+	    --sync-dst-dir "$PWD/../dst2" --prefix "" cat f) >out2 &&
+	grep -qx data out2 && test -f dst2/f
+'
+
 test_done
