@@ -183,4 +183,13 @@ test_expect_success '--sync-dst-dir rsyncs through the same chain of jump hosts,
 	grep -qx data out2 && test -f dst2/f
 '
 
+test_expect_success 'dtrun-kill -H -J reaches the host through the jump host' '
+	: >"$D/jump1.log" &&
+	ip netns exec "$ND" "$B/dtrun-kill" -J 10.79.0.2 -H 127.0.0.5 -i "$D/id" \
+	    --ssh-option UserKnownHostsFile="$D/known_hosts" --ssh-agent-dir "$AGENTS" \
+	    0123abcd-0123456789ab >out &&
+	grep -qx "127.0.0.5: job 0123abcd-0123456789ab: not running here" out &&
+	grep -q "server_request_direct_tcpip: .*target 127.0.0.5 port 22" "$D/jump1.log"
+'
+
 test_done
