@@ -310,7 +310,9 @@ tunnel_down(struct tunnel *t, char *why, size_t len)
 
 	for (;;) {
 		if (t->nfd > 0) {
-			n = write(t->fd, t->to_fd + t->ofd, t->nfd);
+			/* No SIGPIPE when the session end has gone. */
+			n = send(t->fd, t->to_fd + t->ofd, t->nfd,
+			    MSG_NOSIGNAL);
 			if (n > 0) {
 				t->ofd += n;
 				t->nfd -= n;

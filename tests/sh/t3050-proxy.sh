@@ -136,6 +136,18 @@ test_expect_success 'a ProxyCommand that fails is named, with its stderr under t
 	grep -q "127.0.0.5: the ProxyCommand .* exited with status 3" err
 '
 
+test_expect_success 'a ProxyCommand that dies mid-job loses its host, named, and the ranks stop' '
+	(nsrun --ssh-option "ProxyCommand=ip netns exec $NT tcp-connect %h %p $PWD/proxy.pid" \
+	    -H 127.0.0.5 sh -c "echo \$\$ >$PWD/rank.pid; exec sleep 300" 2>err && echo 0 >rc ||
+	    echo $? >rc) &
+	wait_for 20 test -s rank.pid &&
+	kill "$(cat proxy.pid)" &&
+	wait_for 20 test -s rc &&
+	test "$(cat rc)" = 255 &&
+	grep -q "lost the agent on 127.0.0.5 (the ProxyCommand .* was killed by signal 15" err &&
+	wait_gone 20 rank.pid
+'
+
 test_expect_success 'a jump host that cannot reach the target says so' '
 	test_expect_code 255 nsrun -J 10.79.0.2 -H 127.0.0.9 true 2>err &&
 	grep -q "127.0.0.9: jump host 10.79.0.2: cannot reach 127.0.0.9 port 22 from there" err
