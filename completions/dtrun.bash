@@ -9,10 +9,10 @@ _dtrun()
 	      --include --exclude --oversubscribe --servers --launcher --prefix
 	      --output-dir --timestamp --escape-output --export --env-file --setup --forward-signals --kill-grace --timeout --heartbeat-timeout --start-timeout --hang-timeout --on-hang --max-restarts --restart-delay --min-np --dry-run
 	      --framework --iface --seed
-	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-fanout
+	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-jump --ssh-fanout
 	      --ssh-agent-dir --sync-dst-dir --sync-exclude
 	      --verbose --quiet --version --help
-	      -n -H -f -s -x -p -i -F -v -q -V -h"
+	      -n -H -f -s -x -p -i -F -J -v -q -V -h"
 	local frameworks="pytorch tensorflow mxnet horovod mpi none"
 
 	# After the command word, complete the command's own arguments.
@@ -21,7 +21,7 @@ _dtrun()
 		--) _command_offset $((i + 1)); return ;;
 		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--env-file|--setup|--forward-signals|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--on-hang|--max-restarts|--restart-delay|--min-np|\
 		-H|--hosts|--hostfile|-f|--config|--template|--include|--exclude|-s|--servers|\
-		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|--ssh-fanout|--ssh-agent-dir|\
+		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|-J|--ssh-jump|--ssh-fanout|--ssh-agent-dir|\
 		--framework|--iface|--seed|--sync-dst-dir|--sync-exclude)
 			((i++)) ;;
 		-*) ;;
@@ -35,7 +35,7 @@ _dtrun()
 	--output-dir|--ssh-agent-dir|--sync-dst-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-H|--hosts|--hostfile|-f|--config|--template|-i|--ssh-identity|-F|--ssh-config)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--ssh-option) COMPREPLY=($(compgen -W "User= Port= IdentityFile= StrictHostKeyChecking= UserKnownHostsFile= ConnectTimeout=" -- "$cur")); return ;;
+	--ssh-option) COMPREPLY=($(compgen -W "User= Port= IdentityFile= StrictHostKeyChecking= UserKnownHostsFile= ConnectTimeout= ProxyJump= ProxyCommand=" -- "$cur")); return ;;
 	-x|--export) COMPREPLY=($(compgen -e -- "$cur")); return ;;
 	--env-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--setup) COMPREPLY=($(compgen -c -- "$cur")); return ;;
@@ -43,6 +43,7 @@ _dtrun()
 		local given=${cur%"${cur##*,}"}
 		COMPREPLY=($(compgen -P "$given" -W "USR1 USR2 ALRM WINCH CONT URG PWR XCPU XFSZ VTALRM PROF none" -- "${cur##*,}"))
 		return ;;
+	-J|--ssh-jump) COMPREPLY=($(compgen -A hostname -- "$cur")); return ;;
 	--framework)
 		# A comma-separated list: complete the word after the last comma.
 		local given=${cur%"${cur##*,}"}
@@ -66,10 +67,11 @@ _dtrun_kill()
 	-H|--hosts|-i|--ssh-identity|-F|--ssh-config)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--ssh-agent-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-	--ssh-option) COMPREPLY=($(compgen -W "User= Port= IdentityFile= StrictHostKeyChecking= UserKnownHostsFile= ConnectTimeout=" -- "$cur")); return ;;
+	-J|--ssh-jump) COMPREPLY=($(compgen -A hostname -- "$cur")); return ;;
+	--ssh-option) COMPREPLY=($(compgen -W "User= Port= IdentityFile= StrictHostKeyChecking= UserKnownHostsFile= ConnectTimeout= ProxyJump= ProxyCommand=" -- "$cur")); return ;;
 	-w|--wait|-p|--ssh-port|--ssh-fanout) return ;;
 	esac
 	COMPREPLY=($(compgen -W "--all --wait --quiet --stacks --help --hosts --ssh-port
-	    --ssh-identity --ssh-option --ssh-config --ssh-fanout --ssh-agent-dir" -- "$cur"))
+	    --ssh-identity --ssh-option --ssh-config --ssh-jump --ssh-fanout --ssh-agent-dir" -- "$cur"))
 }
 complete -F _dtrun_kill dtrun-kill

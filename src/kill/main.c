@@ -43,6 +43,7 @@ static const char usage[] =
 "  -i, --ssh-identity FILE ssh private key to try (repeatable)\n"
 "      --ssh-option K=V    ssh -o option, as for dtrun (repeatable)\n"
 "  -F, --ssh-config FILE   ssh_config to read (default ~/.ssh/config)\n"
+"  -J, --ssh-jump HOSTS    through these jump hosts, as for dtrun -J\n"
 "      --ssh-fanout N      hosts connecting at once (default 64)\n"
 "      --ssh-agent-dir DIR where hosts cache dtrun-agent (~/.cache/dtrun)\n"
 "  -h, --help              this text\n"
@@ -88,6 +89,7 @@ main(int argc, char **argv)
 		{ "ssh-identity",	required_argument,	NULL, 'i' },
 		{ "ssh-option",		required_argument,	NULL, OPT_SSH_OPTION },
 		{ "ssh-config",		required_argument,	NULL, 'F' },
+		{ "ssh-jump",		required_argument,	NULL, 'J' },
 		{ "ssh-fanout",		required_argument,	NULL, OPT_SSH_FANOUT },
 		{ "ssh-agent-dir",	required_argument,	NULL, OPT_SSH_AGENT_DIR },
 		{ NULL, 0, NULL, 0 }
@@ -102,7 +104,7 @@ main(int argc, char **argv)
 	log_init("dtrun-kill");
 	kill_opts_init(&ko);
 	ko.label = "localhost: ";
-	while ((c = getopt_long(argc, argv, "aw:qhH:p:i:F:", longopts,
+	while ((c = getopt_long(argc, argv, "aw:qhH:p:i:F:J:", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -130,6 +132,7 @@ main(int argc, char **argv)
 		case 'p':
 		case 'i':
 		case 'F':
+		case 'J':
 			strv_addf(&ssh, "-%c", c);
 			strv_addf(&ssh, "%s", optarg);
 			break;

@@ -10,6 +10,17 @@
  * libssh2_session_block_directions() names, then run the state machine
  * again. At most --ssh-fanout hosts are connecting at once.
  *
+ * A host behind jump hosts (ProxyJump, -J) is reached through a chain of
+ * connections of the same kind, each checked and authenticated like any
+ * host: the last opens a direct-tcpip channel to the host, and a tunnel
+ * (proxy.c) pumps it to one end of a socket pair, which is the host's
+ * session's socket. Each host has its own chain, as ssh -J has: one session
+ * carries one channel, so no write of one host's tunnel waits behind
+ * another's (libssh2 cannot interleave partial writes of two channels),
+ * and the fan-out slot bounds the connections a jump host sees at once. A
+ * ProxyCommand runs with the other end of a socket pair as its stdin and
+ * stdout.
+ *
  * The agent started is this build's exact dtrun-agent: the host's cache
  * (~/.cache/dtrun/ID/dtrun-agent) or a dtrun-agent on its PATH that prints
  * the same version. If neither is there the remote command exits 97, and
@@ -42,6 +53,7 @@
 #include "link.h"
 #include "log.h"
 #include "plan.h"
+#include "proxy.h"
 #include "agentproto.h"
 #include "resolve.h"
 #include "sshconf.h"
@@ -55,6 +67,7 @@ enum sstate {
 	SS_QUEUED,		/* waiting for a fan-out slot */
 	SS_RESOLVE,		/* looking up the name, in a thread */
 	SS_CONNECT,		/* TCP connect in progress */
+	SS_TUNNEL,		/* waiting for the jump host's channel */
 	SS_HANDSHAKE,
 	SS_AUTH,		/* list methods, then try keys */
 	SS_OPEN,		/* channel for the agent */
@@ -66,12 +79,22 @@ enum sstate {
 	SS_UP_EOF,
 	SS_UP_WAIT,
 	SS_RUNNING,
+	SS_FORWARD,		/* a jump host: opening the channel onwards */
+	SS_JUMP,		/* a jump host: pumping the tunnel */
 	SS_DEAD
 };
 
 struct sshc {
-	struct job_host		*h;
+	struct job_host		*h;		/* NULL for a jump host */
+	struct event_base	*base;
 	struct ssh_target	 t;
+	char			 name[300];	/* for messages: "jump host X" */
+	/* how it is reached, when not by TCP */
+	struct proxy_cmd	*proxy;
+	struct sshc		*jump;		/* the jump host in front, ours */
+	/* as a jump host */
+	struct sshc		*child;		/* what it carries */
+	struct tunnel		*tun;
 	enum sstate		 st;
 	int			 fd;
 	struct resolve		*rs;
@@ -143,7 +166,7 @@ sshc_fail(struct sshc *c, int code, const char *fmt, ...)
 static void
 sshc_fail(struct sshc *c, int code, const char *fmt, ...)
 {
-	char	msg[1024];
+	char	msg[1024], how[64], full[1400];
 	va_list	ap;
 
 	if (c->st == SS_DEAD)
@@ -151,6 +174,18 @@ sshc_fail(struct sshc *c, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* A link that broke first is the cause of the error it made. */
+	if (c->proxy != NULL && proxy_cmd_ended(c->proxy, c->fd, how,
+	    sizeof(how)))
+		snprintf(full, sizeof(full), "the ProxyCommand \"%s\" %s (%s)",
+		    c->t.proxy_command, how, msg);
+	else if (c->jump != NULL && c->jump->tun != NULL &&
+	    tunnel_eof(c->jump->tun))
+		snprintf(full, sizeof(full), "%s closed the connection to %s "
+		    "port %d (%s)", c->jump->name, c->t.hostname, c->t.port,
+		    msg);
+	else
+		snprintf(full, sizeof(full), "%s", msg);
 	c->st = SS_DEAD;
 	resolve_cancel(c->rs);
 	c->rs = NULL;
@@ -162,7 +197,12 @@ sshc_fail(struct sshc *c, int code, const char *fmt, ...)
 		c->slot = 0;
 		g.active--;
 	}
-	job_host_closed(c->h, code, msg);
+	if (c->h != NULL)
+		job_host_closed(c->h, code, full);
+	else if (c->child != NULL && strncmp(full, "jump host ", 10) == 0)
+		sshc_fail(c->child, code, "%s", full);	/* names its hop */
+	else if (c->child != NULL)
+		sshc_fail(c->child, code, "%s: %s", c->name, full);
 }
 
 /* The last libssh2 error, as text. */
@@ -201,12 +241,12 @@ sshc_arm(struct sshc *c, short what)
 			what |= EV_WRITE;
 	}
 	/* A running channel must always hear the agent, unless paused. */
-	if (c->st == SS_RUNNING && !c->paused)
+	if ((c->st == SS_RUNNING && !c->paused) || c->st == SS_JUMP)
 		what |= EV_READ;
 	if (what == 0)
 		what = EV_READ;
 	event_del(c->ev);
-	event_assign(c->ev, job_base(c->h), c->fd, what, sshc_ev_cb, c);
+	event_assign(c->ev, c->base, c->fd, what, sshc_ev_cb, c);
 	event_add(c->ev, NULL);
 }
 
@@ -237,6 +277,7 @@ sshc_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	static const char *const what_s[] = {
 		[SS_QUEUED] = "waiting", [SS_RESOLVE] = "looking up the name",
 		[SS_CONNECT] = "connecting",
+		[SS_TUNNEL] = "waiting for its jump host",
 		[SS_HANDSHAKE] = "in the ssh handshake",
 		[SS_AUTH] = "authenticating", [SS_OPEN] = "opening a channel",
 		[SS_EXEC] = "starting the agent",
@@ -246,6 +287,8 @@ sshc_timeout_cb(evutil_socket_t fd, short what, void *arg)
 		[SS_UP_WRITE] = "uploading the agent",
 		[SS_UP_EOF] = "uploading the agent",
 		[SS_UP_WAIT] = "uploading the agent",
+		[SS_FORWARD] = "opening a channel to the next host",
+		[SS_JUMP] = "forwarding",
 	};
 	char		 junk[256];
 
@@ -276,7 +319,9 @@ sshc_phase(struct sshc *c)
 	if (c->st == c->timed || c->st == SS_QUEUED || c->st == SS_DEAD)
 		return;
 	c->timed = c->st;
-	if (c->st == SS_RUNNING && c->h->hello) {
+	/* Behind jump hosts, each of them bounds its own phases. */
+	if ((c->st == SS_RUNNING && c->h->hello) || c->st == SS_TUNNEL ||
+	    c->st == SS_JUMP) {
 		event_del(c->timer);
 		return;
 	}
@@ -724,6 +769,84 @@ sshc_run(struct sshc *c)
 	sshc_arm(c, 0);
 }
 
+/* Starts c's ssh session on c->fd; 0, or -1 (c failed). */
+static int
+sshc_session_new(struct sshc *c)
+{
+	if ((c->s = libssh2_session_init_ex(NULL, NULL, NULL, c)) == NULL) {
+		sshc_fail(c, DT_ERR_NOMEM, "out of memory");
+		return -1;
+	}
+	libssh2_session_set_blocking(c->s, 0);
+	c->st = SS_HANDSHAKE;
+	return 0;
+}
+
+/* JUMP: moves the tunnel's bytes until neither side has more. */
+static void
+sshc_pump(struct sshc *c)
+{
+	char	why[512];
+	int	rc;
+
+	while ((rc = tunnel_pump(c->tun, why, sizeof(why))) > 0)
+		;
+	if (rc == 0) {
+		sshc_arm(c, 0);
+		return;
+	}
+	if (why[0] != '\0') {
+		sshc_fail(c, DT_ERR_CLOSED, "%s", why);
+		return;
+	}
+	/* The host's session closed, and the channel after it. */
+	c->st = SS_DEAD;
+	event_del(c->ev);
+}
+
+/* The tunnel's end of the socket pair is ready: pump. */
+static void
+sshc_tunnel_cb(void *arg)
+{
+	sshc_step(arg);
+}
+
+/*
+ * FORWARD: opens a direct-tcpip channel from the jump host c to its
+ * child's host and port, and starts the child's session over it.
+ */
+static void
+sshc_forward(struct sshc *c)
+{
+	struct sshc	*n = c->child;
+	LIBSSH2_CHANNEL	*ch;
+
+	/* The name is looked up there, as ssh -W does. */
+	ch = libssh2_channel_direct_tcpip_ex(c->s, n->t.hostname, n->t.port,
+	    "127.0.0.1", 65535);
+	if (ch == NULL) {
+		if (libssh2_session_last_errno(c->s) == LIBSSH2_ERROR_EAGAIN)
+			sshc_arm(c, 0);
+		else
+			sshc_fail(c, DT_ERR_CLOSED, "cannot reach %s port %d "
+			    "from there: %s", n->t.hostname, n->t.port,
+			    ssh_errmsg(c));
+		return;
+	}
+	if ((c->tun = tunnel_new(c->base, c->s, ch, &n->fd, sshc_tunnel_cb,
+	    c)) == NULL) {
+		libssh2_channel_free(ch);
+		sshc_fail(c, DT_ERR_SYS, "socketpair: %s", strerror(errno));
+		return;
+	}
+	log_debug("%s: through %s", n->t.alias, c->name);
+	c->st = SS_JUMP;
+	if (sshc_session_new(n) == 0)
+		sshc_step(n);
+	if (c->st == SS_JUMP)
+		sshc_pump(c);
+}
+
 /* The name lookup is done: connect, or fail with its reason. */
 static void
 sshc_resolved(int rc, struct addrinfo *ai, void *arg)
@@ -757,15 +880,36 @@ sshc_step(struct sshc *c)
 		switch (c->st) {
 		case SS_QUEUED:
 		case SS_RESOLVE:
+		case SS_TUNNEL:
 		case SS_DEAD:
 			goto out;
 		case SS_CONNECT:
+			if (c->jump != NULL) {
+				/* Its jump host opens the way, then steps it. */
+				c->st = SS_TUNNEL;
+				c->jump->st = SS_CONNECT;
+				sshc_step(c->jump);
+				goto out;
+			}
+			if (c->t.proxy_command != NULL && c->proxy == NULL) {
+				if (proxy_cmd_start(c->base, c->name,
+				    c->t.proxy_command, &c->fd, &c->proxy,
+				    &e) != 0) {
+					sshc_fail(c, e.code, "%s", e.msg);
+					goto out;
+				}
+				log_debug("%s: ProxyCommand %s", c->name,
+				    c->t.proxy_command);
+				if (sshc_session_new(c) != 0)
+					goto out;
+				break;
+			}
 			if (c->ai == NULL && c->gai_rc == 0) {
 				char	port[16];
 
 				snprintf(port, sizeof(port), "%d", c->t.port);
 				c->st = SS_RESOLVE;
-				c->rs = resolve_start(job_base(c->h),
+				c->rs = resolve_start(c->base,
 				    c->t.hostname, port, sshc_resolved, c);
 				goto out;
 			}
@@ -805,13 +949,8 @@ sshc_step(struct sshc *c)
 				goto out;
 			}
 			sshc_keepalive(c->fd);
-			if ((c->s = libssh2_session_init_ex(NULL, NULL, NULL,
-			    c)) == NULL) {
-				sshc_fail(c, DT_ERR_NOMEM, "out of memory");
+			if (sshc_session_new(c) != 0)
 				goto out;
-			}
-			libssh2_session_set_blocking(c->s, 0);
-			c->st = SS_HANDSHAKE;
 			break;
 		case SS_HANDSHAKE:
 			rc = libssh2_session_handshake(c->s, c->fd);
@@ -831,8 +970,14 @@ sshc_step(struct sshc *c)
 		case SS_AUTH:
 			if ((rc = sshc_auth(c)) <= 0)
 				goto out;
-			c->st = SS_OPEN;
+			c->st = c->h != NULL ? SS_OPEN : SS_FORWARD;
 			break;
+		case SS_FORWARD:
+			sshc_forward(c);
+			goto out;
+		case SS_JUMP:
+			sshc_pump(c);
+			goto out;
 		case SS_OPEN:
 		case SS_UP_OPEN:
 			{
@@ -1013,12 +1158,125 @@ out:
 	}
 }
 
+/* A connection, not started, on base. */
+static struct sshc *
+sshc_new(struct event_base *base)
+{
+	struct sshc	*c = xcalloc(1, sizeof(*c));
+
+	c->base = base;
+	c->fd = -1;
+	c->in = evbuffer_new();
+	c->out = evbuffer_new();
+	c->err = evbuffer_new();
+	c->ev = event_new(base, -1, 0, sshc_ev_cb, c);
+	c->timer = evtimer_new(base, sshc_timeout_cb, c);
+	return c;
+}
+
+/* Logs what resolving a host found to warn about, and frees it. */
+static void
+warnings_log(char **warn, size_t nwarn)
+{
+	size_t	i;
+
+	for (i = 0; i < nwarn; i++) {
+		log_warn("%s", warn[i]);
+		free(warn[i]);
+	}
+	free(warn);
+}
+
+/*
+ * Makes the chain of jump hosts in front of c, as c->t.proxy_jump says, the
+ * nearest first; depth counts those already in front. 0, or DT_ERR_*.
+ */
+static int
+sshc_jumps(struct sshc *c, const struct opts *o, int depth, struct dt_err *e)
+{
+	struct sshc	 *j;
+	char		**warn = NULL;
+	size_t		  nwarn = 0;
+	int		  rc;
+
+	if (c->t.proxy_jump == NULL)
+		return 0;
+	if (depth >= SSH_JUMP_MAX)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "ProxyJump: more "
+		    "than %d jump hosts in front of %s (a ProxyJump loop in "
+		    "ssh_config?)", SSH_JUMP_MAX, c->t.alias);
+	j = sshc_new(c->base);
+	j->child = c;
+	c->jump = j;
+	rc = ssh_resolve_jump(&o->ssh, c->t.proxy_jump, &j->t, &warn, &nwarn,
+	    e);
+	warnings_log(warn, nwarn);
+	if (rc != 0)
+		return rc;
+	snprintf(j->name, sizeof(j->name), "jump host %s", j->t.alias);
+	log_debug("%s: via %s: ssh %s@%s port %d", c->t.alias, j->name,
+	    j->t.user, j->t.hostname, j->t.port);
+	return sshc_jumps(j, o, depth + 1, e);
+}
+
+/*
+ * Frees c's session, socket, proxy and events, then its jump hosts. The
+ * socket is shut first, so that blocking libssh2 calls fail at once.
+ */
+static void
+sshc_close(struct sshc *c)
+{
+	size_t	i;
+
+	if (c->agent != NULL) {
+		libssh2_agent_disconnect(c->agent);
+		libssh2_agent_free(c->agent);
+	}
+	if (c->s != NULL) {
+		/* Best effort: a blocking goodbye would hold up the exit. */
+		libssh2_session_disconnect(c->s, "dtrun: job done");
+		/*
+		 * Non-blocking, session_free stops at EAGAIN and frees
+		 * nothing. With the socket shut, blocking calls fail at once.
+		 */
+		if (c->fd >= 0)
+			shutdown(c->fd, SHUT_RDWR);
+		libssh2_session_set_blocking(c->s, 1);
+		tunnel_free(c->tun);	/* its channel, before the session */
+		c->tun = NULL;
+		libssh2_session_free(c->s);
+	}
+	if (c->fd >= 0)
+		close(c->fd);
+	/* Its socket closed, a ProxyCommand may end by itself; else killed. */
+	proxy_cmd_free(c->proxy);
+	resolve_cancel(c->rs);
+	if (c->ai != NULL)
+		freeaddrinfo(c->ai);
+	if (c->ev != NULL)
+		event_free(c->ev);
+	if (c->timer != NULL)
+		event_free(c->timer);
+	evbuffer_free(c->out);
+	evbuffer_free(c->err);
+	for (i = 0; i < c->nkeys; i++)
+		free(c->keys[i]);
+	free(c->keys);
+	ssh_target_free(&c->t);
+	if (c->jump != NULL) {
+		sshc_close(c->jump);
+		evbuffer_free(c->jump->in);
+		free(c->jump);
+		c->jump = NULL;
+	}
+}
+
 static int
 ssh_start(struct job_host *h, struct dt_err *e)
 {
 	struct sshc	 *c;
 	char		**warn = NULL;
-	size_t		  nwarn = 0, i;
+	size_t		  nwarn = 0;
 	int		  rc;
 
 	if (!g.init) {
@@ -1029,26 +1287,20 @@ ssh_start(struct job_host *h, struct dt_err *e)
 		g.fanout = h->o->ssh.fanout > 0 ?
 		    h->o->ssh.fanout : FANOUT_DEFAULT;
 	}
-	c = xcalloc(1, sizeof(*c));
+	c = sshc_new(job_base(h));
 	c->h = h;
-	c->fd = -1;
 	rc = ssh_resolve(&h->o->ssh, h->ph->name, h->ph->user,
 	    h->ph->port, &c->t, &warn, &nwarn, e);
-	for (i = 0; i < nwarn; i++) {
-		log_warn("%s", warn[i]);
-		free(warn[i]);
-	}
-	free(warn);
+	warnings_log(warn, nwarn);
+	if (rc == 0)
+		rc = sshc_jumps(c, h->o, 0, e);
 	if (rc != 0) {
-		ssh_target_free(&c->t);
+		sshc_close(c);
+		evbuffer_free(c->in);
 		free(c);
 		return rc;
 	}
-	c->in = evbuffer_new();
-	c->out = evbuffer_new();
-	c->err = evbuffer_new();
-	c->ev = event_new(job_base(h), -1, 0, sshc_ev_cb, c);
-	c->timer = evtimer_new(job_base(h), sshc_timeout_cb, c);
+	snprintf(c->name, sizeof(c->name), "%s", c->t.alias);
 	h->priv = c;
 	log_debug("%s: ssh %s@%s port %d", c->t.alias, c->t.user,
 	    c->t.hostname, c->t.port);
@@ -1087,16 +1339,25 @@ ssh_pause(struct job_host *h, int on)
 static void
 ssh_kill(struct job_host *h)
 {
-	struct sshc	*c = h->priv;
+	struct sshc	*c;
 
-	/* Dropping the connection makes the remote agent stop everything. */
-	if (c != NULL && c->fd >= 0)
-		shutdown(c->fd, SHUT_RDWR);
+	/*
+	 * Dropping the connection makes the remote agent stop everything;
+	 * behind jump hosts, dropping theirs makes each drop the next.
+	 */
+	for (c = h->priv; c != NULL; c = c->jump)
+		if (c->fd >= 0)
+			shutdown(c->fd, SHUT_RDWR);
 }
 
 static void
 ssh_reaped(struct job_host *h, pid_t pid, int status)
 {
+	struct sshc	*c;
+
+	for (c = h->priv; c != NULL; c = c->jump)
+		if (proxy_cmd_reaped(c->proxy, pid, status))
+			return;
 }
 
 /*
@@ -1128,43 +1389,12 @@ static void
 ssh_free(struct job_host *h)
 {
 	struct sshc	*c = h->priv;
-	size_t		 i;
 
 	if (c == NULL)
 		return;
 	h->priv = NULL;
 	ssh_unqueue(c);
-	if (c->agent != NULL) {
-		libssh2_agent_disconnect(c->agent);
-		libssh2_agent_free(c->agent);
-	}
-	if (c->s != NULL) {
-		/* Best effort: a blocking goodbye would hold up the exit. */
-		libssh2_session_disconnect(c->s, "dtrun: job done");
-		/*
-		 * Non-blocking, session_free stops at EAGAIN and frees
-		 * nothing. With the socket shut, blocking calls fail at once.
-		 */
-		if (c->fd >= 0)
-			shutdown(c->fd, SHUT_RDWR);
-		libssh2_session_set_blocking(c->s, 1);
-		libssh2_session_free(c->s);
-	}
-	if (c->fd >= 0)
-		close(c->fd);
-	resolve_cancel(c->rs);
-	if (c->ai != NULL)
-		freeaddrinfo(c->ai);
-	if (c->ev != NULL)
-		event_free(c->ev);
-	if (c->timer != NULL)
-		event_free(c->timer);
-	evbuffer_free(c->out);
-	evbuffer_free(c->err);
-	for (i = 0; i < c->nkeys; i++)
-		free(c->keys[i]);
-	free(c->keys);
-	ssh_target_free(&c->t);
+	sshc_close(c);
 	if (c->busy > 0)
 		c->dead = 1;	/* link_frames may still be draining c->in */
 	else {

@@ -94,9 +94,13 @@ const char cli_usage[] =
 "  -i, --ssh-identity FILE ssh private key to try (repeatable)\n"
 "      --ssh-option K=V    ssh -o option: User, Port, IdentityFile,\n"
 "                          StrictHostKeyChecking, UserKnownHostsFile,\n"
-"                          ConnectTimeout (repeatable); ConnectTimeout=SECS\n"
-"                          bounds each step of reaching a host, up to its\n"
-"                          agent's first message (default 15)\n"
+"                          ConnectTimeout, ProxyJump, ProxyCommand\n"
+"                          (repeatable); ConnectTimeout=SECS bounds each\n"
+"                          step of reaching a host (and each jump host), up\n"
+"                          to its agent's first message (default 15)\n"
+"  -J, --ssh-jump [USER@]HOST[:PORT][,...]\n"
+"                          reach hosts through these jump hosts, as ssh -J\n"
+"                          (ProxyJump); each is checked against known_hosts\n"
 "  -F, --ssh-config FILE   ssh_config to read (default ~/.ssh/config)\n"
 "      --ssh-fanout N      hosts connecting at once (default 64)\n"
 "      --ssh-agent-dir DIR where hosts cache dtrun-agent (~/.cache/dtrun)\n"
@@ -171,6 +175,7 @@ static const struct option longopts[] = {
 	{ "ssh-identity",	required_argument,	NULL, 'i' },
 	{ "ssh-option",		required_argument,	NULL, OPT_SSH_OPTION },
 	{ "ssh-config",		required_argument,	NULL, 'F' },
+	{ "ssh-jump",		required_argument,	NULL, 'J' },
 	{ "ssh-fanout",		required_argument,	NULL, OPT_SSH_FANOUT },
 	{ "ssh-agent-dir",	required_argument,	NULL, OPT_SSH_AGENT_DIR },
 	{ "framework",		required_argument,	NULL, OPT_FRAMEWORK },
@@ -445,7 +450,7 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 
 	optind = 0;		/* glibc: restart, so the unit tests can call us again */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:n:x:H:f:s:p:i:F:vqVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:n:x:H:f:s:p:i:F:J:vqVh", longopts, NULL)) != -1) {
 		rc = 0;
 		switch (c) {
 		case 'n':
@@ -507,6 +512,11 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 			break;
 		case 'F':
 			o->ssh.config = optarg;
+			break;
+		case 'J':
+			/* The shortcut wins over any --ssh-option proxy. */
+			o->ssh.proxy_command = NULL;
+			o->ssh.proxy_jump = optarg;
 			break;
 		case OPT_SSH_FANOUT:
 			rc = parse_count("--ssh-fanout", optarg, 1,

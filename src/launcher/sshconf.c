@@ -20,7 +20,7 @@
 
 /* Options that change how ssh connects, which dtrun cannot honour. */
 static const char *const unsupported[] = {
-	"ProxyJump", "ProxyCommand", "LocalForward", "RemoteForward",
+	"LocalForward", "RemoteForward",
 	"DynamicForward", "ControlMaster", "ControlPath", "ControlPersist",
 	"CertificateFile", "HostKeyAlias", "PKCS11Provider", "IdentityAgent",
 	"CanonicalizeHostname", "GSSAPIAuthentication", "Match", NULL
@@ -80,6 +80,8 @@ expand_path(const char *in, const struct ssh_target *t)
 	buf[n < sizeof(buf) ? n : sizeof(buf) - 1] = '\0';
 	return xstrdup(buf);
 }
+
+static void	proxy_finish(struct ssh_target *);
 
 /* Parses yes/accept-new/no/ask/off into s; returns 0 or -1. */
 static int
@@ -146,11 +148,23 @@ ssh_cli_option(struct ssh_cli *c, const char *kv, struct dt_err *e)
 			return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--ssh-"
 			    "option ConnectTimeout=%s: want seconds above 0", v);
 		c->connect_timeout = d;
+	} else if (strcasecmp(key, "ProxyJump") == 0 ||
+	    strcasecmp(key, "ProxyCommand") == 0) {
+		if (*v == '\0')
+			return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--ssh-"
+			    "option %s: empty (use none for none)", key);
+		/* The first of the two wins, as in ssh. */
+		if (c->proxy_jump == NULL && c->proxy_command == NULL) {
+			if (strcasecmp(key, "ProxyJump") == 0)
+				c->proxy_jump = v;
+			else
+				c->proxy_command = v;
+		}
 	} else
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--ssh-option %s: "
 		    "not supported (dtrun knows User, Port, IdentityFile, "
 		    "StrictHostKeyChecking, UserKnownHostsFile, "
-		    "ConnectTimeout)", key);
+		    "ConnectTimeout, ProxyJump, ProxyCommand)", key);
 	return 0;
 }
 
@@ -268,6 +282,15 @@ read_config(const char *path, int explicit, struct ssh_target *t,
 			d = atof(v);
 			if (t->connect_timeout == 0 && d > 0)
 				t->connect_timeout = d;
+		} else if (strcasecmp(k, "ProxyJump") == 0 ||
+		    strcasecmp(k, "ProxyCommand") == 0) {
+			/* The first of the two wins; expanded once complete. */
+			if (t->proxy_jump == NULL && t->proxy_command == NULL) {
+				if (strcasecmp(k, "ProxyJump") == 0)
+					t->proxy_jump = xstrdup(v);
+				else
+					t->proxy_command = xstrdup(v);
+			}
 		} else {
 			for (i = 0; unsupported[i] != NULL; i++)
 				if (strcasecmp(k, unsupported[i]) == 0)
@@ -306,6 +329,10 @@ ssh_resolve(const struct ssh_cli *c, const char *alias, const char *user,
 	if (c->known_hosts != NULL)
 		t->known_hosts = expand_path(c->known_hosts, t);
 	t->connect_timeout = c->connect_timeout;
+	if (c->proxy_jump != NULL)
+		t->proxy_jump = xstrdup(c->proxy_jump);
+	if (c->proxy_command != NULL)
+		t->proxy_command = xstrdup(c->proxy_command);
 
 	if (c->config != NULL)
 		rc = read_config(c->config, 1, t, w, nw, e);
@@ -332,6 +359,98 @@ ssh_resolve(const struct ssh_cli *c, const char *alias, const char *user,
 	}
 	if (t->connect_timeout == 0)
 		t->connect_timeout = 15;
+	proxy_finish(t);
+	return 0;
+}
+
+/* "none" means no proxy; a ProxyCommand's tokens need the final values. */
+static void
+proxy_finish(struct ssh_target *t)
+{
+	char	*cmd;
+
+	if (t->proxy_jump != NULL && strcasecmp(t->proxy_jump, "none") == 0) {
+		free(t->proxy_jump);
+		t->proxy_jump = NULL;
+	}
+	if ((cmd = t->proxy_command) != NULL) {
+		t->proxy_command = strcasecmp(cmd, "none") == 0 ? NULL :
+		    expand_path(cmd, t);
+		free(cmd);
+	}
+}
+
+/*
+ * Splits "[user@]host[:port]" (host may be "[v6addr]") into its parts;
+ * returns 0 or -1.
+ */
+static int
+jump_parse(const char *hop, char *user, size_t ulen, char *host,
+    size_t hlen, int *port)
+{
+	const char	*at = strrchr(hop, '@'), *h, *colon;
+	size_t		 n;
+
+	user[0] = '\0';
+	*port = 0;
+	if (at != NULL) {
+		n = at - hop;
+		if (n == 0 || n >= ulen)
+			return -1;
+		memcpy(user, hop, n);
+		user[n] = '\0';
+	}
+	h = at != NULL ? at + 1 : hop;
+	if (*h == '[') {
+		if ((colon = strchr(h, ']')) == NULL ||
+		    (colon[1] != ':' && colon[1] != '\0'))
+			return -1;
+		n = colon - h - 1;
+		h++;
+		colon = colon[1] == ':' ? colon + 1 : NULL;
+	} else {
+		colon = strchr(h, ':');
+		n = colon != NULL ? (size_t)(colon - h) : strlen(h);
+	}
+	if (n == 0 || n >= hlen)
+		return -1;
+	memcpy(host, h, n);
+	host[n] = '\0';
+	if (colon != NULL && (*port = parse_port(colon + 1)) < 0)
+		return -1;
+	return 0;
+}
+
+int
+ssh_resolve_jump(const struct ssh_cli *c, const char *chain,
+    struct ssh_target *t, char ***w, size_t *nw, struct dt_err *e)
+{
+	struct ssh_cli	 hc = *c;
+	const char	*last = strrchr(chain, ',');
+	char		 user[256], host[1024];
+	int		 port, rc;
+
+	last = last != NULL ? last + 1 : chain;
+	if (jump_parse(last, user, sizeof(user), host, sizeof(host),
+	    &port) != 0) {
+		memset(t, 0, sizeof(*t));
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "ProxyJump \"%s\": "
+		    "bad jump host \"%s\" (want [user@]host[:port], comma-"
+		    "separated)", chain, last);
+	}
+	/* The target's user, port and proxy are not the jump host's. */
+	hc.user = NULL;
+	hc.port = 0;
+	hc.proxy_jump = NULL;
+	hc.proxy_command = NULL;
+	rc = ssh_resolve(&hc, host, user[0] ? user : NULL, port, t, w, nw, e);
+	if (rc != 0 || last == chain)
+		return rc;
+	/* The hosts before it are its way in, whatever its config says. */
+	free(t->proxy_command);
+	free(t->proxy_jump);
+	t->proxy_command = NULL;
+	xasprintf(&t->proxy_jump, "%.*s", (int)(last - 1 - chain), chain);
 	return 0;
 }
 
@@ -347,5 +466,7 @@ ssh_target_free(struct ssh_target *t)
 		free(t->identities[i]);
 	free(t->identities);
 	free(t->known_hosts);
+	free(t->proxy_jump);
+	free(t->proxy_command);
 	memset(t, 0, sizeof(*t));
 }

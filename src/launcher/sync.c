@@ -107,26 +107,6 @@ rsync_word(struct evbuffer *b, const char *s)
 	evbuffer_add(b, "'", 1);
 }
 
-/* rsync_word of a printf-formatted string. */
-static void
-rsync_wordf(struct evbuffer *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void
-rsync_wordf(struct evbuffer *b, const char *fmt, ...)
-{
-	char	*s;
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) == -1)
-		s = NULL;
-	va_end(ap);
-	if (s != NULL) {
-		rsync_word(b, s);
-		free(s);
-	}
-}
-
 /* Appends s to b as one POSIX shell word. */
 static void
 shell_word(struct evbuffer *b, const char *s)
@@ -210,12 +190,100 @@ sync_check(const struct opts *o, struct dt_err *e)
 	return 0;
 }
 
+/* s with every % doubled, so that an ssh's %-expansion gives s back. */
+static char *
+pct_escape(const char *s)
+{
+	struct evbuffer	*b = evbuffer_new();
+	char		*r;
+
+	for (; *s != '\0'; s++)
+		evbuffer_add(b, *s == '%' ? "%%" : s, *s == '%' ? 2 : 1);
+	r = buf_take(b);
+	evbuffer_free(b);
+	return r;
+}
+
+/*
+ * The options for ssh(1) to reach t as dtrun does, one word each into w: all
+ * that dtrun honours, and nothing from ssh_config. Jump hosts become a
+ * ProxyCommand running such an ssh with -W for each of them, nested.
+ */
+static int
+sync_ssh_words(const struct ssh_cli *c, const struct ssh_target *t,
+    struct strv *w, int depth, struct dt_err *e)
+{
+	struct ssh_target	 jt;
+	struct strv		 jw = { 0 };
+	struct evbuffer		*b;
+	char			**warn = NULL, *q, *cmd;
+	size_t			 nwarn = 0, i;
+	int			 rc;
+
+	strv_addf(w, "-F");
+	strv_addf(w, "/dev/null");
+	strv_addf(w, "-l");
+	strv_addf(w, "%s", t->user);
+	strv_addf(w, "-p%d", t->port);
+	for (i = 0; i < t->nidentities; i++) {
+		strv_addf(w, "-i");
+		strv_addf(w, "%s", t->identities[i]);
+	}
+	if (t->identities_only)
+		strv_addf(w, "-oIdentitiesOnly=yes");
+	strv_addf(w, "-oUserKnownHostsFile=%s", t->known_hosts);
+	strv_addf(w, "-oStrictHostKeyChecking=%s",
+	    t->strict == SSH_STRICT_NO ? "no" :
+	    t->strict == SSH_STRICT_ACCEPT_NEW ? "accept-new" : "yes");
+	strv_addf(w, "-oBatchMode=yes");
+	strv_addf(w, "-oConnectTimeout=%d", (int)(t->connect_timeout + 0.999));
+	if (t->proxy_command != NULL) {
+		/* Already expanded: ssh must not expand it again. */
+		q = pct_escape(t->proxy_command);
+		strv_addf(w, "-oProxyCommand=%s", q);
+		free(q);
+	}
+	if (t->proxy_jump == NULL)
+		return 0;
+	if (depth >= SSH_JUMP_MAX)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "ProxyJump: more "
+		    "than %d jump hosts in front of %s (a ProxyJump loop in "
+		    "ssh_config?)", SSH_JUMP_MAX, t->alias);
+	rc = ssh_resolve_jump(c, t->proxy_jump, &jt, &warn, &nwarn, e);
+	for (i = 0; i < nwarn; i++)
+		free(warn[i]);
+	free(warn);
+	if (rc == 0)
+		rc = sync_ssh_words(c, &jt, &jw, depth + 1, e);
+	if (rc == 0) {
+		/* A shell runs it; this ssh's %h %p are the next host's. */
+		b = evbuffer_new();
+		evbuffer_add_printf(b, "ssh");
+		for (i = 0; i < jw.n; i++) {
+			evbuffer_add(b, " ", 1);
+			q = pct_escape(jw.v[i]);
+			shell_word(b, q);
+			free(q);
+		}
+		evbuffer_add_printf(b, " -W '[%%h]:%%p' ");
+		shell_word(b, jt.hostname);
+		cmd = buf_take(b);
+		evbuffer_free(b);
+		strv_addf(w, "-oProxyCommand=%s", cmd);
+		free(cmd);
+	}
+	strv_free(&jw);
+	ssh_target_free(&jt);
+	return rc;
+}
+
 int
 sync_argv(const struct opts *o, const struct plan_host *ph, int local,
     struct strv *v, struct dt_err *e)
 {
 	struct ssh_target	 t;
 	struct evbuffer		*b;
+	struct strv		 w = { 0 };
 	char			 dir[PATH_MAX], *cmd, **warn = NULL;
 	size_t			 nwarn = 0, i;
 	int			 rc;
@@ -245,25 +313,16 @@ sync_argv(const struct opts *o, const struct plan_host *ph, int local,
 		return rc;
 	}
 	b = evbuffer_new();
-	/* All that dtrun honours is said here: no ssh_config surprises. */
 	rsync_word(b, "ssh");
-	rsync_word(b, "-F");
-	rsync_word(b, "/dev/null");
-	rsync_word(b, "-l");
-	rsync_word(b, t.user);
-	rsync_wordf(b, "-p%d", t.port);
-	for (i = 0; i < t.nidentities; i++) {
-		rsync_word(b, "-i");
-		rsync_word(b, t.identities[i]);
+	if ((rc = sync_ssh_words(&o->ssh, &t, &w, 0, e)) != 0) {
+		strv_free(&w);
+		evbuffer_free(b);
+		ssh_target_free(&t);
+		return rc;
 	}
-	if (t.identities_only)
-		rsync_word(b, "-oIdentitiesOnly=yes");
-	rsync_wordf(b, "-oUserKnownHostsFile=%s", t.known_hosts);
-	rsync_wordf(b, "-oStrictHostKeyChecking=%s",
-	    t.strict == SSH_STRICT_NO ? "no" :
-	    t.strict == SSH_STRICT_ACCEPT_NEW ? "accept-new" : "yes");
-	rsync_word(b, "-oBatchMode=yes");
-	rsync_wordf(b, "-oConnectTimeout=%d", (int)(t.connect_timeout + 0.999));
+	for (i = 0; i < w.n; i++)
+		rsync_word(b, w.v[i]);
+	strv_free(&w);
 	strv_addf(v, "-e");
 	cmd = buf_take(b);
 	strv_addf(v, "%s", cmd);

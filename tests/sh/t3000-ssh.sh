@@ -132,18 +132,18 @@ test_expect_success 'a changed host key is refused, even with accept-new' '
 	grep -q "HOST KEY MISMATCH" err && grep -q "ssh-keygen -f $PWD/known -R" err
 '
 
-test_expect_success 'an ssh_config alias: HostName, Port, IdentityFile; ProxyJump warned' '
+test_expect_success 'an ssh_config alias: HostName, Port, IdentityFile; ControlMaster warned' '
 	cat >config <<-EOC &&
 	Host node-b
 	    HostName 127.0.0.2
 	    Port $SSHD_PORT
 	    IdentityFile $SSH_KEY
 	    UserKnownHostsFile $SSH_KNOWN
-	    ProxyJump somewhere
+	    ControlMaster auto
 	EOC
 	dtrun --ssh-agent-dir "$AGENTS" -F config -H node-b --prefix "%h " sh -c "echo \$SSH_CONNECTION | cut -d\" \" -f3,4" >out 2>err &&
 	grep -qx "node-b 127.0.0.2 $SSHD_PORT" out &&
-	grep -q "config:6: ProxyJump is not supported by dtrun" err
+	grep -q "config:6: ControlMaster is not supported by dtrun" err
 '
 
 test_expect_success 'a hostfile with ranges and user@host' '
