@@ -26,8 +26,17 @@ t_exit() {
 	rm -rf "$TRASH"
 }
 trap t_exit EXIT
-test_at_exit() { test_cleanup_hooks="$test_cleanup_hooks
-$1"; }
+# test_at_exit CMD -- runs CMD when the test ends (inside a body: when the
+# body ends, pass or fail; outside: when the file ends). A body runs in a
+# subshell, so its hooks go through a file, not a variable it would lose.
+test_at_exit() {
+	if [ -n "${t_in_body:-}" ]; then
+		printf '%s\n' "$1" >>"$t_dir/.at_exit"
+	else
+		test_cleanup_hooks="$test_cleanup_hooks
+$1"
+	fi
+}
 
 # test_expect_success WHAT BODY -- runs BODY as a function, in a subshell,
 # under errexit: any failing step fails the test, not only the last one. A
@@ -48,8 +57,12 @@ test_expect_success() {
 $2
 }"
 	# Not inside "if" or "&&": there the shell would ignore set -e.
-	(set -e; cd "$t_dir"; t_body) >"$TRASH/out.$t_n" 2>&1
+	(t_in_body=1; set -e; cd "$t_dir"; t_body) >"$TRASH/out.$t_n" 2>&1
 	t_rc=$?
+	if [ -f "$t_dir/.at_exit" ]; then
+		(cd "$t_dir" && . ./.at_exit) >/dev/null 2>&1
+		rm -f "$t_dir/.at_exit"
+	fi
 	if [ $t_rc -eq 0 ] && [ -f "$t_dir/.skipped" ]; then
 		echo "ok $t_n # skipped: $1 ($(cat "$t_dir/.skipped"))"
 		t_skip=$((t_skip + 1))

@@ -26,6 +26,16 @@ test_expect_success 'a failing step before a passing one fails the test' '
 	test "$(summary t.sh)" = "# 0 passed, 1 failed, 0 skipped"
 '
 
+test_expect_success 'test_at_exit in a body runs when the body ends, pass or fail' '
+	inner t.sh "	test_at_exit \"echo ran >$PWD/hook.1\" &&
+	false" &&
+	test "$(summary t.sh)" = "# 0 passed, 1 failed, 0 skipped" &&
+	test "$(cat hook.1)" = ran &&
+	inner t.sh "	test_at_exit \"echo ran >$PWD/hook.2\"" &&
+	test "$(summary t.sh)" = "# 1 passed, 0 failed, 0 skipped" &&
+	test "$(cat hook.2)" = ran
+'
+
 test_expect_success 'a trailing "; true" hides nothing' '
 	inner t.sh "	false; true" &&
 	test "$(summary t.sh)" = "# 0 passed, 1 failed, 0 skipped"
