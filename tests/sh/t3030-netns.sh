@@ -6,29 +6,18 @@
 # the other only over the veth. Needs root and ip netns; skips otherwise.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sshd.sh"
+. "$(dirname "$0")/netns-lib.sh"
 
 if why=$(sshd_skip_reason); then
 	test_skip 'two network-namespace hosts' "$why"
 	test_done
 fi
 NA=dtrun-a-$$ NB=dtrun-b-$$
-if ! ip netns add "$NA" 2>"$TRASH/ns.err"; then
-	test_skip 'two network-namespace hosts' "ip netns add failed: $(head -n 1 "$TRASH/ns.err")"
-	test_done
-fi
-# Everything in the namespaces dies before they go.
-test_at_exit 'for p in "$TRASH"/ns/*.pid; do [ -s "$p" ] && kill "$(cat "$p")" 2>/dev/null; done; sleep 0.2; ip netns del "$NA" 2>/dev/null; ip netns del "$NB" 2>/dev/null'
-ip netns add "$NB" &&
-ip link add "va$$" netns "$NA" type veth peer name "vb$$" netns "$NB" &&
-ip -n "$NA" addr add 10.77.0.1/24 dev "va$$" && ip -n "$NA" link set "va$$" up &&
-ip -n "$NB" addr add 10.77.0.2/24 dev "vb$$" && ip -n "$NB" link set "vb$$" up &&
-ip -n "$NA" link set lo up && ip -n "$NB" link set lo up ||
-	{ echo "could not set up the namespaces"; exit 1; }
+netns_pair 'two network-namespace hosts' "$NA" "$NB" 10.77.0
 
 # One sshd per namespace, on its own address; one key, one known_hosts.
 # (Not $n as the loop variable: wait_for uses it.)
 D=$TRASH/ns
-mkdir -p "$D" /run/sshd && chmod 700 "$D"
 ssh-keygen -q -t ed25519 -N "" -f "$D/host" </dev/null
 ssh-keygen -q -t ed25519 -N "" -f "$D/id" </dev/null
 cp "$D/id.pub" "$D/authorized_keys"
@@ -99,15 +88,15 @@ test_expect_success 'the link to a host goes down: its agent stops its ranks' '
 	    -H $H2 sh -c "echo \$\$ >$PWD/pid.\$RANK; exec sleep 300" 2>err &
 	d=$!
 	wait_for 15 eval "[ -s pid.0 ] && [ -s pid.1 ]" &&
-	ip -n "$NB" link set "vb$$" down &&
+	ip -n "$NB" link set "$NETNS_V2" down &&
 	kill -9 $d && { wait $d || true; } &&
 	wait_gone 10 pid.0 &&
 	# Back up, the other host hears the retransmitted FIN and stops its rank.
-	ip -n "$NB" link set "vb$$" up &&
+	ip -n "$NB" link set "$NETNS_V2" up &&
 	wait_gone 15 pid.1
 '
 
-ip -n "$NB" link set "vb$$" up
+ip -n "$NB" link set "$NETNS_V2" up
 
 # A partition: the link is down, not closed, so no FIN or RST reaches either
 # side, and TCP would take many minutes to give up. Heartbeats must do it:
@@ -119,19 +108,19 @@ test_expect_success 'a host cut off (link down, not closed): lost within --heart
 	    --heartbeat-timeout 3 -H $H2 sh -c "echo \$\$ >$PWD/pid.\$RANK; exec sleep 300" 2>err &
 	d=$!
 	wait_for 15 eval "[ -s pid.0 ] && [ -s pid.1 ]" &&
-	ip -n "$NB" link set "vb$$" down &&
+	ip -n "$NB" link set "$NETNS_V2" down &&
 	test_expect_code 255 wait $d &&
 	grep -q "lost the agent on 10.77.0.2 (heard nothing from it for 3 s (--heartbeat-timeout)" err &&
 	# The agent on 10.77.0.2 heard nothing either and stopped its rank itself.
 	wait_gone 60 pid.0 pid.1 &&
-	ip -n "$NB" link show "vb$$" | grep -q "state DOWN" &&
-	ip -n "$NB" link set "vb$$" up
+	ip -n "$NB" link show "$NETNS_V2" | grep -q "state DOWN" &&
+	ip -n "$NB" link set "$NETNS_V2" up
 '
 
 # Up again, and forget the neighbours the partition left unreachable.
-ip -n "$NB" link set "vb$$" up
-ip -n "$NA" neigh flush dev "va$$"
-ip -n "$NB" neigh flush dev "vb$$"
+ip -n "$NB" link set "$NETNS_V2" up
+ip -n "$NA" neigh flush dev "$NETNS_V1"
+ip -n "$NB" neigh flush dev "$NETNS_V2"
 
 test_expect_success '--sync-dst-dir copies to the other host'"'"'s namespace and runs there' '
 	command -v rsync >/dev/null || skip_test "no rsync (apt-get install rsync)"

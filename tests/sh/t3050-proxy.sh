@@ -7,26 +7,15 @@
 # and ip netns; skips otherwise.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sshd.sh"
+. "$(dirname "$0")/netns-lib.sh"
 
 if why=$(sshd_skip_reason); then
 	test_skip 'hosts behind jump hosts' "$why"
 	test_done
 fi
 ND=dtrun-pd-$$ NT=dtrun-pt-$$
-if ! ip netns add "$ND" 2>"$TRASH/ns.err"; then
-	test_skip 'hosts behind jump hosts' "ip netns add failed: $(head -n 1 "$TRASH/ns.err")"
-	test_done
-fi
+netns_pair 'hosts behind jump hosts' "$ND" "$NT" 10.79.0
 D=$TRASH/ns
-mkdir -p "$D" /run/sshd && chmod 700 "$D"
-# Everything in the namespaces dies before they go.
-test_at_exit 'for p in "$D"/*.pid; do [ -s "$p" ] && kill "$(cat "$p")" 2>/dev/null; done; sleep 0.2; ip netns del "$ND" 2>/dev/null; ip netns del "$NT" 2>/dev/null'
-ip netns add "$NT" &&
-ip link add "pd$$" netns "$ND" type veth peer name "pt$$" netns "$NT" &&
-ip -n "$ND" addr add 10.79.0.1/24 dev "pd$$" && ip -n "$ND" link set "pd$$" up &&
-ip -n "$NT" addr add 10.79.0.2/24 dev "pt$$" && ip -n "$NT" link set "pt$$" up &&
-ip -n "$ND" link set lo up && ip -n "$NT" link set lo up ||
-	{ echo "could not set up the namespaces"; exit 1; }
 
 # Three sshds, one host key, one user key; the jumps log what they forward.
 ssh-keygen -q -t ed25519 -N "" -f "$D/host" </dev/null

@@ -1,0 +1,26 @@
+# netns-lib.sh -- two network namespaces joined by a veth pair, for the
+# tests whose hosts must not share a network stack (t3030, t3050). Needs
+# root and ip netns.
+
+# netns_pair WHAT NS1 NS2 NET -- makes namespaces NS1 (NET.1/24) and NS2
+# (NET.2/24) joined by a veth ($NETNS_V1 in NS1, $NETNS_V2 in NS2),
+# loopback up in both, and the directory
+# $TRASH/ns (0700) for their daemons' files. When the test file ends, every
+# daemon that wrote a pid file there is stopped, then the namespaces go.
+# Skips the whole file (as WHAT) when namespaces cannot be made here.
+netns_pair() {
+	if ! ip netns add "$2" 2>"$TRASH/ns.err"; then
+		test_skip "$1" "ip netns add failed: $(head -n 1 "$TRASH/ns.err")"
+		test_done
+	fi
+	NETNS_V1=v1$$ NETNS_V2=v2$$
+	mkdir -p "$TRASH/ns" /run/sshd && chmod 700 "$TRASH/ns"
+	# Everything in the namespaces dies before they go.
+	test_at_exit "for p in \"\$TRASH\"/ns/*.pid; do [ -s \"\$p\" ] && kill \"\$(cat \"\$p\")\" 2>/dev/null; done; sleep 0.2; ip netns del $2 2>/dev/null; ip netns del $3 2>/dev/null"
+	ip netns add "$3" &&
+	ip link add "$NETNS_V1" netns "$2" type veth peer name "$NETNS_V2" netns "$3" &&
+	ip -n "$2" addr add "$4.1/24" dev "$NETNS_V1" && ip -n "$2" link set "$NETNS_V1" up &&
+	ip -n "$3" addr add "$4.2/24" dev "$NETNS_V2" && ip -n "$3" link set "$NETNS_V2" up &&
+	ip -n "$2" link set lo up && ip -n "$3" link set lo up ||
+		{ echo "could not set up the namespaces"; exit 1; }
+}
