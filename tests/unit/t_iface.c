@@ -86,3 +86,39 @@ TEST(iface_list_has_loopback)
 	CHECK(lo);
 	free(l);
 }
+
+TEST(iface_route_to_loopback_is_lo)
+{
+	struct iface		*list;
+	struct iface_choice	 ch;
+	struct dt_err		 e;
+	size_t			 n;
+
+	CHECK_INT(iface_list(&list, &n, &e), 0);
+	CHECK_INT(iface_route(list, n, "127.0.0.3", &ch, &e), 0);
+	CHECK(strcmp(ch.name, "lo") == 0);
+	CHECK_STR(ch.addr, "127.0.0.1");
+	CHECK(strstr(ch.why, "127.0.0.3") != NULL);
+	free(list);
+}
+
+TEST(iface_route_source_not_in_list)
+{
+	static const struct iface	only[] = { { "eth9", "10.9.9.9", 1, 0 } };
+	struct iface_choice		 ch;
+	struct dt_err			 e;
+
+	CHECK_INT(iface_route(only, 1, "127.0.0.1", &ch, &e), DT_ERR_NOTFOUND);
+	CHECK(strstr(e.msg, "127.0.0.1") != NULL);
+	CHECK(strstr(e.msg, "eth9") != NULL);
+}
+
+TEST(iface_route_unresolvable)
+{
+	struct iface_choice	ch;
+	struct dt_err		e;
+
+	CHECK_INT(iface_route(NULL, 0, "no-such-host.invalid", &ch, &e),
+	    DT_ERR_NOTFOUND);
+	CHECK(strstr(e.msg, "no-such-host.invalid") != NULL);
+}

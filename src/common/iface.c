@@ -14,9 +14,11 @@
 
 #include <errno.h>
 #include <ifaddrs.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "iface.h"
@@ -138,4 +140,61 @@ iface_choose(const struct iface *list, size_t n, const char *want,
 	return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "no network interface "
 	    "other hosts can reach: give one with --iface (interfaces: %s)",
 	    have);
+}
+
+/* Resolves dst (IPv4) into sin; 0, or an error naming dst. */
+static int
+iface_resolve(const char *dst, struct sockaddr_in *sin, struct dt_err *e)
+{
+	struct addrinfo	 hints, *ai;
+	int		 rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_INET;
+	hints.ai_socktype = SOCK_DGRAM;
+	if ((rc = getaddrinfo(dst, "9", &hints, &ai)) != 0)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND,
+		    "%s: no IPv4 address (%s)", dst, gai_strerror(rc));
+	memcpy(sin, ai->ai_addr, sizeof(*sin));
+	freeaddrinfo(ai);
+	return 0;
+}
+
+int
+iface_route(const struct iface *list, size_t n, const char *dst,
+    struct iface_choice *out, struct dt_err *e)
+{
+	struct sockaddr_in	 to, from;
+	socklen_t		 len = sizeof(from);
+	char			 src[64], have[512];
+	size_t			 i;
+	int			 fd, rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = iface_resolve(dst, &to, e)) != 0)
+		return rc;
+	/* A UDP connect only asks the routing table; nothing is sent. */
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "socket: %s",
+		    strerror(errno));
+	if (connect(fd, (struct sockaddr *)&to, sizeof(to)) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&from, &len) == -1) {
+		rc = errno;
+		close(fd);
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND,
+		    "no route to %s: %s", dst, strerror(rc));
+	}
+	close(fd);
+	inet_ntop(AF_INET, &from.sin_addr, src, sizeof(src));
+	for (i = 0; i < n; i++) {
+		if (strcmp(list[i].addr, src) != 0 || !list[i].up)
+			continue;
+		iface_take(&list[i], "", out);
+		snprintf(out->why, sizeof(out->why), "the route to %s", dst);
+		return 0;
+	}
+	iface_names(list, n, have, sizeof(have));
+	return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "the route to %s leaves "
+	    "from %s, which no interface that is up has (interfaces: %s)",
+	    dst, src, have);
 }

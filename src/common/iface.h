@@ -39,4 +39,14 @@ int	iface_list(struct iface **list, size_t *n, struct dt_err *e);
 int	iface_choose(const struct iface *list, size_t n, const char *want,
 	    int all_local, struct iface_choice *out, struct dt_err *e);
 
+/*
+ * Chooses the interface this machine would send to dst (a dotted quad or a
+ * name) from: the kernel's route, read by connecting a UDP socket (no
+ * packet is sent) and matching the source address it got to list. This is
+ * the per-host choice: a host's own route to rank 0's address. Returns 0,
+ * or DT_ERR_NOTFOUND / DT_ERR_SYS with e saying why.
+ */
+int	iface_route(const struct iface *list, size_t n, const char *dst,
+	    struct iface_choice *out, struct dt_err *e);
+
 #endif
