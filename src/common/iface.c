@@ -198,3 +198,98 @@ iface_route(const struct iface *list, size_t n, const char *dst,
 	    "from %s, which no interface that is up has (interfaces: %s)",
 	    dst, src, have);
 }
+
+/* Checks one --iface item; 0 or DT_ERR_PARSE naming it. */
+static int
+iface_item_check(const char *item, size_t len, struct dt_err *e)
+{
+	const char	*eq = memchr(item, '=', len);
+
+	if (len == 0 || eq == item || (eq != NULL && eq == item + len - 1) ||
+	    (eq != NULL && memchr(eq + 1, '=', item + len - eq - 1) != NULL))
+		return dt_errf(e, NULL, 0, 0, DT_ERR_PARSE, "--iface: bad item "
+		    "'%.*s': give IFACE or HOST=IFACE, comma-separated",
+		    (int)len, item);
+	return 0;
+}
+
+/*
+ * Appends the items of spec that are for host (mine: HOST=IFACE with that
+ * host) or for every host (!mine: bare IFACE) to buf.
+ */
+static void
+iface_spec_collect(const char *spec, const char *host, int mine, char *buf,
+    size_t len)
+{
+	const char	*p = spec, *end, *eq;
+	size_t		 off = 0, hl = strlen(host), il;
+
+	buf[0] = '\0';
+	for (; *p != '\0'; p = *end == ',' ? end + 1 : end) {
+		end = p + strcspn(p, ",");
+		il = (size_t)(end - p);
+		eq = memchr(p, '=', il);
+		if (mine ? eq == NULL || (size_t)(eq - p) != hl ||
+		    strncmp(p, host, hl) != 0 : eq != NULL)
+			continue;
+		if (eq != NULL) {
+			il = (size_t)(end - eq - 1);
+			p = eq + 1;
+		}
+		if (off < len)
+			off += snprintf(buf + off, len - off, "%s%.*s",
+			    off == 0 ? "" : ",", (int)il, p);
+	}
+}
+
+int
+iface_spec_host(const char *spec, const char *host, char *buf, size_t len,
+    struct dt_err *e)
+{
+	const char	*p, *end;
+	int		 rc;
+
+	buf[0] = '\0';
+	if (spec == NULL)
+		return 0;
+	for (p = spec; ; p = end + 1) {
+		end = p + strcspn(p, ",");
+		if ((rc = iface_item_check(p, (size_t)(end - p), e)) != 0)
+			return rc;
+		if (*end == '\0')
+			break;
+	}
+	iface_spec_collect(spec, host, 1, buf, len);
+	if (buf[0] == '\0')
+		iface_spec_collect(spec, host, 0, buf, len);
+	return 0;
+}
+
+int
+iface_pick(const struct iface *list, size_t n, const char *cands,
+    const char *rank0, struct iface_choice *out, struct dt_err *e)
+{
+	const char	*p, *end;
+	char		 have[512];
+	size_t		 i, l;
+
+	memset(out, 0, sizeof(*out));
+	if (cands == NULL || *cands == '\0')
+		return iface_route(list, n, rank0, out, e);
+	for (p = cands; *p != '\0'; p = *end == ',' ? end + 1 : end) {
+		end = p + strcspn(p, ",");
+		l = (size_t)(end - p);
+		for (i = 0; i < n; i++) {
+			if (strlen(list[i].name) != l ||
+			    strncmp(list[i].name, p, l) != 0 || !list[i].up)
+				continue;
+			iface_take(&list[i], "", out);
+			snprintf(out->why, sizeof(out->why), "the first of "
+			    "--iface %s that is up here", cands);
+			return 0;
+		}
+	}
+	iface_names(list, n, have, sizeof(have));
+	return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "--iface %s: none is up "
+	    "with an IPv4 address here (interfaces: %s)", cands, have);
+}

@@ -49,4 +49,24 @@ int	iface_choose(const struct iface *list, size_t n, const char *want,
 int	iface_route(const struct iface *list, size_t n, const char *dst,
 	    struct iface_choice *out, struct dt_err *e);
 
+/*
+ * The candidates an --iface list gives host: its items are IFACE (for every
+ * host) or HOST=IFACE (for that host only), comma-separated, e.g.
+ * "gpu01=ens5,ib0,eth0". Writes the host's own items if it has any, else
+ * the items for every host, comma-separated in their order, into buf ("" when
+ * there are none: choose by route). Returns 0, or DT_ERR_PARSE with e naming
+ * the bad item (an empty one, "=eth0", "h=").
+ */
+int	iface_spec_host(const char *spec, const char *host, char *buf,
+	    size_t len, struct dt_err *e);
+
+/*
+ * A host's own choice: the first of cands (comma-separated, from
+ * iface_spec_host) that this machine has up with an IPv4 address, or, when
+ * cands is empty, iface_route to rank0 (rank 0's address). Returns 0, or
+ * DT_ERR_NOTFOUND with e naming what there is.
+ */
+int	iface_pick(const struct iface *list, size_t n, const char *cands,
+	    const char *rank0, struct iface_choice *out, struct dt_err *e);
+
 #endif

@@ -122,3 +122,51 @@ TEST(iface_route_unresolvable)
 	    DT_ERR_NOTFOUND);
 	CHECK(strstr(e.msg, "no-such-host.invalid") != NULL);
 }
+
+TEST(iface_spec_host_own_items_win)
+{
+	char		buf[128];
+	struct dt_err	e;
+
+	CHECK_INT(iface_spec_host("gpu01=ens5,ib0,gpu01=eth2,eth0", "gpu01",
+	    buf, sizeof(buf), &e), 0);
+	CHECK_STR(buf, "ens5,eth2");
+	CHECK_INT(iface_spec_host("gpu01=ens5,ib0,gpu01=eth2,eth0", "gpu02",
+	    buf, sizeof(buf), &e), 0);
+	CHECK_STR(buf, "ib0,eth0");
+	CHECK_INT(iface_spec_host("gpu01=ens5", "gpu0", buf, sizeof(buf), &e),
+	    0);
+	CHECK_STR(buf, "");
+	CHECK_INT(iface_spec_host(NULL, "gpu0", buf, sizeof(buf), &e), 0);
+	CHECK_STR(buf, "");
+}
+
+TEST(iface_spec_host_bad_items)
+{
+	static const char *const bad[] = { "", "eth0,", ",eth0", "=eth0",
+	    "h=", "h=a=b", "eth0,,ib0" };
+	char		buf[64];
+	struct dt_err	e;
+	size_t		i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_INT(iface_spec_host(bad[i], "h", buf, sizeof(buf), &e),
+		    DT_ERR_PARSE);
+		CHECK(strstr(e.msg, "HOST=IFACE") != NULL);
+	}
+}
+
+TEST(iface_pick_first_candidate_up)
+{
+	struct iface_choice	ch;
+	struct dt_err		e;
+
+	CHECK_INT(iface_pick(box, NBOX, "wlan0,eth1,ib0", "10.0.0.1", &ch, &e),
+	    0);
+	CHECK_STR(ch.name, "ib0");
+	CHECK_STR(ch.addr, "10.2.0.7");
+	CHECK(strstr(ch.why, "wlan0,eth1,ib0") != NULL);
+	CHECK_INT(iface_pick(box, NBOX, "wlan0,eth1", "10.0.0.1", &ch, &e),
+	    DT_ERR_NOTFOUND);
+	CHECK(strstr(e.msg, "eth1 10.1.0.7 (down)") != NULL);
+}
