@@ -211,7 +211,7 @@ ap_get_hello(const uint8_t *p, size_t n, struct ap_hello *h)
 	memset(h, 0, sizeof(*h));
 	dt_rbuf_init(&r, p, n);
 	h->version = dt_rbuf_u32(&r);
-	h->hostname = dt_rbuf_strdup(&r, 1024);
+	h->hostname = dt_rbuf_strdup(&r, AP_HOST_MAX);
 	h->pid = dt_rbuf_u32(&r);
 	h->free_port = dt_rbuf_u32(&r);
 	if (dt_rbuf_end(&r) != 0) {
@@ -229,8 +229,8 @@ ap_get_job(const uint8_t *p, size_t n, struct ap_job *j)
 	memset(j, 0, sizeof(*j));
 	dt_rbuf_init(&r, p, n);
 	j->version = dt_rbuf_u32(&r);
-	j->job_id = dt_rbuf_strdup(&r, 256);
-	j->cwd = dt_rbuf_strdup(&r, 4096);
+	j->job_id = dt_rbuf_strdup(&r, AP_JOBID_MAX);
+	j->cwd = dt_rbuf_strdup(&r, AP_CWD_MAX);
 	j->kill_grace_ms = dt_rbuf_u64(&r);
 	j->nranks = dt_rbuf_u32(&r);
 	j->env = dt_rbuf_strv(&r, AP_MAX_STRS, AP_MAX_STR, &j->nenv);
@@ -352,7 +352,7 @@ ap_get_error(const uint8_t *p, size_t n, struct ap_error *e)
 	dt_rbuf_init(&r, p, n);
 	e->rank = dt_rbuf_u32(&r);
 	e->code = dt_rbuf_u32(&r);
-	e->msg = dt_rbuf_strdup(&r, 4096);
+	e->msg = dt_rbuf_strdup(&r, AP_ERRMSG_MAX);
 	if (dt_rbuf_end(&r) != 0) {
 		ap_error_free(e);
 		return DT_ERR_PROTO;
@@ -370,7 +370,7 @@ ap_get_stack(const uint8_t *p, size_t n, struct ap_stack *k)
 	k->rank = dt_rbuf_u32(&r);
 	k->pid = dt_rbuf_u32(&r);
 	k->status = dt_rbuf_u8(&r);
-	k->tool = dt_rbuf_strdup(&r, 256);
+	k->tool = dt_rbuf_strdup(&r, AP_TOOL_MAX);
 	k->text = dt_rbuf_strdup(&r, AP_FRAME_MAX);
 	if (dt_rbuf_end(&r) != 0 || k->status > AP_STK_FAILED) {
 		ap_stack_free(k);

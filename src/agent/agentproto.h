@@ -3,7 +3,9 @@
  *
  * One agent runs per host and speaks this over a byte stream: a socketpair
  * for the local launcher, an ssh channel remotely, TCP under Slurm. Every
- * message is one frame (src/common/wire.h). The conversation:
+ * message is one frame (src/common/wire.h). doc/agent-protocol.md gives
+ * every frame's byte layout (tests/unit/t_protodoc.c holds it to this
+ * file: a new frame or field goes there too). The conversation:
  *
  *	agent	 HELLO(version, hostname, pid, free port)
  *	launcher PORTS(n) -> agent PORTLIST(n ports)	-- only when a framework
@@ -52,10 +54,11 @@
 #include "wire.h"
 
 /*
- * Bumped whenever a message changes. JOB's first field is the version and
- * the agent reads it before decoding the rest, so a launcher and agent of
- * different versions fail with a message naming both, not a protocol
- * error. 4: JOB carries the setup command.
+ * Bumped whenever a message changes or a frame type is added (and
+ * doc/agent-protocol.md's Versions table with it). JOB's first field is
+ * the version and the agent reads it before decoding the rest, so a
+ * launcher and agent of different versions fail with a message naming
+ * both, not a protocol error. 4: JOB carries the setup command.
  */
 #define AP_VERSION	4
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
@@ -64,6 +67,11 @@
 #define AP_MAX_STRS	(1024 * 1024)	/* argv/env entries in one message */
 #define AP_MAX_STR	(256 * 1024)	/* one argv/env string */
 #define AP_MAX_RANKS	1000000		/* ranks on one host (HF_RANKS_MAX) */
+#define AP_HOST_MAX	1024		/* HELLO's hostname (HOST_NAME_MAX is 64) */
+#define AP_JOBID_MAX	256		/* JOB's job id (dtrun makes ~30 bytes) */
+#define AP_CWD_MAX	4096		/* JOB's working directory (PATH_MAX) */
+#define AP_ERRMSG_MAX	4096		/* ERROR's text: a few lines for a person */
+#define AP_TOOL_MAX	256		/* STACK's tool name ("eu-stack+gdb") */
 
 enum ap_type {
 	/* launcher -> agent */
