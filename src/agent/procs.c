@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "procs.h"
+#include "exitcodes.h"
 
 pid_t
 spawn_rank(const char *path, char *const argv[], char *const envp[],
@@ -51,17 +52,17 @@ spawn_rank(const char *path, char *const argv[], char *const envp[],
 		 */
 		prctl(PR_SET_PTRACER, parent, 0, 0, 0);
 		if (getppid() != parent)	/* the agent died already */
-			_exit(127);
+			_exit(EXIT_NOTFOUND);
 		if (dup2(devnull, 0) == -1 || dup2(outfd, 1) == -1 ||
 		    dup2(errfd, 2) == -1) {
 			child_errno = errno;
-			_exit(127);
+			_exit(EXIT_NOTFOUND);
 		}
 		sigemptyset(&all);
 		sigprocmask(SIG_SETMASK, &all, NULL);
 		execve(path, argv, envp);
 		child_errno = errno;
-		_exit(127);
+		_exit(EXIT_NOTFOUND);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid == -1)

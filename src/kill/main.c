@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "exitcodes.h"
 #include "kill.h"
 #include "log.h"
 #include "strv.h"
@@ -99,7 +100,7 @@ main(int argc, char **argv)
 	const char		*wait_arg = NULL;
 	char			 dtrun[PATH_MAX];
 	size_t			 i;
-	int			 c, rc = 2;
+	int			 c, rc = EXIT_CONFIG;
 
 	log_init("dtrun-kill");
 	kill_opts_init(&ko);
@@ -123,7 +124,7 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			rc = 0;
+			rc = EXIT_OK;
 			goto out;
 		case 'H':
 			strv_addf(&hosts, "-H");

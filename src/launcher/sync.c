@@ -30,6 +30,7 @@
 #include "child.h"
 #include "cli.h"
 #include "err.h"
+#include "exitcodes.h"
 #include "log.h"
 #include "plan.h"
 #include "sshconf.h"
@@ -41,8 +42,6 @@ extern char **environ;
 
 #define SYNC_FANOUT_DEFAULT	64
 #define SYNC_ERR_MAX		4096	/* rsync's stderr kept per host */
-#define EXIT_CONFIG		2
-#define EXIT_LOST		255
 
 struct sync;
 
@@ -505,7 +504,7 @@ sync_report(struct shost *sh)
 	int		 code, n = 0, ssh_failed = 0;
 
 	code = WIFEXITED(sh->status) ? WEXITSTATUS(sh->status) :
-	    128 + WTERMSIG(sh->status);
+	    EXIT_SIGNAL(WTERMSIG(sh->status));
 	sync_progress(s, 1);
 	while ((line = evbuffer_readln(sh->err.buf, NULL,
 	    EVBUFFER_EOL_ANY)) != NULL && *line == '\0')
@@ -524,7 +523,7 @@ sync_report(struct shost *sh)
 		free(line);
 	}
 	/* ssh failing to reach the host (255) is a lost host, as for an agent. */
-	sync_fail(s, code == 255 || ssh_failed ? EXIT_LOST : EXIT_CONFIG);
+	sync_fail(s, code == EXIT_LOST || ssh_failed ? EXIT_LOST : EXIT_CONFIG);
 }
 
 /* Once reaped and both pipes are at EOF, sh is done. */
