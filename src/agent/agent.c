@@ -27,6 +27,7 @@
 #include <event2/event.h>
 
 #include "agent.h"
+#include "dtlimits.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "link.h"
@@ -118,7 +119,7 @@ agent_flush_wb(struct agent *a)
 		a->beat.sent = 1;
 	}
 	dt_wbuf_reset(&a->wb);
-	if (a->link_down || a->pipes_paused || link_queued(a->link) <= 4 << 20)
+	if (a->link_down || a->pipes_paused || link_queued(a->link) <= DT_LINK_HIGH)
 		return;
 	a->pipes_paused = 1;
 	for (i = 0; i < a->nranks; i++) {
@@ -155,7 +156,7 @@ static void
 agent_error(struct agent *a, uint32_t rank, uint32_t code, const char *fmt, ...)
 {
 	struct ap_error	e;
-	char		msg[1024];
+	char		msg[DT_MSG_MAX];
 	va_list		ap;
 
 	va_start(ap, fmt);
@@ -594,9 +595,9 @@ agent_setup_done(void *arg)
 		while (n > 0 && p[n - 1] == '\n')
 			n--;
 		/* Its last 2 KiB, whole lines: a message, not a log. */
-		if (n > 2048) {
-			p += n - 2048;
-			n = 2048;
+		if (n > DT_SETUP_TAIL) {
+			p += n - DT_SETUP_TAIL;
+			n = DT_SETUP_TAIL;
 			if ((nl = memchr(p, '\n', n)) != NULL) {
 				n -= nl + 1 - p;
 				p = nl + 1;
@@ -784,7 +785,7 @@ agent_start(struct agent *a)
 		record_add(a->rec, r->rank, pid);
 		ap_put_started(&a->wb, r->rank, pid);
 		/* Batch STARTED frames: one write for many ranks. */
-		if (a->wb.len > 64 * 1024)
+		if (a->wb.len > DT_WRITE_BATCH)
 			agent_flush_wb(a);
 	}
 	agent_flush_wb(a);
@@ -1099,7 +1100,7 @@ agent_run(int rfd, int wfd, pid_t keeper)
 		log_error("out of memory");
 		return EXIT_INTERNAL;
 	}
-	link_watermarks(a.link, 1 << 20, 4 << 20);
+	link_watermarks(a.link, DT_LINK_LOW, DT_LINK_HIGH);
 	a.ev_chld = evsignal_new(a.base, SIGCHLD, sigchld_cb, &a);
 	a.ev_term = evsignal_new(a.base, SIGTERM, sigterm_cb, &a);
 	a.kill_timer = evtimer_new(a.base, kill_timer_cb, &a);

@@ -52,6 +52,7 @@
 #include <stdint.h>
 
 #include "wire.h"
+#include "dtlimits.h"
 
 /*
  * Bumped whenever a message changes or a frame type is added (and
@@ -66,7 +67,7 @@
 #define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
 #define AP_MAX_STRS	(1024 * 1024)	/* argv/env entries in one message */
 #define AP_MAX_STR	(256 * 1024)	/* one argv/env string */
-#define AP_MAX_RANKS	1000000		/* ranks on one host (HF_RANKS_MAX) */
+#define AP_MAX_RANKS	DT_RANKS_MAX	/* ranks on one host */
 #define AP_HOST_MAX	1024		/* HELLO's hostname (HOST_NAME_MAX is 64) */
 #define AP_JOBID_MAX	256		/* JOB's job id (dtrun makes ~30 bytes) */
 #define AP_CWD_MAX	4096		/* JOB's working directory (PATH_MAX) */

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "kill.h"
+#include "dtlimits.h"
 #include "exitcodes.h"
 #include "log.h"
 #include "procs.h"
@@ -351,9 +352,9 @@ kill_opt_wait(struct kill_opts *ko, const char *arg)
 
 	ko->wait_s = strtod(arg, &end);
 	if (*arg == '\0' || *end != '\0' || !(ko->wait_s >= 0) ||
-	    ko->wait_s > 3600) {
-		log_error("-w \"%s\": want seconds, 0 to 3600 (e.g. -w 10)",
-		    arg);
+	    ko->wait_s > DT_KILL_WAIT_MAX_S) {
+		log_error("-w \"%s\": want seconds, 0 to %d (e.g. -w 10)",
+		    arg, DT_KILL_WAIT_MAX_S);
 		return -1;
 	}
 	return 0;

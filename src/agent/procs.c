@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "procs.h"
+#include "dtlimits.h"
 #include "exitcodes.h"
 
 pid_t
@@ -263,7 +264,7 @@ env_read(pid_t pid, size_t *len)
 	for (;;) {
 		if (n == cap) {
 			/* An environment is at most a few MiB (ARG_MAX). */
-			if (cap >= 64 << 20 ||
+			if (cap >= DT_ENVIRON_MAX ||
 			    (nb = realloc(buf, cap ? cap * 2 : 16384)) == NULL)
 				break;
 			buf = nb;

@@ -52,14 +52,15 @@
 
 #include <stddef.h>
 
+#include "dtlimits.h"
 #include "err.h"
 
 #ifndef HF_EXPAND_MAX		/* the fuzz targets build with a smaller one */
 #define HF_EXPAND_MAX	1000000	/* names from one pattern, list or file */
 #endif
 #define HF_SLOTS_MAX	1024	/* slots or max_slots of one host */
-#define HF_RANKS_MAX	1000000	/* processes in one plan */
-#define HF_NAME_MAX	255	/* length of a host name after expansion */
+#define HF_RANKS_MAX	DT_RANKS_MAX	/* processes in one plan */
+#define HF_NAME_MAX	DT_HOST_MAX	/* length of a host name after expansion */
 #define HF_PS_PORT	9091	/* MXNet's DMLC_PS_ROOT_PORT default */
 
 /* One host after range expansion. */

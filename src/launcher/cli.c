@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "envfile.h"
 #include "wire.h"
+#include "dtlimits.h"
 #include "err.h"
 #include "framework.h"
 #include "prefix.h"
@@ -200,7 +201,7 @@ parse_count(const char *name, const char *s, int min, int *out,
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || errno != 0 || v > 1000000)
+	if (*s == '\0' || *end != '\0' || errno != 0 || v > DT_COUNT_MAX)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": not a "
 		    "number (give a whole number, e.g. %s 4)", name, s, name);
 	if (v < min)
@@ -220,7 +221,7 @@ parse_secs(const char *name, const char *s, double *out, struct dt_err *e)
 	errno = 0;
 	v = strtod(s, &end);
 	if (*s == '\0' || *end != '\0' || errno != 0 || !isfinite(v) ||
-	    v < 0 || v > 31536000)
+	    v < 0 || v > DT_SECS_MAX)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": want "
 		    "seconds, a number >= 0 (e.g. %s 30 or %s 0.5)", name, s,
 		    name, name);
@@ -498,7 +499,7 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 			break;
 		case 'p':
 			rc = parse_count("-p", optarg, 1, &o->ssh.port, e);
-			if (rc == 0 && o->ssh.port > 65535)
+			if (rc == 0 && o->ssh.port > DT_PORT_MAX)
 				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "-p "
 				    "%d: want a port, 1 to 65535", o->ssh.port);
 			break;
