@@ -79,6 +79,11 @@ agent_connect(const char *addr, pid_t keeper)
 		    "sets it through srun)", AC_TOKEN_ENV);
 		return EXIT_CONFIG;
 	}
+	/*
+	 * Wipe the hex too: the string lives in our original environment,
+	 * which /proc/PID/environ shows for as long as we run.
+	 */
+	explicit_bzero((char *)tok, strlen(tok));
 	unsetenv(AC_TOKEN_ENV);
 	/* Slurm's name for this node is the one in dtrun's host list. */
 	if ((node = getenv("SLURMD_NODENAME")) == NULL || *node == '\0') {
@@ -88,7 +93,7 @@ agent_connect(const char *addr, pid_t keeper)
 		node = host;
 	}
 	fd = ac_dial(addr, secret, slen, node, CONNECT_TIMEOUT_MS, &e);
-	memset(secret, 0, sizeof(secret));
+	explicit_bzero(secret, sizeof(secret));
 	if (fd < 0) {
 		log_error("%s: %s", node, e.msg);
 		return EXIT_NOCONNECT;

@@ -811,12 +811,12 @@ slurm_spawn(struct slurm *s, struct dt_err *e)
 			strv_addf(&ev, "%s", environ[i]);
 	dt_hex_encode(s->secret, sizeof(s->secret), tok, sizeof(tok));
 	strv_setf(&ev, AC_TOKEN_ENV, "%s", tok);
-	memset(tok, 0, sizeof(tok));
+	explicit_bzero(tok, sizeof(tok));
 
 	rc = child_spawn(&s->srun, srun, av.v, ev.v, -1, pfd[1], pfd[1]);
 	for (i = 0; i < ev.n; i++)
 		if (strncmp(ev.v[i], AC_TOKEN_ENV "=", n + 1) == 0)
-			memset(ev.v[i], 0, strlen(ev.v[i]));
+			explicit_bzero(ev.v[i], strlen(ev.v[i]));
 	strv_free(&av);
 	strv_free(&ev);
 	close(pfd[1]);
@@ -858,7 +858,7 @@ slurm_free(struct slurm *s)
 		close(s->ofd);
 	if (s->obuf != NULL)
 		evbuffer_free(s->obuf);
-	memset(s->secret, 0, sizeof(s->secret));
+	explicit_bzero(s->secret, sizeof(s->secret));
 	free(s);
 }
 

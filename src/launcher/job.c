@@ -1334,7 +1334,7 @@ job_rdzv_start(struct job *j, struct dt_err *e)
 	cfg.arg = j;
 	rc = rdzv_server_new(j->base, &cfg, &j->rdzv, e);
 	free(ri);
-	memset(secret, 0, sizeof(secret));
+	explicit_bzero(secret, sizeof(secret));
 	if (rc != 0)
 		return rc;
 	/*
