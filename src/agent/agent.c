@@ -797,23 +797,17 @@ agent_start(struct agent *a)
 static void
 agent_ports(struct agent *a, uint32_t n)
 {
-	int		*ports = calloc(n ? n : 1, sizeof(*ports));
-	uint32_t	*v = calloc(n ? n : 1, sizeof(*v));
-	uint32_t	 i;
+	int	*ports = calloc(n ? n : 1, sizeof(*ports));
 
-	if (ports == NULL || v == NULL) {
-		free(ports);
-		free(v);
-		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: out of memory", a->host);
+	if (ports == NULL) {
+		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: out of memory",
+		    a->host);
 		return;
 	}
 	port_pick(ports, n);
-	for (i = 0; i < n; i++)
-		v[i] = ports[i];
-	ap_put_portlist(&a->wb, v, n);
+	ap_put_portlist(&a->wb, ports, n);
 	agent_flush_wb(a);
 	free(ports);
-	free(v);
 }
 
 /* Makes room for one more rank; returns 0 or -1 (out of memory). */

@@ -112,7 +112,7 @@ struct ap_hello {
 	uint32_t	 version;
 	char		*hostname;
 	uint32_t	 pid;
-	uint32_t	 free_port;	/* a TCP port free on this host (MASTER_PORT) */
+	int		 free_port;	/* a TCP port free on this host (MASTER_PORT) */
 };
 
 struct ap_job {
@@ -188,8 +188,8 @@ int	ap_put_empty(struct dt_wbuf *b, enum ap_type);	/* PREPARE, START, PREPARED, 
 int	ap_put_signal(struct dt_wbuf *b, uint32_t signo);
 int	ap_put_stop(struct dt_wbuf *b, const struct ap_stop *);
 int	ap_put_ports(struct dt_wbuf *b, uint32_t n);	/* PORTS: ask for n */
-/* PORTLIST: the n free ports found. */
-int	ap_put_portlist(struct dt_wbuf *b, const uint32_t *ports, uint32_t n);
+/* PORTLIST: the n free ports found (a port is an int everywhere, 1 to DT_PORT_MAX). */
+int	ap_put_portlist(struct dt_wbuf *b, const int *ports, uint32_t n);
 int	ap_put_started(struct dt_wbuf *b, uint32_t rank, uint32_t pid);
 int	ap_put_output(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
 	    const void *data, size_t len);
@@ -210,8 +210,7 @@ int	ap_get_rank(const uint8_t *, size_t, struct ap_rank *);
 int	ap_get_u32(const uint8_t *, size_t, uint32_t *);	/* SIGNAL */
 int	ap_get_stop(const uint8_t *, size_t, struct ap_stop *);
 /* PORTLIST: *ports is malloc'd (NULL when n is 0); free it. */
-int	ap_get_portlist(const uint8_t *, size_t, uint32_t **ports,
-	    uint32_t *n);
+int	ap_get_portlist(const uint8_t *, size_t, int **ports, uint32_t *n);
 int	ap_get_started(const uint8_t *, size_t, uint32_t *rank, uint32_t *pid);
 int	ap_get_output(const uint8_t *, size_t, struct ap_output *);
 int	ap_get_exit(const uint8_t *, size_t, struct ap_exit *);

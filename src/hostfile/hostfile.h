@@ -179,6 +179,17 @@ long	 hf_expand(const char *spec, hf_name_fn fn, void *arg,
 int	 hf_from_slurm(struct hf_hosts *hs, const char *nodelist,
 	     const char *tasks, struct dt_err *e);
 
+/* The id of the Slurm job we run in ($SLURM_JOB_ID), or NULL outside one. */
+const char *hf_slurm_job_id(void);
+
+/*
+ * Appends the allocation we run in, from the environment Slurm sets
+ * (SLURM_JOB_NODELIST, SLURM_TASKS_PER_NODE) through hf_from_slurm.
+ * Returns 0, DT_ERR_NOTFOUND outside an allocation, or a parse error;
+ * *e says which and how to fix it.
+ */
+int	 hf_from_slurm_env(struct hf_hosts *hs, struct dt_err *e);
+
 /*
  * DeepSpeed's --include / --exclude ("host1:0,1@host2", host ranges
  * allowed). include keeps only the hosts named and, where ":ids" follow,

@@ -63,7 +63,6 @@
 #include "log.h"
 #include "mac.h"
 #include "plan.h"
-#include "slurm.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -1072,31 +1071,3 @@ const struct backend backend_slurm = {
 	.reaped = slurm_reaped,
 	.free = slurm_hfree,
 };
-
-int
-slurm_alloc_hosts(struct hf_hosts *hs, struct dt_err *e)
-{
-	const char	*id = slurm_job_id();
-	const char	*nodes = getenv("SLURM_JOB_NODELIST");
-
-	if (id == NULL)
-		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "--launcher "
-		    "slurm: not inside a Slurm allocation (run dtrun under "
-		    "salloc or in an sbatch script)");
-	if (nodes == NULL)
-		nodes = getenv("SLURM_NODELIST");
-	if (nodes == NULL || *nodes == '\0')
-		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "Slurm job %s: "
-		    "SLURM_JOB_NODELIST is not set", id);
-	return hf_from_slurm(hs, nodes, getenv("SLURM_TASKS_PER_NODE"), e);
-}
-
-const char *
-slurm_job_id(void)
-{
-	const char	*id = getenv("SLURM_JOB_ID");
-
-	if (id == NULL || *id == '\0')
-		id = getenv("SLURM_JOBID");
-	return id != NULL && *id != '\0' ? id : NULL;
-}

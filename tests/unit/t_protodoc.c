@@ -387,7 +387,7 @@ put_error(struct dt_wbuf *b)
 static void
 put_portlist(struct dt_wbuf *b)
 {
-	uint32_t	ports[] = { 4000, 4001 };
+	int	ports[] = { 4000, 4001 };
 
 	ap_put_portlist(b, ports, 2);
 }
