@@ -79,11 +79,6 @@ agent_connect(const char *addr, pid_t keeper)
 		    "sets it through srun)", AC_TOKEN_ENV);
 		return EXIT_CONFIG;
 	}
-	/*
-	 * Wipe the hex too: the string lives in our original environment,
-	 * which /proc/PID/environ shows for as long as we run.
-	 */
-	explicit_bzero((char *)tok, strlen(tok));
 	unsetenv(AC_TOKEN_ENV);
 	/* Slurm's name for this node is the one in dtrun's host list. */
 	if ((node = getenv("SLURMD_NODENAME")) == NULL || *node == '\0') {
