@@ -27,10 +27,12 @@ WARN	:= -Wall -Wextra -Wshadow -Wpointer-arith -Wmissing-prototypes \
 CFLAGS	?=
 CFLAGS	+= $(OPT) -std=gnu11 $(WARN) $(WERROR) -fPIC -D_GNU_SOURCE \
 	   -DDT_VERSION='"$(VERSION)"' -Isrc -Isrc/common -Isrc/hostfile \
-	   -Isrc/rendezvous -Isrc/comm -Isrc/agent -Isrc/launcher $(PKG_CFLAGS)
+	   -Isrc/rendezvous -Isrc/comm -Isrc/agent -Isrc/launcher -Isrc/util \
+	   $(PKG_CFLAGS)
 LDFLAGS	?=
 
 COMMON_SRC	:= $(wildcard src/common/*.c)
+UTIL_SRC	:= $(wildcard src/util/*.c)
 HOSTFILE_SRC	:= $(wildcard src/hostfile/*.c)
 RDZV_SRC	:= $(wildcard src/rendezvous/*.c)
 COMM_SRC	:= $(wildcard src/comm/*.c)
@@ -46,10 +48,13 @@ obj = $(patsubst %.c,$(B)/%.o,$(1))
 AGENT_LIB_SRC	:= $(filter-out src/agent/main.c,$(AGENT_SRC))
 
 LIBCOMMON	:= $(B)/libdtcommon.a
+# What only the binaries link: allocators that exit, string vectors. The
+# libraries (and the agent, which links none of it) return DT_ERR_NOMEM.
+LIBUTIL		:= $(B)/libdtutil.a
 LIBHOSTFILE	:= $(B)/libdthostfile.a
 LIBRDZV		:= $(B)/libdtrdzv.a
 LIBAGENT	:= $(B)/libdtagent.a
-LIBS_ALL	:= $(LIBAGENT) $(LIBHOSTFILE) $(LIBRDZV) $(LIBCOMMON)
+LIBS_ALL	:= $(LIBAGENT) $(LIBHOSTFILE) $(LIBRDZV) $(LIBCOMMON) $(LIBUTIL)
 
 BINS	:= $(B)/dtrun $(B)/dtrun-agent $(B)/dtrun-kill $(B)/libdtcomm.so \
 	   $(B)/libdtcomm.so.0
@@ -64,6 +69,7 @@ $(B)/%.o: %.c
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 $(LIBCOMMON): $(call obj,$(COMMON_SRC))
+$(LIBUTIL): $(call obj,$(UTIL_SRC))
 $(LIBHOSTFILE): $(call obj,$(HOSTFILE_SRC))
 $(LIBRDZV): $(call obj,$(RDZV_SRC))
 $(LIBAGENT): $(call obj,$(AGENT_LIB_SRC))

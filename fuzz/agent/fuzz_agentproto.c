@@ -49,7 +49,8 @@ decode_all(const uint8_t *p, size_t n)
 	struct ap_output o;
 	struct ap_exit	 x;
 	struct ap_error	 e;
-	uint32_t	 a, b, *ports;
+	uint32_t	 a, b;
+	int		*ports;
 
 	if (ap_get_hello(p, n, &h) == 0)
 		ap_hello_free(&h);

@@ -80,7 +80,8 @@ check_sent(const uint8_t *p, size_t n)
 	struct ap_output o;
 	struct ap_exit	 x;
 	struct ap_error	 e;
-	uint32_t	 a, b, *ports;
+	uint32_t	 a, b;
+	int		*ports;
 	int		 rc;
 
 	while (n > 0) {

@@ -27,7 +27,9 @@
 #include <event2/event.h>
 
 #include "agent.h"
+#include "dtlimits.h"
 #include "err.h"
+#include "exitcodes.h"
 #include "link.h"
 #include "log.h"
 #include "agentproto.h"
@@ -117,7 +119,7 @@ agent_flush_wb(struct agent *a)
 		a->beat.sent = 1;
 	}
 	dt_wbuf_reset(&a->wb);
-	if (a->link_down || a->pipes_paused || link_queued(a->link) <= 4 << 20)
+	if (a->link_down || a->pipes_paused || link_queued(a->link) <= DT_LINK_HIGH)
 		return;
 	a->pipes_paused = 1;
 	for (i = 0; i < a->nranks; i++) {
@@ -154,7 +156,7 @@ static void
 agent_error(struct agent *a, uint32_t rank, uint32_t code, const char *fmt, ...)
 {
 	struct ap_error	e;
-	char		msg[1024];
+	char		msg[DT_MSG_MAX];
 	va_list		ap;
 
 	va_start(ap, fmt);
@@ -405,10 +407,10 @@ sigterm_cb(evutil_socket_t sig, short what, void *arg)
 
 	/* Tell the launcher why, so it reports this and not a dying rank. */
 	if (a->keeper > 0 && getppid() != a->keeper)
-		agent_error(a, AP_NORANK, 255, "%s: the agent's keeper (pid %d) "
+		agent_error(a, AP_NORANK, EXIT_LOST, "%s: the agent's keeper (pid %d) "
 		    "was killed: stopping its ranks", a->host, (int)a->keeper);
 	else
-		agent_error(a, AP_NORANK, 128 + SIGTERM, "%s: the agent got "
+		agent_error(a, AP_NORANK, EXIT_AGENT_TERM, "%s: the agent got "
 		    "SIGTERM (dtrun-kill, or the host is shutting down): "
 		    "stopping its ranks", a->host);
 	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
@@ -593,9 +595,9 @@ agent_setup_done(void *arg)
 		while (n > 0 && p[n - 1] == '\n')
 			n--;
 		/* Its last 2 KiB, whole lines: a message, not a log. */
-		if (n > 2048) {
-			p += n - 2048;
-			n = 2048;
+		if (n > DT_SETUP_TAIL) {
+			p += n - DT_SETUP_TAIL;
+			n = DT_SETUP_TAIL;
 			if ((nl = memchr(p, '\n', n)) != NULL) {
 				n -= nl + 1 - p;
 				p = nl + 1;
@@ -603,7 +605,7 @@ agent_setup_done(void *arg)
 		}
 		msg = agent_setup_msg(a, why, p, n);
 		e.rank = AP_NORANK;
-		e.code = 2;
+		e.code = EXIT_CONFIG;
 		e.msg = msg != NULL ? msg : "--setup failed";
 		ap_put_error(&a->wb, &e);
 		agent_flush_wb(a);
@@ -615,7 +617,7 @@ agent_setup_done(void *arg)
 	p = setup_stdout(a->setup, &n);
 	if (envfile_setup_output(p, n, &a->setup_env, &a->nsetup_env,
 	    agent_setup_line, a) != 0) {
-		agent_error(a, AP_NORANK, 70, "%s: out of memory", a->host);
+		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: out of memory", a->host);
 		return;
 	}
 	agent_resolve(a);
@@ -628,13 +630,13 @@ agent_setup(struct agent *a)
 	int	err;
 
 	if (agent_base_env(a, 0) < 0) {
-		agent_error(a, AP_NORANK, 70, "%s: out of memory", a->host);
+		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: out of memory", a->host);
 		return;
 	}
 	a->setup = setup_start(a->base, a->job.setup, a->base_env, a->devnull,
 	    agent_setup_done, a, &err);
 	if (a->setup == NULL)
-		agent_error(a, AP_NORANK, 2, "%s: cannot run --setup: %s",
+		agent_error(a, AP_NORANK, EXIT_CONFIG, "%s: cannot run --setup: %s",
 		    a->host, strerror(err));
 }
 
@@ -643,14 +645,14 @@ static void
 agent_prepare(struct agent *a)
 {
 	if (!a->have_job || a->nranks != a->job.nranks) {
-		agent_error(a, AP_NORANK, 70, "%s: protocol: PREPARE after %zu "
+		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: protocol: PREPARE after %zu "
 		    "of %u ranks", a->host, a->nranks,
 		    a->have_job ? a->job.nranks : 0);
 		agent_finish(a);
 		return;
 	}
 	if (a->job.cwd[0] != '\0' && chdir(a->job.cwd) == -1) {
-		agent_error(a, AP_NORANK, 2, "%s: cannot use working directory "
+		agent_error(a, AP_NORANK, EXIT_CONFIG, "%s: cannot use working directory "
 		    "\"%s\": %s", a->host, a->job.cwd, strerror(errno));
 		return;
 	}
@@ -671,7 +673,7 @@ agent_resolve(struct agent *a)
 	int		 err;
 
 	if (agent_build_env(a) != 0) {
-		agent_error(a, AP_NORANK, 70, "%s: out of memory", a->host);
+		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: out of memory", a->host);
 		return;
 	}
 	for (i = 0; i < a->nranks; i++) {
@@ -703,7 +705,7 @@ agent_resolve(struct agent *a)
 		else
 			why = "command not found in PATH (check the name, or "
 			    "give a path)";
-		agent_error(a, r->rank, 2, "%s: %s (on %s)", r->argv[0], why,
+		agent_error(a, r->rank, EXIT_CONFIG, "%s: %s (on %s)", r->argv[0], why,
 		    a->host);
 		return;
 	}
@@ -783,7 +785,7 @@ agent_start(struct agent *a)
 		record_add(a->rec, r->rank, pid);
 		ap_put_started(&a->wb, r->rank, pid);
 		/* Batch STARTED frames: one write for many ranks. */
-		if (a->wb.len > 64 * 1024)
+		if (a->wb.len > DT_WRITE_BATCH)
 			agent_flush_wb(a);
 	}
 	agent_flush_wb(a);
@@ -795,23 +797,17 @@ agent_start(struct agent *a)
 static void
 agent_ports(struct agent *a, uint32_t n)
 {
-	int		*ports = calloc(n ? n : 1, sizeof(*ports));
-	uint32_t	*v = calloc(n ? n : 1, sizeof(*v));
-	uint32_t	 i;
+	int	*ports = calloc(n ? n : 1, sizeof(*ports));
 
-	if (ports == NULL || v == NULL) {
-		free(ports);
-		free(v);
-		agent_error(a, AP_NORANK, 70, "%s: out of memory", a->host);
+	if (ports == NULL) {
+		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: out of memory",
+		    a->host);
 		return;
 	}
 	port_pick(ports, n);
-	for (i = 0; i < n; i++)
-		v[i] = ports[i];
-	ap_put_portlist(&a->wb, v, n);
+	ap_put_portlist(&a->wb, ports, n);
 	agent_flush_wb(a);
 	free(ports);
-	free(v);
 }
 
 /* Makes room for one more rank; returns 0 or -1 (out of memory). */
@@ -852,7 +848,7 @@ agent_job(struct agent *a, const uint8_t *p, size_t n)
 	version = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
 	    (uint32_t)p[2] << 8 | p[3];
 	if (version != AP_VERSION) {
-		agent_error(a, AP_NORANK, 2, "%s: agent speaks protocol %d, "
+		agent_error(a, AP_NORANK, EXIT_CONFIG, "%s: agent speaks protocol %d, "
 		    "launcher %u: use the same dtrun version on every host",
 		    a->host, AP_VERSION, version);
 		agent_finish(a);
@@ -1008,7 +1004,7 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 		return;
 	}
 bad:
-	agent_error(a, AP_NORANK, 70, "%s: protocol error at %s message",
+	agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: protocol error at %s message",
 	    a->host, ap_type_name(type));
 	/* No more frames from this link, even those already read. */
 	agent_cut(a);
@@ -1084,11 +1080,11 @@ agent_run(int rfd, int wfd, pid_t keeper)
 		snprintf(a.host, sizeof(a.host), "localhost");
 	if ((a.devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {
 		log_error("/dev/null: %s", strerror(errno));
-		return 70;
+		return EXIT_INTERNAL;
 	}
 	if ((a.base = event_base_new()) == NULL) {
 		log_error("cannot make an event base");
-		return 70;
+		return EXIT_INTERNAL;
 	}
 	cbs.frame = agent_frame;
 	cbs.close = agent_link_close;
@@ -1096,9 +1092,9 @@ agent_run(int rfd, int wfd, pid_t keeper)
 	cbs.arg = &a;
 	if ((a.link = link_new(a.base, rfd, wfd, AP_FRAME_MAX, &cbs)) == NULL) {
 		log_error("out of memory");
-		return 70;
+		return EXIT_INTERNAL;
 	}
-	link_watermarks(a.link, 1 << 20, 4 << 20);
+	link_watermarks(a.link, DT_LINK_LOW, DT_LINK_HIGH);
 	a.ev_chld = evsignal_new(a.base, SIGCHLD, sigchld_cb, &a);
 	a.ev_term = evsignal_new(a.base, SIGTERM, sigterm_cb, &a);
 	a.kill_timer = evtimer_new(a.base, kill_timer_cb, &a);
@@ -1106,7 +1102,7 @@ agent_run(int rfd, int wfd, pid_t keeper)
 	a.ev_quit = evsignal_new(a.base, SIGQUIT, sigquit_cb, &a);
 	if ((a.stk = stacks_new(a.base, agent_stack_done, &a)) == NULL) {
 		log_error("out of memory");
-		return 70;
+		return EXIT_INTERNAL;
 	}
 	event_add(a.ev_chld, NULL);
 	event_add(a.ev_term, NULL);

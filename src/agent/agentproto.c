@@ -42,7 +42,7 @@ ap_put_hello(struct dt_wbuf *b, const struct ap_hello *h)
 	dt_wbuf_u32(b, h->version);
 	dt_wbuf_str(b, h->hostname);
 	dt_wbuf_u32(b, h->pid);
-	dt_wbuf_u32(b, h->free_port);
+	dt_wbuf_u32(b, (uint32_t)h->free_port);
 	return put_end(b, st);
 }
 
@@ -119,14 +119,14 @@ ap_put_ports(struct dt_wbuf *b, uint32_t n)
 }
 
 int
-ap_put_portlist(struct dt_wbuf *b, const uint32_t *ports, uint32_t n)
+ap_put_portlist(struct dt_wbuf *b, const int *ports, uint32_t n)
 {
 	size_t		st = dt_frame_begin(b, AP_PORTLIST);
 	uint32_t	i;
 
 	dt_wbuf_u32(b, n);
 	for (i = 0; i < n; i++)
-		dt_wbuf_u16(b, ports[i]);
+		dt_wbuf_u16(b, (uint16_t)ports[i]);
 	return put_end(b, st);
 }
 
@@ -207,17 +207,20 @@ int
 ap_get_hello(const uint8_t *p, size_t n, struct ap_hello *h)
 {
 	struct dt_rbuf	r;
+	uint32_t	port;
 
 	memset(h, 0, sizeof(*h));
 	dt_rbuf_init(&r, p, n);
 	h->version = dt_rbuf_u32(&r);
-	h->hostname = dt_rbuf_strdup(&r, 1024);
+	h->hostname = dt_rbuf_strdup(&r, AP_HOST_MAX);
 	h->pid = dt_rbuf_u32(&r);
-	h->free_port = dt_rbuf_u32(&r);
-	if (dt_rbuf_end(&r) != 0) {
+	port = dt_rbuf_u32(&r);
+	/* 0: the agent found none free. */
+	if (dt_rbuf_end(&r) != 0 || port > DT_PORT_MAX) {
 		ap_hello_free(h);
 		return DT_ERR_PROTO;
 	}
+	h->free_port = (int)port;
 	return 0;
 }
 
@@ -229,8 +232,8 @@ ap_get_job(const uint8_t *p, size_t n, struct ap_job *j)
 	memset(j, 0, sizeof(*j));
 	dt_rbuf_init(&r, p, n);
 	j->version = dt_rbuf_u32(&r);
-	j->job_id = dt_rbuf_strdup(&r, 256);
-	j->cwd = dt_rbuf_strdup(&r, 4096);
+	j->job_id = dt_rbuf_strdup(&r, AP_JOBID_MAX);
+	j->cwd = dt_rbuf_strdup(&r, AP_CWD_MAX);
 	j->kill_grace_ms = dt_rbuf_u64(&r);
 	j->nranks = dt_rbuf_u32(&r);
 	j->env = dt_rbuf_strv(&r, AP_MAX_STRS, AP_MAX_STR, &j->nenv);
@@ -283,7 +286,7 @@ ap_get_stop(const uint8_t *p, size_t n, struct ap_stop *s)
 }
 
 int
-ap_get_portlist(const uint8_t *p, size_t n, uint32_t **ports, uint32_t *np)
+ap_get_portlist(const uint8_t *p, size_t n, int **ports, uint32_t *np)
 {
 	struct dt_rbuf	r;
 	uint32_t	i, k;
@@ -352,7 +355,7 @@ ap_get_error(const uint8_t *p, size_t n, struct ap_error *e)
 	dt_rbuf_init(&r, p, n);
 	e->rank = dt_rbuf_u32(&r);
 	e->code = dt_rbuf_u32(&r);
-	e->msg = dt_rbuf_strdup(&r, 4096);
+	e->msg = dt_rbuf_strdup(&r, AP_ERRMSG_MAX);
 	if (dt_rbuf_end(&r) != 0) {
 		ap_error_free(e);
 		return DT_ERR_PROTO;
@@ -370,7 +373,7 @@ ap_get_stack(const uint8_t *p, size_t n, struct ap_stack *k)
 	k->rank = dt_rbuf_u32(&r);
 	k->pid = dt_rbuf_u32(&r);
 	k->status = dt_rbuf_u8(&r);
-	k->tool = dt_rbuf_strdup(&r, 256);
+	k->tool = dt_rbuf_strdup(&r, AP_TOOL_MAX);
 	k->text = dt_rbuf_strdup(&r, AP_FRAME_MAX);
 	if (dt_rbuf_end(&r) != 0 || k->status > AP_STK_FAILED) {
 		ap_stack_free(k);

@@ -3,7 +3,9 @@
  *
  * One agent runs per host and speaks this over a byte stream: a socketpair
  * for the local launcher, an ssh channel remotely, TCP under Slurm. Every
- * message is one frame (src/common/wire.h). The conversation:
+ * message is one frame (src/common/wire.h). doc/agent-protocol.md gives
+ * every frame's byte layout (tests/unit/t_protodoc.c holds it to this
+ * file: a new frame or field goes there too). The conversation:
  *
  *	agent	 HELLO(version, hostname, pid, free port)
  *	launcher PORTS(n) -> agent PORTLIST(n ports)	-- only when a framework
@@ -50,12 +52,14 @@
 #include <stdint.h>
 
 #include "wire.h"
+#include "dtlimits.h"
 
 /*
- * Bumped whenever a message changes. JOB's first field is the version and
- * the agent reads it before decoding the rest, so a launcher and agent of
- * different versions fail with a message naming both, not a protocol
- * error. 4: JOB carries the setup command.
+ * Bumped whenever a message changes or a frame type is added (and
+ * doc/agent-protocol.md's Versions table with it). JOB's first field is
+ * the version and the agent reads it before decoding the rest, so a
+ * launcher and agent of different versions fail with a message naming
+ * both, not a protocol error. 4: JOB carries the setup command.
  */
 #define AP_VERSION	4
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
@@ -63,7 +67,12 @@
 #define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
 #define AP_MAX_STRS	(1024 * 1024)	/* argv/env entries in one message */
 #define AP_MAX_STR	(256 * 1024)	/* one argv/env string */
-#define AP_MAX_RANKS	1000000		/* ranks on one host (HF_RANKS_MAX) */
+#define AP_MAX_RANKS	DT_RANKS_MAX	/* ranks on one host */
+#define AP_HOST_MAX	1024		/* HELLO's hostname (HOST_NAME_MAX is 64) */
+#define AP_JOBID_MAX	256		/* JOB's job id (dtrun makes ~30 bytes) */
+#define AP_CWD_MAX	4096		/* JOB's working directory (PATH_MAX) */
+#define AP_ERRMSG_MAX	4096		/* ERROR's text: a few lines for a person */
+#define AP_TOOL_MAX	256		/* STACK's tool name ("eu-stack+gdb") */
 
 enum ap_type {
 	/* launcher -> agent */
@@ -103,7 +112,7 @@ struct ap_hello {
 	uint32_t	 version;
 	char		*hostname;
 	uint32_t	 pid;
-	uint32_t	 free_port;	/* a TCP port free on this host (MASTER_PORT) */
+	int		 free_port;	/* a TCP port free on this host (MASTER_PORT) */
 };
 
 struct ap_job {
@@ -179,8 +188,8 @@ int	ap_put_empty(struct dt_wbuf *b, enum ap_type);	/* PREPARE, START, PREPARED, 
 int	ap_put_signal(struct dt_wbuf *b, uint32_t signo);
 int	ap_put_stop(struct dt_wbuf *b, const struct ap_stop *);
 int	ap_put_ports(struct dt_wbuf *b, uint32_t n);	/* PORTS: ask for n */
-/* PORTLIST: the n free ports found. */
-int	ap_put_portlist(struct dt_wbuf *b, const uint32_t *ports, uint32_t n);
+/* PORTLIST: the n free ports found (a port is an int everywhere, 1 to DT_PORT_MAX). */
+int	ap_put_portlist(struct dt_wbuf *b, const int *ports, uint32_t n);
 int	ap_put_started(struct dt_wbuf *b, uint32_t rank, uint32_t pid);
 int	ap_put_output(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
 	    const void *data, size_t len);
@@ -201,8 +210,7 @@ int	ap_get_rank(const uint8_t *, size_t, struct ap_rank *);
 int	ap_get_u32(const uint8_t *, size_t, uint32_t *);	/* SIGNAL */
 int	ap_get_stop(const uint8_t *, size_t, struct ap_stop *);
 /* PORTLIST: *ports is malloc'd (NULL when n is 0); free it. */
-int	ap_get_portlist(const uint8_t *, size_t, uint32_t **ports,
-	    uint32_t *n);
+int	ap_get_portlist(const uint8_t *, size_t, int **ports, uint32_t *n);
 int	ap_get_started(const uint8_t *, size_t, uint32_t *rank, uint32_t *pid);
 int	ap_get_output(const uint8_t *, size_t, struct ap_output *);
 int	ap_get_exit(const uint8_t *, size_t, struct ap_exit *);

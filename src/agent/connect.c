@@ -125,7 +125,7 @@ ac_mac_ok(const uint8_t *secret, size_t slen, enum ac_role role,
 
 	ac_mac(secret, slen, role, snonce, cnonce, node, want);
 	ok = dt_memeq_ct(want, mac, AC_MAC_LEN);
-	memset(want, 0, sizeof(want));
+	explicit_bzero(want, sizeof(want));
 	return ok;
 }
 

@@ -22,14 +22,15 @@
 #include <stdint.h>
 
 #include "wire.h"
+#include "dtlimits.h"
 
 #define AC_VERSION	1
 #define AC_NONCE_LEN	32
 #define AC_MAC_LEN	32
-#define AC_SECRET_LEN	32		/* what dtrun makes */
-#define AC_SECRET_MIN	16		/* 128 bits: shorter is refused */
-#define AC_SECRET_MAX	64
-#define AC_NODE_MAX	255
+#define AC_SECRET_LEN	DT_SECRET_LEN	/* what dtrun makes */
+#define AC_SECRET_MIN	DT_SECRET_MIN	/* 128 bits: shorter is refused */
+#define AC_SECRET_MAX	DT_SECRET_MAX
+#define AC_NODE_MAX	DT_HOST_MAX
 #define AC_FRAME_MAX	1024
 #define AC_TOKEN_ENV	"DTRUN_AGENT_TOKEN"
 

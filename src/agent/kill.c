@@ -31,6 +31,8 @@
 #include <unistd.h>
 
 #include "kill.h"
+#include "dtlimits.h"
+#include "exitcodes.h"
 #include "log.h"
 #include "procs.h"
 #include "record.h"
@@ -305,7 +307,7 @@ kill_jobs(const struct kill_opts *ko)
 
 	if ((seen = calloc(ko->nids + 1, sizeof(*seen))) == NULL) {
 		log_error("out of memory");
-		return 1;
+		return EXIT_LEFTOVER;
 	}
 	if ((dir = record_dir(why, sizeof(why))) == NULL) {
 		/* Ids given: what carries them is still found below. */
@@ -333,7 +335,7 @@ kill_jobs(const struct kill_opts *ko)
 		printf("%sno dtrun jobs running\n", label);
 	fflush(stdout);
 	free(seen);
-	return left;
+	return left ? EXIT_LEFTOVER : EXIT_OK;
 }
 
 void
@@ -350,9 +352,9 @@ kill_opt_wait(struct kill_opts *ko, const char *arg)
 
 	ko->wait_s = strtod(arg, &end);
 	if (*arg == '\0' || *end != '\0' || !(ko->wait_s >= 0) ||
-	    ko->wait_s > 3600) {
-		log_error("-w \"%s\": want seconds, 0 to 3600 (e.g. -w 10)",
-		    arg);
+	    ko->wait_s > DT_KILL_WAIT_MAX_S) {
+		log_error("-w \"%s\": want seconds, 0 to %d (e.g. -w 10)",
+		    arg, DT_KILL_WAIT_MAX_S);
 		return -1;
 	}
 	return 0;
@@ -386,7 +388,7 @@ kill_main(int argc, char **argv)
 			break;
 		case 'w':
 			if (kill_opt_wait(&ko, optarg) != 0)
-				return 2;
+				return EXIT_CONFIG;
 			break;
 		case 'q':
 			ko.quiet = 1;
@@ -394,14 +396,14 @@ kill_main(int argc, char **argv)
 		default:
 			log_error("usage: dtrun-agent --kill [--all] [--stacks] "
 			    "[-w SECS] [-q] JOBID...");
-			return 2;
+			return EXIT_CONFIG;
 		}
 	}
 	ko.ids = argv + optind;
 	ko.nids = argc - optind;
 	if (!ko.all && ko.nids == 0) {
 		log_error("give a job id (DTRUN_JOB_ID) or --all");
-		return 2;
+		return EXIT_CONFIG;
 	}
 	/*
 	 * Started by dtrun-kill -H as a rank: finish even if dtrun stops the

@@ -21,6 +21,7 @@
 #include "record.h"
 #include "connect.h"
 #include "err.h"
+#include "exitcodes.h"
 #include "log.h"
 #include "agentproto.h"
 
@@ -55,7 +56,7 @@ agent_keep(void)
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		raise(WTERMSIG(st));
 	}
-	exit(WIFEXITED(st) ? WEXITSTATUS(st) : 70);
+	exit(WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_INTERNAL);
 }
 
 /*
@@ -76,7 +77,7 @@ agent_connect(const char *addr, pid_t keeper)
 	    &slen) != 0) {
 		log_error("--connect needs the job's agent secret in %s (dtrun "
 		    "sets it through srun)", AC_TOKEN_ENV);
-		return 2;
+		return EXIT_CONFIG;
 	}
 	unsetenv(AC_TOKEN_ENV);
 	/* Slurm's name for this node is the one in dtrun's host list. */
@@ -87,10 +88,10 @@ agent_connect(const char *addr, pid_t keeper)
 		node = host;
 	}
 	fd = ac_dial(addr, secret, slen, node, CONNECT_TIMEOUT_MS, &e);
-	memset(secret, 0, sizeof(secret));
+	explicit_bzero(secret, sizeof(secret));
 	if (fd < 0) {
 		log_error("%s: %s", node, e.msg);
-		return 1;
+		return EXIT_NOCONNECT;
 	}
 	return agent_run(fd, fd, keeper);	/* its link closes fd */
 }
@@ -116,12 +117,12 @@ main(int argc, char **argv)
 		    "dtrun-agent is started by dtrun; it speaks dtrun's agent "
 		    "protocol on stdin/stdout, or with --connect on a TCP\n"
 		    "connection to dtrun (under srun).\n");
-		return 2;
+		return EXIT_CONFIG;
 	}
 	if (isatty(STDIN_FILENO)) {
 		log_error("stdin is a terminal: dtrun-agent is started by "
 		    "dtrun, not by hand");
-		return 2;
+		return EXIT_CONFIG;
 	}
 	return agent_run(STDIN_FILENO, STDOUT_FILENO, agent_keep());
 }

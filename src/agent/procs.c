@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "procs.h"
+#include "dtlimits.h"
+#include "exitcodes.h"
 
 pid_t
 spawn_rank(const char *path, char *const argv[], char *const envp[],
@@ -51,17 +53,17 @@ spawn_rank(const char *path, char *const argv[], char *const envp[],
 		 */
 		prctl(PR_SET_PTRACER, parent, 0, 0, 0);
 		if (getppid() != parent)	/* the agent died already */
-			_exit(127);
+			_exit(EXIT_NOTFOUND);
 		if (dup2(devnull, 0) == -1 || dup2(outfd, 1) == -1 ||
 		    dup2(errfd, 2) == -1) {
 			child_errno = errno;
-			_exit(127);
+			_exit(EXIT_NOTFOUND);
 		}
 		sigemptyset(&all);
 		sigprocmask(SIG_SETMASK, &all, NULL);
 		execve(path, argv, envp);
 		child_errno = errno;
-		_exit(127);
+		_exit(EXIT_NOTFOUND);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid == -1)
@@ -262,7 +264,7 @@ env_read(pid_t pid, size_t *len)
 	for (;;) {
 		if (n == cap) {
 			/* An environment is at most a few MiB (ARG_MAX). */
-			if (cap >= 64 << 20 ||
+			if (cap >= DT_ENVIRON_MAX ||
 			    (nb = realloc(buf, cap ? cap * 2 : 16384)) == NULL)
 				break;
 			buf = nb;

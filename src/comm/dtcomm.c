@@ -125,7 +125,7 @@ comm_connect(struct dtcomm *c)
 	    &e)) != 0)
 		return comm_failf(rc, "DTRUN_RDZV_TOKEN: %s", e.msg);
 	rc = rdzv_client_connect(addr, secret, slen, timeout, &c->cl, &e);
-	memset(secret, 0, sizeof(secret));
+	explicit_bzero(secret, sizeof(secret));
 	return rc != 0 ? comm_fail(&e, rc) : 0;
 }
 

@@ -116,7 +116,7 @@ dt_sha256_final(struct dt_sha256 *s, uint8_t out[DT_SHA256_LEN])
 		out[4 * i + 2] = (uint8_t)(s->h[i] >> 8);
 		out[4 * i + 3] = (uint8_t)s->h[i];
 	}
-	memset(s, 0, sizeof(*s));
+	explicit_bzero(s, sizeof(*s));	/* an HMAC's state holds its key */
 }
 
 void
@@ -148,8 +148,9 @@ dt_hmac_sha256(const uint8_t *key, size_t klen, size_t n,
 	dt_sha256_update(&s, pad, sizeof(pad));
 	dt_sha256_update(&s, inner, sizeof(inner));
 	dt_sha256_final(&s, out);
-	memset(k, 0, sizeof(k));
-	memset(pad, 0, sizeof(pad));
+	explicit_bzero(k, sizeof(k));
+	explicit_bzero(pad, sizeof(pad));
+	explicit_bzero(inner, sizeof(inner));
 }
 
 int

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "port.h"
-#include "xmalloc.h"
 
 /* Binds a TCP socket to an ephemeral port; returns the fd (port in *port) or -1. */
 static int
@@ -38,14 +37,14 @@ port_bind(int *port)
 void
 port_pick(int *ports, size_t n)
 {
-	int	*fds = xcalloc(n ? n : 1, sizeof(*fds));
+	int	*fds = calloc(n ? n : 1, sizeof(*fds));
 	size_t	 i;
 
 	/* Hold them all until the end so the kernel hands out n different ones. */
 	for (i = 0; i < n; i++)
-		if ((fds[i] = port_bind(&ports[i])) == -1)
-			ports[i] = 29500 + (int)i;
-	for (i = 0; i < n; i++)
+		if (fds == NULL || (fds[i] = port_bind(&ports[i])) == -1)
+			ports[i] = PORT_FALLBACK + (int)i;
+	for (i = 0; fds != NULL && i < n; i++)
 		if (fds[i] != -1)
 			close(fds[i]);
 	free(fds);

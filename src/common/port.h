@@ -10,9 +10,10 @@
 /*
  * Fills ports[0..n) with distinct TCP ports nobody listens on here, by
  * binding n sockets at once. A listener may still take one before the
- * rank does; that rank then fails and the job stops. If sockets run out,
- * the rest are 29500 + i.
+ * rank does; that rank then fails and the job stops. If sockets (or
+ * memory) run out, the rest are PORT_FALLBACK + i. Never fails.
  */
+#define PORT_FALLBACK	29500	/* PyTorch's default MASTER_PORT */
 void	port_pick(int *ports, size_t n);
 
 #endif

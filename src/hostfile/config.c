@@ -63,7 +63,7 @@ static const struct cf_key cf_sync_keys[] = {
 };
 
 static const struct cf_key cf_ssh_keys[] = {
-	{ "port", CK_INT, HF_C_SSH_PORT, OFF(ssh_port), 0, 1, 65535, NULL,
+	{ "port", CK_INT, HF_C_SSH_PORT, OFF(ssh_port), 0, 1, DT_PORT_MAX, NULL,
 	    NULL },
 	{ "user", CK_STR, HF_C_SSH_USER, OFF(ssh_user), 0, 0, 0, NULL, NULL },
 	{ "identityFile", CK_STR, HF_C_SSH_IDENTITY, OFF(ssh_identity), 0, 0,

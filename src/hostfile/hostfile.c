@@ -14,7 +14,6 @@
 #include "hosts.h"
 
 #define ENTRY_QUOTE	60	/* characters of an entry quoted in messages */
-#define PORT_MAX	65535
 #define USER_MAX	64
 
 /* The keys an entry may carry after the host. */
@@ -94,7 +93,7 @@ entry_port(struct entry *en, const char *p, size_t len, size_t off)
 	if (en->t.port != 0)
 		return entry_error(en, off, DT_ERR_PARSE, "port \"%.*s\" given "
 		    "twice", p, len);
-	if (hfi_uint(p, len, PORT_MAX, &v) != 0 || v == 0)
+	if (hfi_uint(p, len, DT_PORT_MAX, &v) != 0 || v == 0)
 		return entry_error(en, off, DT_ERR_PARSE, "bad port \"%.*s\" "
 		    "(want 1 to 65535)", p, len);
 	en->t.port = (int)v;

@@ -52,14 +52,15 @@
 
 #include <stddef.h>
 
+#include "dtlimits.h"
 #include "err.h"
 
 #ifndef HF_EXPAND_MAX		/* the fuzz targets build with a smaller one */
 #define HF_EXPAND_MAX	1000000	/* names from one pattern, list or file */
 #endif
 #define HF_SLOTS_MAX	1024	/* slots or max_slots of one host */
-#define HF_RANKS_MAX	1000000	/* processes in one plan */
-#define HF_NAME_MAX	255	/* length of a host name after expansion */
+#define HF_RANKS_MAX	DT_RANKS_MAX	/* processes in one plan */
+#define HF_NAME_MAX	DT_HOST_MAX	/* length of a host name after expansion */
 #define HF_PS_PORT	9091	/* MXNet's DMLC_PS_ROOT_PORT default */
 
 /* One host after range expansion. */
@@ -177,6 +178,17 @@ long	 hf_expand(const char *spec, hf_name_fn fn, void *arg,
  */
 int	 hf_from_slurm(struct hf_hosts *hs, const char *nodelist,
 	     const char *tasks, struct dt_err *e);
+
+/* The id of the Slurm job we run in ($SLURM_JOB_ID), or NULL outside one. */
+const char *hf_slurm_job_id(void);
+
+/*
+ * Appends the allocation we run in, from the environment Slurm sets
+ * (SLURM_JOB_NODELIST, SLURM_TASKS_PER_NODE) through hf_from_slurm.
+ * Returns 0, DT_ERR_NOTFOUND outside an allocation, or a parse error;
+ * *e says which and how to fix it.
+ */
+int	 hf_from_slurm_env(struct hf_hosts *hs, struct dt_err *e);
 
 /*
  * DeepSpeed's --include / --exclude ("host1:0,1@host2", host ranges

@@ -128,3 +128,31 @@ out:
 	free(st.runs);
 	return (int)r;
 }
+
+const char *
+hf_slurm_job_id(void)
+{
+	const char	*id = getenv("SLURM_JOB_ID");
+
+	if (id == NULL || *id == '\0')
+		id = getenv("SLURM_JOBID");
+	return id != NULL && *id != '\0' ? id : NULL;
+}
+
+int
+hf_from_slurm_env(struct hf_hosts *hs, struct dt_err *e)
+{
+	const char	*id = hf_slurm_job_id();
+	const char	*nodes = getenv(NODELIST);
+
+	if (id == NULL)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "--launcher "
+		    "slurm: not inside a Slurm allocation (run dtrun under "
+		    "salloc or in an sbatch script)");
+	if (nodes == NULL)
+		nodes = getenv("SLURM_NODELIST");
+	if (nodes == NULL || *nodes == '\0')
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "Slurm job %s: "
+		    NODELIST " is not set", id);
+	return hf_from_slurm(hs, nodes, getenv(TASKS), e);
+}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "exitcodes.h"
 #include "kill.h"
 #include "log.h"
 #include "strv.h"
@@ -75,150 +76,185 @@ dtrun_path(char *buf, size_t len)
 		snprintf(buf, len, "dtrun");
 }
 
-int
-main(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "all",		no_argument,		NULL, 'a' },
-		{ "wait",		required_argument,	NULL, 'w' },
-		{ "quiet",		no_argument,		NULL, 'q' },
-		{ "stacks",		no_argument,		NULL, 's' },
-		{ "help",		no_argument,		NULL, 'h' },
-		{ "hosts",		required_argument,	NULL, 'H' },
-		{ "ssh-port",		required_argument,	NULL, 'p' },
-		{ "ssh-identity",	required_argument,	NULL, 'i' },
-		{ "ssh-option",		required_argument,	NULL, OPT_SSH_OPTION },
-		{ "ssh-config",		required_argument,	NULL, 'F' },
-		{ "ssh-jump",		required_argument,	NULL, 'J' },
-		{ "ssh-fanout",		required_argument,	NULL, OPT_SSH_FANOUT },
-		{ "ssh-agent-dir",	required_argument,	NULL, OPT_SSH_AGENT_DIR },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct kill_opts	 ko;
-	struct strv		 hosts = { 0 }, ssh = { 0 }, v = { 0 };
-	const char		*wait_arg = NULL;
-	char			 dtrun[PATH_MAX];
-	size_t			 i;
-	int			 c, rc = 2;
+static const struct option longopts[] = {
+	{ "all",		no_argument,		NULL, 'a' },
+	{ "wait",		required_argument,	NULL, 'w' },
+	{ "quiet",		no_argument,		NULL, 'q' },
+	{ "stacks",		no_argument,		NULL, 's' },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ "hosts",		required_argument,	NULL, 'H' },
+	{ "ssh-port",		required_argument,	NULL, 'p' },
+	{ "ssh-identity",	required_argument,	NULL, 'i' },
+	{ "ssh-option",		required_argument,	NULL, OPT_SSH_OPTION },
+	{ "ssh-config",		required_argument,	NULL, 'F' },
+	{ "ssh-jump",		required_argument,	NULL, 'J' },
+	{ "ssh-fanout",		required_argument,	NULL, OPT_SSH_FANOUT },
+	{ "ssh-agent-dir",	required_argument,	NULL, OPT_SSH_AGENT_DIR },
+	{ NULL, 0, NULL, 0 }
+};
 
-	log_init("dtrun-kill");
-	kill_opts_init(&ko);
-	ko.label = "localhost: ";
+/* What the command line asked for. */
+struct kargs {
+	struct kill_opts	 ko;
+	struct strv		 hosts;		/* "-H" "LIST" pairs, for dtrun */
+	struct strv		 ssh;		/* ssh options, as dtrun takes them */
+	const char		*wait_arg;	/* -w as given, passed on */
+};
+
+/*
+ * Parses argv into k. Returns -1 to go on, or the exit status: EXIT_OK
+ * after --help, EXIT_CONFIG after a usage error (said).
+ */
+static int
+kill_args(int argc, char **argv, struct kargs *k)
+{
+	int	c;
+
 	while ((c = getopt_long(argc, argv, "aw:qhH:p:i:F:J:", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			ko.all = 1;
+			k->ko.all = 1;
 			break;
 		case 'w':
-			if (kill_opt_wait(&ko, optarg) != 0)
-				goto out;
-			wait_arg = optarg;
+			if (kill_opt_wait(&k->ko, optarg) != 0)
+				return EXIT_CONFIG;
+			k->wait_arg = optarg;
 			break;
 		case 'q':
-			ko.quiet = 1;
+			k->ko.quiet = 1;
 			break;
 		case 's':
-			ko.stacks = 1;
+			k->ko.stacks = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			rc = 0;
-			goto out;
+			return EXIT_OK;
 		case 'H':
-			strv_addf(&hosts, "-H");
-			strv_addf(&hosts, "%s", optarg);
+			strv_addf(&k->hosts, "-H");
+			strv_addf(&k->hosts, "%s", optarg);
 			break;
 		case 'p':
 		case 'i':
 		case 'F':
 		case 'J':
-			strv_addf(&ssh, "-%c", c);
-			strv_addf(&ssh, "%s", optarg);
+			strv_addf(&k->ssh, "-%c", c);
+			strv_addf(&k->ssh, "%s", optarg);
 			break;
 		case OPT_SSH_OPTION:
 		case OPT_SSH_FANOUT:
 		case OPT_SSH_AGENT_DIR:
-			strv_addf(&ssh, "%s", c == OPT_SSH_OPTION ?
+			strv_addf(&k->ssh, "%s", c == OPT_SSH_OPTION ?
 			    "--ssh-option" : c == OPT_SSH_FANOUT ?
 			    "--ssh-fanout" : "--ssh-agent-dir");
-			strv_addf(&ssh, "%s", optarg);
+			strv_addf(&k->ssh, "%s", optarg);
 			break;
 		default:
 			fputs(usage, stderr);
-			goto out;
+			return EXIT_CONFIG;
 		}
 	}
-	ko.ids = argv + optind;
-	ko.nids = argc - optind;
-	if (!ko.all && ko.nids == 0) {
+	k->ko.ids = argv + optind;
+	k->ko.nids = argc - optind;
+	if (!k->ko.all && k->ko.nids == 0) {
 		log_error("give a job id (DTRUN_JOB_ID) or --all");
-		goto out;
+		return EXIT_CONFIG;
 	}
-	if (hosts.n == 0) {
-		if (ssh.n > 0) {
-			log_error("%s: ssh options need -H HOSTS (without -H "
-			    "dtrun-kill works on this host only)", ssh.v[0]);
-			goto out;
-		}
-		rc = kill_jobs(&ko);
-		goto out;
+	if (k->hosts.n == 0 && k->ssh.n > 0) {
+		log_error("%s: ssh options need -H HOSTS (without -H "
+		    "dtrun-kill works on this host only)", k->ssh.v[0]);
+		return EXIT_CONFIG;
 	}
+	return -1;
+}
 
-	/*
-	 * dtrun --launcher ssh -H ... --nproc-per-node 1 --prefix "%h: "
-	 *     [ssh options] -- @dtrun-agent --kill [--all] [-w S] [-q] IDS
-	 * Its exit status is ours: a host where something is left exits 1.
-	 * The kill ranks outlast dtrun's own stopping by design (kill.c).
-	 */
+/*
+ * The dtrun command line that runs the kill on every host:
+ *
+ *	dtrun --launcher ssh -H ... --nproc-per-node 1 --prefix "%h: "
+ *	    [ssh options] -- @dtrun-agent --kill [--all] [-w S] [-q] IDS
+ *
+ * Its exit status is ours: a host where something is left exits 1. The
+ * kill ranks outlast dtrun's own stopping by design (kill.c).
+ */
+static void
+kill_dtrun_argv(const struct kargs *k, struct strv *v)
+{
+	const struct kill_opts	*ko = &k->ko;
+	size_t			 i;
+
+	strv_addf(v, "dtrun");
+	strv_addf(v, "--launcher");
+	strv_addf(v, "ssh");
+	strv_addv(v, k->hosts.v, k->hosts.n);
+	strv_addf(v, "--nproc-per-node");
+	strv_addf(v, "1");
+	strv_addf(v, "--prefix");
+	strv_addf(v, "%%h: ");
+	/* Replies come from the hosts: never let one act on our terminal. */
+	strv_addf(v, "--escape-output");
+	strv_addf(v, "--kill-grace");
+	strv_addf(v, "%g", ko->wait_s + 10);
+	strv_addv(v, k->ssh.v, k->ssh.n);
+	strv_addf(v, "--");
+	strv_addf(v, "%s", AGENT_SELF);
+	strv_addf(v, "--kill");
+	if (ko->all)
+		strv_addf(v, "--all");
+	if (k->wait_arg != NULL) {
+		strv_addf(v, "--wait");
+		strv_addf(v, "%s", k->wait_arg);
+	}
+	if (ko->quiet)
+		strv_addf(v, "--quiet");
+	if (ko->stacks)
+		strv_addf(v, "--stacks");
+	strv_addf(v, "--");
+	for (i = 0; i < (size_t)ko->nids; i++)
+		strv_addf(v, "%s", ko->ids[i]);
+}
+
+/* -H: stops dtrun here first, then becomes dtrun running the kill on every host. */
+static int
+kill_remote(struct kargs *k)
+{
+	struct strv	v = { 0 };
+	char		dtrun[PATH_MAX];
+
 	/*
 	 * A dtrun here that restarts the job would start it again once the
 	 * hosts' agents are stopped: stop it first (records its own).
 	 */
-	if (!ko.stacks) {
-		ko.launchers_only = 1;
-		(void)kill_jobs(&ko);
-		ko.launchers_only = 0;
+	if (!k->ko.stacks) {
+		k->ko.launchers_only = 1;
+		(void)kill_jobs(&k->ko);
+		k->ko.launchers_only = 0;
 	}
 	dtrun_path(dtrun, sizeof(dtrun));
-	strv_addf(&v, "dtrun");
-	strv_addf(&v, "--launcher");
-	strv_addf(&v, "ssh");
-	strv_addv(&v, hosts.v, hosts.n);
-	strv_addf(&v, "--nproc-per-node");
-	strv_addf(&v, "1");
-	strv_addf(&v, "--prefix");
-	strv_addf(&v, "%%h: ");
-	/* Replies come from the hosts: never let one act on our terminal. */
-	strv_addf(&v, "--escape-output");
-	strv_addf(&v, "--kill-grace");
-	strv_addf(&v, "%g", ko.wait_s + 10);
-	strv_addv(&v, ssh.v, ssh.n);
-	strv_addf(&v, "--");
-	strv_addf(&v, "%s", AGENT_SELF);
-	strv_addf(&v, "--kill");
-	if (ko.all)
-		strv_addf(&v, "--all");
-	if (wait_arg != NULL) {
-		strv_addf(&v, "--wait");
-		strv_addf(&v, "%s", wait_arg);
-	}
-	if (ko.quiet)
-		strv_addf(&v, "--quiet");
-	if (ko.stacks)
-		strv_addf(&v, "--stacks");
-	strv_addf(&v, "--");
-	for (i = 0; i < (size_t)ko.nids; i++)
-		strv_addf(&v, "%s", ko.ids[i]);
+	kill_dtrun_argv(k, &v);
 	if (strchr(dtrun, '/') != NULL)
 		execv(dtrun, v.v);
 	else
 		execvp(dtrun, v.v);
 	log_error("cannot run %s: %s (dtrun-kill -H needs dtrun beside it or "
 	    "in PATH)", dtrun, strerror(errno));
-out:
-	strv_free(&hosts);
-	strv_free(&ssh);
 	strv_free(&v);
+	return EXIT_CONFIG;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct kargs	k;
+	int		rc;
+
+	log_init("dtrun-kill");
+	memset(&k, 0, sizeof(k));
+	kill_opts_init(&k.ko);
+	k.ko.label = "localhost: ";
+	if ((rc = kill_args(argc, argv, &k)) < 0)
+		rc = k.hosts.n == 0 ? kill_jobs(&k.ko) : kill_remote(&k);
+	strv_free(&k.hosts);
+	strv_free(&k.ssh);
 	return rc;
 }

@@ -63,7 +63,6 @@
 #include "log.h"
 #include "mac.h"
 #include "plan.h"
-#include "slurm.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -811,12 +810,12 @@ slurm_spawn(struct slurm *s, struct dt_err *e)
 			strv_addf(&ev, "%s", environ[i]);
 	dt_hex_encode(s->secret, sizeof(s->secret), tok, sizeof(tok));
 	strv_setf(&ev, AC_TOKEN_ENV, "%s", tok);
-	memset(tok, 0, sizeof(tok));
+	explicit_bzero(tok, sizeof(tok));
 
 	rc = child_spawn(&s->srun, srun, av.v, ev.v, -1, pfd[1], pfd[1]);
 	for (i = 0; i < ev.n; i++)
 		if (strncmp(ev.v[i], AC_TOKEN_ENV "=", n + 1) == 0)
-			memset(ev.v[i], 0, strlen(ev.v[i]));
+			explicit_bzero(ev.v[i], strlen(ev.v[i]));
 	strv_free(&av);
 	strv_free(&ev);
 	close(pfd[1]);
@@ -858,7 +857,7 @@ slurm_free(struct slurm *s)
 		close(s->ofd);
 	if (s->obuf != NULL)
 		evbuffer_free(s->obuf);
-	memset(s->secret, 0, sizeof(s->secret));
+	explicit_bzero(s->secret, sizeof(s->secret));
 	free(s);
 }
 
@@ -1072,31 +1071,3 @@ const struct backend backend_slurm = {
 	.reaped = slurm_reaped,
 	.free = slurm_hfree,
 };
-
-int
-slurm_alloc_hosts(struct hf_hosts *hs, struct dt_err *e)
-{
-	const char	*id = slurm_job_id();
-	const char	*nodes = getenv("SLURM_JOB_NODELIST");
-
-	if (id == NULL)
-		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "--launcher "
-		    "slurm: not inside a Slurm allocation (run dtrun under "
-		    "salloc or in an sbatch script)");
-	if (nodes == NULL)
-		nodes = getenv("SLURM_NODELIST");
-	if (nodes == NULL || *nodes == '\0')
-		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "Slurm job %s: "
-		    "SLURM_JOB_NODELIST is not set", id);
-	return hf_from_slurm(hs, nodes, getenv("SLURM_TASKS_PER_NODE"), e);
-}
-
-const char *
-slurm_job_id(void)
-{
-	const char	*id = getenv("SLURM_JOB_ID");
-
-	if (id == NULL || *id == '\0')
-		id = getenv("SLURM_JOBID");
-	return id != NULL && *id != '\0' ? id : NULL;
-}

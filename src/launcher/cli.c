@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "envfile.h"
 #include "wire.h"
+#include "dtlimits.h"
 #include "err.h"
 #include "framework.h"
 #include "prefix.h"
@@ -200,7 +201,7 @@ parse_count(const char *name, const char *s, int min, int *out,
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || errno != 0 || v > 1000000)
+	if (*s == '\0' || *end != '\0' || errno != 0 || v > DT_COUNT_MAX)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": not a "
 		    "number (give a whole number, e.g. %s 4)", name, s, name);
 	if (v < min)
@@ -220,7 +221,7 @@ parse_secs(const char *name, const char *s, double *out, struct dt_err *e)
 	errno = 0;
 	v = strtod(s, &end);
 	if (*s == '\0' || *end != '\0' || errno != 0 || !isfinite(v) ||
-	    v < 0 || v > 31536000)
+	    v < 0 || v > DT_SECS_MAX)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": want "
 		    "seconds, a number >= 0 (e.g. %s 30 or %s 0.5)", name, s,
 		    name, name);
@@ -433,11 +434,278 @@ cli_signals_str(uint64_t mask, char *buf, size_t len)
 	return buf;
 }
 
-int
-cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
-{
-	int	c, rc;
+/* What an option handler returns for an option of another topic. */
+#define CLI_NOTMINE	1000
 
+/*
+ * One handler per topic: each takes the options of its topic (the value in
+ * getopt's optarg) and returns 0, a negative DT_ERR_* with *e filled, or
+ * CLI_NOTMINE. A new option is one more case in its topic's switch.
+ */
+
+/* How many ranks, on which hosts: -n, -H, -f, --include, -s... */
+static int
+cli_opt_hosts(struct opts *o, int c, struct dt_err *e)
+{
+	int	rc = 0;
+
+	switch (c) {
+	case 'n':
+		rc = parse_count("-n", optarg, 1, &o->np, e);
+		break;
+	case OPT_NPROC:
+		rc = parse_count("--nproc-per-node", optarg, 1,
+		    &o->nproc_per_node, e);
+		break;
+	case OPT_LAUNCHER:
+		if (strcmp(optarg, "local") == 0)
+			o->launcher = LAUNCH_LOCAL;
+		else if (strcmp(optarg, "ssh") == 0)
+			o->launcher = LAUNCH_SSH;
+		else if (strcmp(optarg, "slurm") == 0)
+			o->launcher = LAUNCH_SLURM;
+		else
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+			    "--launcher \"%s\": unknown (use local, ssh "
+			    "or slurm)", optarg);
+		break;
+	case 'H':
+	case OPT_HOSTFILE:
+		o->hosts = xreallocarray(o->hosts, o->nhosts + 1,
+		    sizeof(*o->hosts));
+		o->hosts[o->nhosts++] = optarg;
+		break;
+	case 'f':
+		o->config = optarg;
+		break;
+	case OPT_TEMPLATE:
+		o->template = optarg;
+		break;
+	case OPT_INCLUDE:
+		o->include = optarg;
+		break;
+	case OPT_EXCLUDE:
+		o->exclude = optarg;
+		break;
+	case OPT_OVERSUB:
+		o->oversubscribe = 1;
+		break;
+	case 's':
+		rc = parse_count("-s", optarg, 0, &o->nservers, e);
+		break;
+	case OPT_MIN_NP:
+		rc = parse_count("--min-np", optarg, 1, &o->min_np, e);
+		break;
+	default:
+		return CLI_NOTMINE;
+	}
+	return rc;
+}
+
+/* Reaching hosts: the ssh options, and --sync-dst-dir's copy. */
+static int
+cli_opt_ssh(struct opts *o, int c, struct dt_err *e)
+{
+	int	rc = 0;
+
+	switch (c) {
+	case 'p':
+		rc = parse_count("-p", optarg, 1, &o->ssh.port, e);
+		if (rc == 0 && o->ssh.port > DT_PORT_MAX)
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "-p "
+			    "%d: want a port, 1 to 65535", o->ssh.port);
+		break;
+	case 'i':
+		o->ssh.identities = xreallocarray(o->ssh.identities,
+		    o->ssh.nidentities + 1, sizeof(char *));
+		o->ssh.identities[o->ssh.nidentities++] = optarg;
+		break;
+	case OPT_SSH_OPTION:
+		rc = ssh_cli_option(&o->ssh, optarg, e);
+		break;
+	case 'F':
+		o->ssh.config = optarg;
+		break;
+	case 'J':
+		/* The shortcut wins over any --ssh-option proxy. */
+		o->ssh.proxy_command = NULL;
+		o->ssh.proxy_jump = optarg;
+		break;
+	case OPT_SSH_FANOUT:
+		rc = parse_count("--ssh-fanout", optarg, 1,
+		    &o->ssh.fanout, e);
+		break;
+	case OPT_SSH_AGENT_DIR:
+		if (optarg[0] == '\0')
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+			    "--ssh-agent-dir needs a directory");
+		o->ssh.agent_dir = optarg;
+		break;
+	case OPT_SYNC_DST:
+		if (optarg[0] == '\0')
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+			    "--sync-dst-dir needs a directory");
+		o->sync_dst = optarg;
+		break;
+	case OPT_SYNC_EXCLUDE:
+		o->sync_exclude = xreallocarray(o->sync_exclude,
+		    o->nsync_exclude + 1, sizeof(char *));
+		o->sync_exclude[o->nsync_exclude++] = optarg;
+		break;
+	default:
+		return CLI_NOTMINE;
+	}
+	return rc;
+}
+
+/* What dtrun prints and where ranks' output goes. */
+static int
+cli_opt_output(struct opts *o, int c, struct dt_err *e)
+{
+	int	rc = 0;
+
+	switch (c) {
+	case OPT_PREFIX:
+		o->prefix_set = 1;
+		o->prefix = optarg;
+		rc = prefix_check(optarg, e);
+		break;
+	case OPT_OUTPUT_DIR:
+		if (optarg[0] == '\0')
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+			    "--output-dir needs a directory name");
+		o->output_dir = optarg;
+		break;
+	case OPT_TIMESTAMP:
+		o->timestamp = 1;
+		break;
+	case OPT_ESCAPE_OUTPUT:
+		o->escape_output = 1;
+		break;
+	case 'v':
+		o->verbose++;
+		break;
+	case 'q':
+		o->quiet = 1;
+		break;
+	case OPT_DRY_RUN:
+		o->dry_run = 1;
+		break;
+	default:
+		return CLI_NOTMINE;
+	}
+	return rc;
+}
+
+/* The ranks' environment: -x, --env-file, --setup, --framework... */
+static int
+cli_opt_env(struct opts *o, int c, struct dt_err *e)
+{
+	int	rc = 0;
+
+	switch (c) {
+	case 'x':
+		rc = add_export(o, optarg, e);
+		break;
+	case OPT_ENV_FILE:
+		rc = add_env_file(o, optarg, e);
+		break;
+	case OPT_SETUP:
+		if (optarg[0] == '\0')
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+			    "--setup needs a command (run by sh -c on "
+			    "each host)");
+		o->setup = optarg;
+		break;
+	case OPT_FRAMEWORK:
+		rc = fw_parse(optarg, &o->frameworks, e);
+		break;
+	case OPT_IFACE:
+		if (optarg[0] == '\0')
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+			    "--iface needs an interface name (see ip "
+			    "link)");
+		o->iface = optarg;
+		break;
+	case OPT_SEED:
+		rc = parse_seed(optarg, o, e);
+		break;
+	default:
+		return CLI_NOTMINE;
+	}
+	return rc;
+}
+
+/* Signals, timeouts, hangs and restarts. */
+static int
+cli_opt_run(struct opts *o, int c, struct dt_err *e)
+{
+	int	rc = 0;
+
+	switch (c) {
+	case OPT_FORWARD_SIGNALS:
+		rc = cli_parse_signals(optarg, "--forward-signals",
+		    &o->fwd_signals, e);
+		o->fwd_signals_set = 1;
+		break;
+	case OPT_KILL_GRACE:
+		rc = parse_secs("--kill-grace", optarg, &o->kill_grace,
+		    e);
+		o->kill_grace_set = 1;
+		break;
+	case OPT_TIMEOUT:
+		rc = parse_secs("--timeout", optarg, &o->timeout, e);
+		o->timeout_set = 1;
+		if (rc == 0 && o->timeout == 0)
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+			    "--timeout 0: give a time above zero, or "
+			    "leave --timeout out");
+		break;
+	case OPT_HEARTBEAT_TIMEOUT:
+		rc = parse_secs("--heartbeat-timeout", optarg,
+		    &o->heartbeat_timeout, e);
+		o->heartbeat_timeout_set = 1;
+		if (rc == 0)
+			rc = cli_check_heartbeat(o->heartbeat_timeout,
+			    "--heartbeat-timeout", e);
+		break;
+	case OPT_START_TIMEOUT:
+		rc = parse_secs("--start-timeout", optarg,
+		    &o->start_timeout, e);
+		break;
+	case OPT_HANG_TIMEOUT:
+		rc = parse_secs("--hang-timeout", optarg,
+		    &o->hang_timeout, e);
+		o->hang_timeout_set = 1;
+		break;
+	case OPT_ON_HANG:
+		if (strcmp(optarg, "report") == 0 ||
+		    strcmp(optarg, "stop") == 0)
+			o->on_hang_report = optarg[0] == 'r';
+		else
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+			    "--on-hang %s: want stop or report",
+			    optarg);
+		break;
+	case OPT_MAX_RESTARTS:
+		rc = parse_count("--max-restarts", optarg, 0,
+		    &o->max_restarts, e);
+		break;
+	case OPT_RESTART_DELAY:
+		rc = parse_secs("--restart-delay", optarg,
+		    &o->restart_delay, e);
+		o->restart_delay_set = 1;
+		break;
+	default:
+		return CLI_NOTMINE;
+	}
+	return rc;
+}
+
+/* The defaults every option starts from. */
+static void
+cli_defaults(struct opts *o)
+{
 	memset(o, 0, sizeof(*o));
 	o->prefix = PREFIX_DEFAULT;
 	o->kill_grace = 5;
@@ -446,252 +714,80 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 	o->max_restarts = -1;
 	o->restart_delay = CLI_RESTART_DELAY;
 	o->fwd_signals = CLI_FWD_DEFAULT;
-	dt_err_clear(e);
+}
 
+/* One option of each topic; a new option goes into its topic's switch. */
+static int (*const cli_groups[])(struct opts *, int, struct dt_err *) = {
+	cli_opt_hosts, cli_opt_ssh, cli_opt_output, cli_opt_env, cli_opt_run,
+};
+
+/* getopt's complaints (':' missing value, '?' unknown) as messages. */
+static int
+cli_bad_option(int c, char **argv, struct dt_err *e)
+{
+	if (c == ':')
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s needs a "
+		    "value (see dtrun --help)", argv[optind - 1]);
+	if (optopt != 0 && optopt < 256)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+		    "unknown option -%c (see dtrun --help)", optopt);
+	return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+	    "unknown option %s (see dtrun --help)", argv[optind - 1]);
+}
+
+/* After the options: the frameworks' defaults, and the command. */
+static int
+cli_finish(int argc, char **argv, struct opts *o, struct dt_err *e)
+{
+	int	rc;
+
+	if (o->frameworks == 0)
+		o->frameworks = FW_DEFAULT;
+	if ((rc = fw_check(o->frameworks, e)) != 0)
+		return rc;
+	if (optind >= argc) {
+		if (o->config != NULL)
+			return CLI_RUN;		/* the command may be in engine.yaml */
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "no command given "
+		    "(usage: dtrun [options] [--] COMMAND [ARGS...])");
+	}
+	if (argv[optind][0] == '\0')
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "the command is an "
+		    "empty string");
+	o->cmd = argv + optind;
+	o->ncmd = argc - optind;
+	return CLI_RUN;
+}
+
+int
+cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
+{
+	size_t	g;
+	int	c, rc;
+
+	cli_defaults(o);
+	dt_err_clear(e);
 	optind = 0;		/* glibc: restart, so the unit tests can call us again */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:n:x:H:f:s:p:i:F:J:vqVh", longopts, NULL)) != -1) {
-		rc = 0;
-		switch (c) {
-		case 'n':
-			rc = parse_count("-n", optarg, 1, &o->np, e);
-			break;
-		case OPT_NPROC:
-			rc = parse_count("--nproc-per-node", optarg, 1,
-			    &o->nproc_per_node, e);
-			break;
-		case OPT_LAUNCHER:
-			if (strcmp(optarg, "local") == 0)
-				o->launcher = LAUNCH_LOCAL;
-			else if (strcmp(optarg, "ssh") == 0)
-				o->launcher = LAUNCH_SSH;
-			else if (strcmp(optarg, "slurm") == 0)
-				o->launcher = LAUNCH_SLURM;
-			else
-				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
-				    "--launcher \"%s\": unknown (use local, ssh "
-				    "or slurm)", optarg);
-			break;
-		case 'H':
-		case OPT_HOSTFILE:
-			o->hosts = xreallocarray(o->hosts, o->nhosts + 1,
-			    sizeof(*o->hosts));
-			o->hosts[o->nhosts++] = optarg;
-			break;
-		case 'f':
-			o->config = optarg;
-			break;
-		case OPT_TEMPLATE:
-			o->template = optarg;
-			break;
-		case OPT_INCLUDE:
-			o->include = optarg;
-			break;
-		case OPT_EXCLUDE:
-			o->exclude = optarg;
-			break;
-		case OPT_OVERSUB:
-			o->oversubscribe = 1;
-			break;
-		case 's':
-			rc = parse_count("-s", optarg, 0, &o->nservers, e);
-			break;
-		case 'p':
-			rc = parse_count("-p", optarg, 1, &o->ssh.port, e);
-			if (rc == 0 && o->ssh.port > 65535)
-				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "-p "
-				    "%d: want a port, 1 to 65535", o->ssh.port);
-			break;
-		case 'i':
-			o->ssh.identities = xreallocarray(o->ssh.identities,
-			    o->ssh.nidentities + 1, sizeof(char *));
-			o->ssh.identities[o->ssh.nidentities++] = optarg;
-			break;
-		case OPT_SSH_OPTION:
-			rc = ssh_cli_option(&o->ssh, optarg, e);
-			break;
-		case 'F':
-			o->ssh.config = optarg;
-			break;
-		case 'J':
-			/* The shortcut wins over any --ssh-option proxy. */
-			o->ssh.proxy_command = NULL;
-			o->ssh.proxy_jump = optarg;
-			break;
-		case OPT_SSH_FANOUT:
-			rc = parse_count("--ssh-fanout", optarg, 1,
-			    &o->ssh.fanout, e);
-			break;
-		case OPT_SSH_AGENT_DIR:
-			if (optarg[0] == '\0')
-				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
-				    "--ssh-agent-dir needs a directory");
-			o->ssh.agent_dir = optarg;
-			break;
-		case OPT_SYNC_DST:
-			if (optarg[0] == '\0')
-				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
-				    "--sync-dst-dir needs a directory");
-			o->sync_dst = optarg;
-			break;
-		case OPT_SYNC_EXCLUDE:
-			o->sync_exclude = xreallocarray(o->sync_exclude,
-			    o->nsync_exclude + 1, sizeof(char *));
-			o->sync_exclude[o->nsync_exclude++] = optarg;
-			break;
-		case OPT_PREFIX:
-			o->prefix_set = 1;
-			o->prefix = optarg;
-			rc = prefix_check(optarg, e);
-			break;
-		case OPT_OUTPUT_DIR:
-			if (optarg[0] == '\0')
-				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
-				    "--output-dir needs a directory name");
-			o->output_dir = optarg;
-			break;
-		case OPT_TIMESTAMP:
-			o->timestamp = 1;
-			break;
-		case OPT_ESCAPE_OUTPUT:
-			o->escape_output = 1;
-			break;
-		case 'x':
-			rc = add_export(o, optarg, e);
-			break;
-		case OPT_ENV_FILE:
-			rc = add_env_file(o, optarg, e);
-			break;
-		case OPT_SETUP:
-			if (optarg[0] == '\0')
-				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
-				    "--setup needs a command (run by sh -c on "
-				    "each host)");
-			o->setup = optarg;
-			break;
-		case OPT_FORWARD_SIGNALS:
-			rc = cli_parse_signals(optarg, "--forward-signals",
-			    &o->fwd_signals, e);
-			o->fwd_signals_set = 1;
-			break;
-		case OPT_KILL_GRACE:
-			rc = parse_secs("--kill-grace", optarg, &o->kill_grace,
-			    e);
-			o->kill_grace_set = 1;
-			break;
-		case OPT_TIMEOUT:
-			rc = parse_secs("--timeout", optarg, &o->timeout, e);
-			o->timeout_set = 1;
-			if (rc == 0 && o->timeout == 0)
-				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
-				    "--timeout 0: give a time above zero, or "
-				    "leave --timeout out");
-			break;
-		case OPT_HEARTBEAT_TIMEOUT:
-			rc = parse_secs("--heartbeat-timeout", optarg,
-			    &o->heartbeat_timeout, e);
-			o->heartbeat_timeout_set = 1;
-			if (rc == 0)
-				rc = cli_check_heartbeat(o->heartbeat_timeout,
-				    "--heartbeat-timeout", e);
-			break;
-		case OPT_START_TIMEOUT:
-			rc = parse_secs("--start-timeout", optarg,
-			    &o->start_timeout, e);
-			break;
-		case OPT_HANG_TIMEOUT:
-			rc = parse_secs("--hang-timeout", optarg,
-			    &o->hang_timeout, e);
-			o->hang_timeout_set = 1;
-			break;
-		case OPT_ON_HANG:
-			if (strcmp(optarg, "report") == 0 ||
-			    strcmp(optarg, "stop") == 0)
-				o->on_hang_report = optarg[0] == 'r';
-			else
-				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
-				    "--on-hang %s: want stop or report",
-				    optarg);
-			break;
-		case OPT_MAX_RESTARTS:
-			rc = parse_count("--max-restarts", optarg, 0,
-			    &o->max_restarts, e);
-			break;
-		case OPT_RESTART_DELAY:
-			rc = parse_secs("--restart-delay", optarg,
-			    &o->restart_delay, e);
-			o->restart_delay_set = 1;
-			break;
-		case OPT_MIN_NP:
-			rc = parse_count("--min-np", optarg, 1, &o->min_np, e);
-			break;
-		case OPT_DRY_RUN:
-			o->dry_run = 1;
-			break;
-		case OPT_FRAMEWORK:
-			rc = fw_parse(optarg, &o->frameworks, e);
-			break;
-		case OPT_IFACE:
-			if (optarg[0] == '\0')
-				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
-				    "--iface needs an interface name (see ip "
-				    "link)");
-			o->iface = optarg;
-			break;
-		case OPT_SEED:
-			rc = parse_seed(optarg, o, e);
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'V':
+		if (c == 'V')
 			return CLI_VERSION;
-		case 'h':
+		if (c == 'h')
 			return CLI_HELP;
-		case ':':
-			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s needs a "
-			    "value (see dtrun --help)", argv[optind - 1]);
-			break;
-		default:
-			if (optopt != 0 && optopt < 256)
-				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
-				    "unknown option -%c (see dtrun --help)",
-				    optopt);
-			else
-				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
-				    "unknown option %s (see dtrun --help)",
-				    argv[optind - 1]);
-			break;
-		}
+		rc = CLI_NOTMINE;
+		for (g = 0; g < sizeof(cli_groups) / sizeof(cli_groups[0]) &&
+		    rc == CLI_NOTMINE; g++)
+			rc = cli_groups[g](o, c, e);
+		if (rc == CLI_NOTMINE)
+			rc = cli_bad_option(c, argv, e);
 		if (rc != 0) {
 			cli_free(o);
 			return rc;
 		}
 	}
-	if (o->frameworks == 0)
-		o->frameworks = FW_DEFAULT;
-	if ((rc = fw_check(o->frameworks, e)) != 0) {
+	if ((rc = cli_finish(argc, argv, o, e)) < 0)
 		cli_free(o);
-		return rc;
-	}
-	if (optind >= argc) {
-		if (o->config != NULL)
-			return CLI_RUN;		/* the command may be in engine.yaml */
-		cli_free(o);
-		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "no command given "
-		    "(usage: dtrun [options] [--] COMMAND [ARGS...])");
-	}
-	if (argv[optind][0] == '\0') {
-		cli_free(o);
-		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "the command is an "
-		    "empty string");
-	}
-	o->cmd = argv + optind;
-	o->ncmd = argc - optind;
-	return CLI_RUN;
+	return rc;
 }
 
 void

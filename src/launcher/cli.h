@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "dtlimits.h"
 #include "sshconf.h"
 
 struct dt_err;
@@ -72,7 +73,7 @@ struct opts {
 /* --heartbeat-timeout: the default and the bounds (0 turns it off). */
 #define CLI_HEARTBEAT_DEFAULT	15
 #define CLI_HEARTBEAT_MIN	1
-#define CLI_HEARTBEAT_MAX	86400	/* AP_HEARTBEAT_MAX_MS */
+#define CLI_HEARTBEAT_MAX	DT_HEARTBEAT_MAX_S
 
 /* --max-restarts when engine.yaml says preemptible: true; --restart-delay's default. */
 #define CLI_PREEMPTIBLE_RESTARTS 3

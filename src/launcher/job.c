@@ -794,7 +794,7 @@ job_ask_ports(struct job *j)
 
 /* h's agent sent the ports its workers are to use. */
 static void
-job_host_ports(struct job_host *h, const uint32_t *ports, uint32_t n)
+job_host_ports(struct job_host *h, const int *ports, uint32_t n)
 {
 	struct job	*j = h->job;
 	uint32_t	 k = 0;
@@ -871,7 +871,8 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 	struct ap_exit	 x;
 	struct ap_error	 e;
 	struct ap_stack	 stk;
-	uint32_t	 rank, pid, nports, *ports;
+	uint32_t	 rank, pid, nports;
+	int		*ports;
 	uint64_t	 ms;
 
 	h->beat.heard = 1;
@@ -1334,7 +1335,7 @@ job_rdzv_start(struct job *j, struct dt_err *e)
 	cfg.arg = j;
 	rc = rdzv_server_new(j->base, &cfg, &j->rdzv, e);
 	free(ri);
-	memset(secret, 0, sizeof(secret));
+	explicit_bzero(secret, sizeof(secret));
 	if (rc != 0)
 		return rc;
 	/*

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "env.h"
 #include "err.h"
+#include "exitcodes.h"
 #include "job.h"
 #include "log.h"
 #include "plan.h"
@@ -30,15 +31,15 @@ main(int argc, char **argv)
 	rc = cli_parse(argc, argv, &o, &e);
 	if (rc == CLI_HELP) {
 		fputs(cli_usage, stdout);
-		return 0;
+		return EXIT_OK;
 	}
 	if (rc == CLI_VERSION) {
 		printf("dtrun %s\n", DT_VERSION);
-		return 0;
+		return EXIT_OK;
 	}
 	if (rc < 0) {
 		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
-		return 2;
+		return EXIT_CONFIG;
 	}
 	log_level = o.quiet ? -1 : o.verbose;
 
@@ -46,17 +47,17 @@ main(int argc, char **argv)
 		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
 		plan_free(&p);
 		cli_free(&o);
-		return 2;
+		return EXIT_CONFIG;
 	}
 	job_make_id(id, sizeof(id));
 	if (o.dry_run) {
 		/* Check what a run would check: --iface, for one. */
 		if (env_prepare(&ec, &o, &p, id, &e) != 0) {
 			log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
-			rc = 2;
+			rc = EXIT_CONFIG;
 		} else {
 			plan_print(&p, &o, id);
-			rc = 0;
+			rc = EXIT_OK;
 		}
 		env_release(&ec);
 	} else {

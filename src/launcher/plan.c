@@ -16,7 +16,6 @@
 #include "prefix.h"
 #include "strv.h"
 #include "sync.h"
-#include "slurm.h"
 #include "xmalloc.h"
 
 /* Joins engine.yaml's commands into one "sh -c" word: run in order, stop at the first failure. */
@@ -193,12 +192,12 @@ plan_hosts(struct hf_hosts *hs, struct opts *o, struct hf_config *c,
 	} else if (hf_config_has(c, HF_C_HOSTFILE))
 		rc = hf_parse_file(hs, c->hostfile, e);
 	else if (o->launcher == LAUNCH_SLURM ||
-	    (o->launcher == LAUNCH_AUTO && slurm_job_id() != NULL)) {
+	    (o->launcher == LAUNCH_AUTO && hf_slurm_job_id() != NULL)) {
 		if (o->launcher == LAUNCH_AUTO)
 			log_notice("inside Slurm job %s: using --launcher slurm",
-			    slurm_job_id());
+			    hf_slurm_job_id());
 		o->launcher = LAUNCH_SLURM;
-		rc = slurm_alloc_hosts(hs, e);
+		rc = hf_from_slurm_env(hs, e);
 	} else {
 		*given = 0;
 		n = o->nproc_per_node ? o->nproc_per_node : o->np ? o->np : 1;
@@ -293,7 +292,7 @@ plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 		o->launcher = given ? LAUNCH_SSH : LAUNCH_LOCAL;
 	if (rc == 0)
 		rc = sync_check(o, e);
-	if (rc == 0 && o->launcher == LAUNCH_SLURM && slurm_job_id() == NULL)
+	if (rc == 0 && o->launcher == LAUNCH_SLURM && hf_slurm_job_id() == NULL)
 		rc = dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "--launcher slurm: "
 		    "not inside a Slurm allocation (run dtrun under salloc or "
 		    "in an sbatch script)");

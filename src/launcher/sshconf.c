@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "dtlimits.h"
 #include "err.h"
 #include "sshconf.h"
 #include "xmalloc.h"
@@ -105,7 +106,7 @@ parse_port(const char *v)
 	char	*end;
 	long	 p = strtol(v, &end, 10);
 
-	return *v == '\0' || *end != '\0' || p < 1 || p > 65535 ? -1 : (int)p;
+	return *v == '\0' || *end != '\0' || p < 1 || p > DT_PORT_MAX ? -1 : (int)p;
 }
 
 int

@@ -30,6 +30,7 @@
 #include "child.h"
 #include "cli.h"
 #include "err.h"
+#include "exitcodes.h"
 #include "log.h"
 #include "plan.h"
 #include "sshconf.h"
@@ -41,28 +42,26 @@ extern char **environ;
 
 #define SYNC_FANOUT_DEFAULT	64
 #define SYNC_ERR_MAX		4096	/* rsync's stderr kept per host */
-#define EXIT_CONFIG		2
-#define EXIT_LOST		255
 
 struct sync;
 
 /* One output pipe of an rsync. */
-struct spipe {
-	struct shost	*sh;
-	int		 fd;		/* -1 at EOF */
-	struct event	*ev;
-	struct evbuffer	*buf;
+struct sync_pipe {
+	struct sync_host	*sh;
+	int			 fd;		/* -1 at EOF */
+	struct event		*ev;
+	struct evbuffer		*buf;
 };
 
 enum shstate { SH_QUEUED, SH_RUNNING, SH_DONE };
 
-struct shost {
+struct sync_host {
 	struct sync		*s;
 	const struct plan_host	*ph;
 	enum shstate		 st;
 	pid_t			 pid;		/* 0 once reaped */
 	int			 status;
-	struct spipe		 out, err;
+	struct sync_pipe	 out, err;
 	unsigned long long	 bytes;		/* file data, from progress2 */
 	unsigned long long	 sent;		/* on the wire, from --stats */
 	struct timeval		 t0;
@@ -74,7 +73,7 @@ struct sync {
 	const struct plan	*plan;
 	void			(*done)(void *, int);
 	void			*arg;
-	struct shost		*hosts;
+	struct sync_host	*hosts;
 	size_t			 nhosts;
 	size_t			 next;		/* next host to start */
 	size_t			 nrunning;
@@ -109,7 +108,7 @@ rsync_word(struct evbuffer *b, const char *s)
 
 /* Appends s to b as one POSIX shell word. */
 static void
-shell_word(struct evbuffer *b, const char *s)
+buf_add_word(struct evbuffer *b, const char *s)
 {
 	char	*q = shell_quote(s);
 
@@ -262,11 +261,11 @@ sync_ssh_words(const struct ssh_cli *c, const struct ssh_target *t,
 		for (i = 0; i < jw.n; i++) {
 			evbuffer_add(b, " ", 1);
 			q = pct_escape(jw.v[i]);
-			shell_word(b, q);
+			buf_add_word(b, q);
 			free(q);
 		}
 		evbuffer_add_printf(b, " -W '[%%h]:%%p' ");
-		shell_word(b, jt.hostname);
+		buf_add_word(b, jt.hostname);
 		cmd = buf_take(b);
 		evbuffer_free(b);
 		strv_addf(w, "-oProxyCommand=%s", cmd);
@@ -330,7 +329,7 @@ sync_argv(const struct opts *o, const struct plan_host *ph, int local,
 
 	/* rsync makes only the last directory: make its parents first. */
 	evbuffer_add_printf(b, "mkdir -p -- ");
-	shell_word(b, dir);
+	buf_add_word(b, dir);
 	evbuffer_add_printf(b, " && rsync");
 	cmd = buf_take(b);
 	strv_addf(v, "--rsync-path=%s", cmd);
@@ -388,7 +387,7 @@ since(const struct timeval *tv)
 
 /* Reads "1,234,567" at p into *n; returns 1 if p held a number. */
 static int
-parse_count(const char *p, unsigned long long *n)
+stats_count(const char *p, unsigned long long *n)
 {
 	int	any = 0;
 
@@ -404,18 +403,18 @@ parse_count(const char *p, unsigned long long *n)
 
 /* One \r- or \n-ended piece of rsync's stdout. */
 static void
-sync_stdout_line(struct shost *sh, const char *line)
+sync_stdout_line(struct sync_host *sh, const char *line)
 {
 	unsigned long long	n;
 	const char		*p = line + strspn(line, " ");
 
 	if (strncmp(p, "Total bytes sent:", 17) == 0) {
-		if (parse_count(p + 17 + strspn(p + 17, " "), &n))
+		if (stats_count(p + 17 + strspn(p + 17, " "), &n))
 			sh->sent = n;
 		return;
 	}
 	/* progress2: "    3,000,000 100%  176.86MB/s    0:00:00 (xfr#1, ...)" */
-	if (parse_count(p, &n) && strchr(p, '%') != NULL)
+	if (stats_count(p, &n) && strchr(p, '%') != NULL)
 		sh->bytes = n;
 }
 
@@ -498,14 +497,14 @@ ssh_failure_line(const char *line)
 
 /* Says why sh's rsync failed: its first line of stderr, then the rest. */
 static void
-sync_report(struct shost *sh)
+sync_report(struct sync_host *sh)
 {
 	struct sync	*s = sh->s;
 	char		*line;
 	int		 code, n = 0, ssh_failed = 0;
 
 	code = WIFEXITED(sh->status) ? WEXITSTATUS(sh->status) :
-	    128 + WTERMSIG(sh->status);
+	    EXIT_SIGNAL(WTERMSIG(sh->status));
 	sync_progress(s, 1);
 	while ((line = evbuffer_readln(sh->err.buf, NULL,
 	    EVBUFFER_EOL_ANY)) != NULL && *line == '\0')
@@ -524,12 +523,12 @@ sync_report(struct shost *sh)
 		free(line);
 	}
 	/* ssh failing to reach the host (255) is a lost host, as for an agent. */
-	sync_fail(s, code == 255 || ssh_failed ? EXIT_LOST : EXIT_CONFIG);
+	sync_fail(s, code == EXIT_LOST || ssh_failed ? EXIT_LOST : EXIT_CONFIG);
 }
 
 /* Once reaped and both pipes are at EOF, sh is done. */
 static void
-sync_host_check(struct shost *sh)
+sync_host_check(struct sync_host *sh)
 {
 	struct sync		*s = sh->s;
 	unsigned long long	 bytes = 0, sent = 0;
@@ -569,7 +568,7 @@ sync_host_check(struct shost *sh)
 
 /* Closes a pipe at EOF. */
 static void
-spipe_close(struct spipe *p)
+sync_pipe_close(struct sync_pipe *p)
 {
 	if (p->fd < 0)
 		return;
@@ -581,20 +580,20 @@ spipe_close(struct spipe *p)
 
 /* ARGSUSED */
 static void
-spipe_read_cb(evutil_socket_t fd, short what, void *arg)
+sync_pipe_read_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct spipe	*p = arg;
-	struct shost	*sh = p->sh;
-	char		 buf[8192], *line;
-	size_t		 len, i;
-	ssize_t		 n;
-	unsigned char	*q;
+	struct sync_pipe	*p = arg;
+	struct sync_host	*sh = p->sh;
+	char			 buf[8192], *line;
+	size_t			 len, i;
+	ssize_t			 n;
+	unsigned char		*q;
 
 	n = read(p->fd, buf, sizeof(buf));
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
 	if (n <= 0) {
-		spipe_close(p);
+		sync_pipe_close(p);
 		sync_host_check(sh);
 		return;
 	}
@@ -628,7 +627,7 @@ spipe_read_cb(evutil_socket_t fd, short what, void *arg)
 
 /* Opens the pipe for one of the child's streams; returns the child's end or -1. */
 static int
-spipe_open(struct shost *sh, struct spipe *p)
+sync_pipe_open(struct sync_host *sh, struct sync_pipe *p)
 {
 	int	fds[2];
 
@@ -639,7 +638,7 @@ spipe_open(struct shost *sh, struct spipe *p)
 	p->fd = fds[0];
 	p->buf = evbuffer_new();
 	p->ev = event_new(sh->s->base, p->fd, EV_READ | EV_PERSIST,
-	    spipe_read_cb, p);
+	    sync_pipe_read_cb, p);
 	event_add(p->ev, NULL);
 	return fds[1];
 }
@@ -669,7 +668,7 @@ mkdir_p(const char *dir)
 
 /* Starts sh's rsync; on failure, reports and finishes s. */
 static void
-sync_host_start(struct shost *sh)
+sync_host_start(struct sync_host *sh)
 {
 	struct sync		*s = sh->s;
 	struct strv		 v = { 0 };
@@ -692,8 +691,8 @@ sync_host_start(struct shost *sh)
 		strv_free(&v);
 		return;
 	}
-	ofd = spipe_open(sh, &sh->out);
-	efd = spipe_open(sh, &sh->err);
+	ofd = sync_pipe_open(sh, &sh->out);
+	efd = sync_pipe_open(sh, &sh->err);
 	if (ofd == -1 || efd == -1) {
 		log_error("pipe: %s", strerror(errno));
 		sync_fail(s, EXIT_CONFIG);
@@ -815,8 +814,8 @@ sync_stop(struct sync *s)
 void
 sync_free(struct sync *s)
 {
-	struct shost	*sh;
-	size_t		 i;
+	struct sync_host	*sh;
+	size_t			 i;
 
 	if (s == NULL)
 		return;
@@ -826,8 +825,8 @@ sync_free(struct sync *s)
 			kill(-sh->pid, SIGKILL);
 			waitpid(sh->pid, NULL, 0);
 		}
-		spipe_close(&sh->out);
-		spipe_close(&sh->err);
+		sync_pipe_close(&sh->out);
+		sync_pipe_close(&sh->err);
 		if (sh->out.buf != NULL)
 			evbuffer_free(sh->out.buf);
 		if (sh->err.buf != NULL)

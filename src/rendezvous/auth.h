@@ -15,10 +15,11 @@
 #include <stdint.h>
 
 #include "proto.h"
+#include "dtlimits.h"
 
-#define RDZV_SECRET_MIN		16	/* bytes (128 bits): shorter is refused */
-#define RDZV_SECRET_LEN		32	/* bytes made by rdzv_auth_secret */
-#define RDZV_SECRET_MAX		64
+#define RDZV_SECRET_MIN		DT_SECRET_MIN	/* bytes (128 bits): shorter is refused */
+#define RDZV_SECRET_LEN		DT_SECRET_LEN	/* bytes made by rdzv_auth_secret */
+#define RDZV_SECRET_MAX		DT_SECRET_MAX
 
 /* Which end a MAC speaks for. */
 enum rdzv_role {

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dtlimits.h"
 #include "err.h"
 #include "wire.h"
 #include "proto.h"
@@ -69,7 +70,7 @@ rdzv_addr_split(const char *addr, char *host, size_t hostcap, int *port)
 	errno = 0;
 	p = strtol(colon + 1, &end, 10);
 	if (colon[1] == '\0' || *end != '\0' || errno != 0 || p < 1 ||
-	    p > 65535)
+	    p > DT_PORT_MAX)
 		return DT_ERR_PARSE;
 	memcpy(host, h, hl);
 	host[hl] = '\0';

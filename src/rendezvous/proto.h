@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dtlimits.h"
 #include "wire.h"
 
 #define RDZV_VERSION	1
@@ -21,7 +22,7 @@
 #define RDZV_MAC_LEN	32
 #define RDZV_MAX_KEY	256		/* bytes in a key, at least 1 */
 #define RDZV_MAX_VALUE	65536		/* bytes in a value */
-#define RDZV_MAX_HOST	255		/* bytes in a host name */
+#define RDZV_MAX_HOST	DT_HOST_MAX	/* bytes in a host name */
 #define RDZV_MAX_TEXT	1024		/* bytes in an error or abort text */
 /* The largest frame, length word included: a SET with the largest key and value. */
 #define RDZV_MAX_FRAME	(DT_FRAME_HDR + 4 + RDZV_MAX_KEY + 4 + RDZV_MAX_VALUE)

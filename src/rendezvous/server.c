@@ -1338,6 +1338,6 @@ rdzv_server_free(struct rdzv_server *s)
 	rdzv_store_free(s->pendix);
 	free(s->abort_why);
 	free(s->notify_timeout);
-	memset(s->secret, 0, sizeof(s->secret));
+	explicit_bzero(s->secret, sizeof(s->secret));
 	free(s);
 }

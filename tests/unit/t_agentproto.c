@@ -203,7 +203,8 @@ TEST(ap_ports_roundtrip)
 	struct dt_wbuf	 b;
 	const uint8_t	*pl;
 	size_t		 n;
-	uint32_t	 want[3] = { 29500, 1, 65535 }, *got, k;
+	uint32_t	 k;
+	int		 want[3] = { 29500, 1, 65535 }, *got;
 	uint8_t		 lying[6] = { 0, 0, 0, 2, 0x12, 0x34 };	/* says 2, has 1 */
 
 	dt_wbuf_init(&b);

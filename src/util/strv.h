@@ -1,4 +1,7 @@
-/* strv.h -- a growable NULL-terminated vector of malloc'd strings (binaries only). */
+/*
+ * strv.h -- a growable NULL-terminated vector of malloc'd strings. It exits
+ * on ENOMEM (xmalloc.h), so only the binaries use it, never a library.
+ */
 #ifndef DT_STRV_H
 #define DT_STRV_H
 

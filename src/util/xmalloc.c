@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "xmalloc.h"
+#include "exitcodes.h"
 
 static void
 oom(void)
@@ -13,7 +14,7 @@ oom(void)
 	static const char msg[] = "dtrun: out of memory\n";
 
 	(void)!write(2, msg, sizeof(msg) - 1);
-	_exit(70);
+	_exit(EXIT_INTERNAL);
 }
 
 void *

@@ -1,0 +1,84 @@
+/*
+ * dtlimits.h -- the limits and buffer sizes that more than one module must
+ * agree on, and those a user meets in a message, each named with why it
+ * is that size. (Not "limits.h": -Isrc/common would shadow the system's.)
+ *
+ * A wire format's own bounds stay in its header, beside the fields they
+ * bound (agentproto.h's AP_*, the rendezvous's proto.h RDZV_*, connect.h's
+ * AC_*; doc/agent-protocol.md and doc/rendezvous.md list them), but take
+ * their value from here where they are a limit of the job rather than of
+ * the format.
+ */
+#ifndef DT_DTLIMITS_H
+#define DT_DTLIMITS_H
+
+/*
+ * Ranks in one plan, and so on one host at most: far beyond any cluster,
+ * small enough that a per-rank table is a few tens of MiB.
+ */
+#define DT_RANKS_MAX	1000000
+
+/* A host name, as DNS bounds it (255 octets): hostfiles, HELLO, JOIN, --connect. */
+#define DT_HOST_MAX	255
+
+/* The largest TCP port: -p, user@host:port, ssh_config's Port. */
+#define DT_PORT_MAX	65535
+
+/*
+ * Per-job secrets (the rendezvous's and the Slurm agents'): 32 random
+ * bytes (256 bits) are made; a peer's shorter than 16 bytes (128 bits,
+ * guessable in principle) is refused; 64 bounds what is parsed.
+ */
+#define DT_SECRET_LEN	32
+#define DT_SECRET_MIN	16
+#define DT_SECRET_MAX	64
+
+/*
+ * The agent's link to dtrun: above DT_LINK_HIGH bytes queued (dtrun, or
+ * whoever reads its stdout, is slower than the ranks) the ranks' pipes are
+ * paused, and resumed below DT_LINK_LOW. 4 MiB lets a fast reader never
+ * see a pause; 1 MiB of hysteresis keeps pausing rare.
+ */
+#define DT_LINK_LOW	(1 << 20)
+#define DT_LINK_HIGH	(4 << 20)
+
+/*
+ * Frames an agent encodes are written once this many bytes are waiting
+ * (STARTED of many ranks): one write, not one per rank, and still well
+ * under a pipe's or socket's buffer.
+ */
+#define DT_WRITE_BATCH	(64 * 1024)
+
+/*
+ * One message for a person: an error, a log line, an escaped name from a
+ * peer. Longer ones are cut; they were never meant to be read whole.
+ */
+#define DT_MSG_MAX	1024
+
+/* Counts given on the command line (-n, --nnodes...): DT_RANKS_MAX. */
+#define DT_COUNT_MAX	DT_RANKS_MAX
+
+/*
+ * Seconds given on the command line (--timeout, --kill-grace...): a
+ * year. Longer is a typo, and a year of milliseconds still fits 64 bits
+ * many times over.
+ */
+#define DT_SECS_MAX	(365 * 24 * 3600)
+
+/* --heartbeat-timeout: a day (agentproto.h's AP_HEARTBEAT_MAX_MS). */
+#define DT_HEARTBEAT_MAX_S (24 * 3600)
+
+/* dtrun-kill -w: an hour between SIGTERM and SIGKILL is plenty. */
+#define DT_KILL_WAIT_MAX_S 3600
+
+/*
+ * What is read of a process's /proc/PID/environ (looking for its
+ * DTRUN_JOB_ID): an environment is at most a few MiB (ARG_MAX), so a
+ * bigger file is not one to trust.
+ */
+#define DT_ENVIRON_MAX	(64 << 20)
+
+/* The tail of a failed --setup's stderr shown in the error: a message, not a log. */
+#define DT_SETUP_TAIL	2048
+
+#endif
