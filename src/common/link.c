@@ -35,6 +35,9 @@ struct link {
 	int		 dead;		/* freed while busy */
 };
 
+/* Bytes one read takes off the stream: 256 KiB is a few whole OUTPUT frames. */
+#define LINK_READ	(256 * 1024)
+
 static void	link_read_cb(evutil_socket_t, short, void *);
 static void	link_write_cb(evutil_socket_t, short, void *);
 
@@ -237,6 +240,28 @@ link_deliver(struct link *l)
 		link_down(l, DT_ERR_PROTO, why);
 }
 
+/*
+ * Reads up to max bytes from fd straight into in. evbuffer_read takes at
+ * most 4 KiB a call (libevent 2.1's EVBUFFER_MAX_READ): on a busy output
+ * stream that is a read, an ioctl and an epoll_wait per 4 KiB. Returns what
+ * read(2) returned.
+ */
+static ssize_t
+link_read_fd(struct evbuffer *in, int fd, size_t max)
+{
+	struct evbuffer_iovec	v;
+	ssize_t			n;
+
+	if (evbuffer_reserve_space(in, max, &v, 1) != 1)
+		return evbuffer_read(in, fd, max);
+	if ((n = read(fd, v.iov_base, v.iov_len)) > 0)
+		v.iov_len = n;
+	else
+		v.iov_len = 0;
+	evbuffer_commit_space(in, &v, 1);
+	return n;
+}
+
 /* ARGSUSED */
 static void
 link_read_cb(evutil_socket_t fd, short what, void *arg)
@@ -245,7 +270,7 @@ link_read_cb(evutil_socket_t fd, short what, void *arg)
 	int		 n, eof = 0;
 
 	l->busy++;
-	n = evbuffer_read(l->in, fd, 256 * 1024);
+	n = link_read_fd(l->in, fd, LINK_READ);
 	if (n == 0)
 		eof = 1;
 	else if (n < 0 && errno != EAGAIN && errno != EINTR)

@@ -8,6 +8,11 @@
  * Unfinished lines wait in their rank's splitter, up to LINES_MAX each and
  * OUTPUT_HELD_MAX for all ranks together: past that, the biggest is cut
  * there and handed on, as the LINES_MAX cut does.
+ *
+ * The log path is a copy loop, so it copies once: the lines of one chunk
+ * go, each behind its prefix, into one flat staging buffer (reused, never
+ * allocated per line), which one write(2) hands to the fd when nothing is
+ * queued before it; only what the fd does not take is queued.
  */
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -37,6 +42,8 @@
 #define SINK_LOW	(1024 * 1024)
 /* All unfinished lines together: without a total, 64 ranks could hold 1 GiB. */
 #define OUTPUT_HELD_MAX	(64 * 1024 * 1024)
+/* A staging buffer bigger than this (a cut 8 MiB line) is freed after use. */
+#define STAGE_KEEP	(1024 * 1024)
 
 struct sink {
 	struct output	*o;
@@ -67,6 +74,9 @@ struct output {
 	struct sink	*cur;		/* sink of the chunk being split */
 	struct orank	*cur_rank;
 	int		 cur_stream;
+	char		*stage;		/* the chunk's prefixed lines, for cur */
+	size_t		 slen;
+	size_t		 scap;
 };
 
 static void	sink_write(struct sink *);
@@ -120,6 +130,23 @@ sink_broke(struct sink *s)
 		s->o->cfg.closed(s->o->cfg.arg, s->stream);
 }
 
+/*
+ * After a write to s that returned n <= 0: 1 to try again (EINTR), 0 to
+ * stop, because the fd would block or, on any other error, s broke.
+ */
+static int
+sink_retry(struct sink *s, ssize_t n)
+{
+	if (n < 0 && errno == EINTR)
+		return 1;
+	if (n < 0 && errno == EAGAIN && s->wev != NULL)
+		return 0;
+	log_debug("%s: %s", s->stream == 1 ? "stdout" : "stderr",
+	    strerror(errno));
+	sink_broke(s);
+	return 0;
+}
+
 /* Writes what the fd takes now; arms the write event for the rest. */
 static void
 sink_write(struct sink *s)
@@ -129,15 +156,9 @@ sink_write(struct sink *s)
 
 	while (evbuffer_get_length(s->buf) > 0 && !s->broken) {
 		n = evbuffer_write(s->buf, s->fd);
-		if (n > 0)
+		if (n > 0 || sink_retry(s, n))
 			continue;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN && s->wev != NULL)
-			break;
-		log_debug("%s: %s", s->stream == 1 ? "stdout" : "stderr",
-		    strerror(errno));
-		sink_broke(s);
+		break;
 	}
 	if (s->wev != NULL) {
 		if (evbuffer_get_length(s->buf) > 0)
@@ -152,6 +173,32 @@ sink_write(struct sink *s)
 		o->pressed = 0;
 		o->cfg.pressure(o->cfg.arg, 0);
 	}
+}
+
+/*
+ * Hands n bytes of whole lines to s: written at once when nothing is queued
+ * before them (the usual case: no copy beyond the staging one), the rest
+ * queued for sink_write.
+ */
+static void
+sink_put(struct sink *s, const char *p, size_t n)
+{
+	ssize_t	w;
+
+	if (s->broken || n == 0)
+		return;
+	while (n > 0 && evbuffer_get_length(s->buf) == 0) {
+		if ((w = write(s->fd, p, n)) > 0) {
+			p += w;
+			n -= w;
+		} else if (!sink_retry(s, w))
+			break;
+	}
+	if (s->broken)
+		return;
+	if (n > 0 && evbuffer_add(s->buf, p, n) != 0)
+		xmalloc((size_t)-1);	/* out of memory: exits */
+	sink_write(s);
 }
 
 struct output *
@@ -235,16 +282,52 @@ output_rank(struct output *o, int rank, int local_rank, const char *host,
 	return 0;
 }
 
-/* Queues p[0..n) with control characters escaped (log_escape_mem). */
+/* Makes room for n more bytes in the staging buffer. */
 static void
-output_add_escaped(struct evbuffer *buf, const char *p, size_t n)
+stage_room(struct output *o, size_t n)
+{
+	size_t	cap = o->scap ? o->scap : 64 * 1024;
+
+	if (o->stage != NULL && o->slen + n <= o->scap)
+		return;
+	while (cap < o->slen + n)
+		cap *= 2;
+	o->stage = xreallocarray(o->stage, cap, 1);
+	o->scap = cap;
+}
+
+/* Appends p[0..n) to the staging buffer, which has the room (stage_room). */
+static inline void
+stage_add(struct output *o, const void *p, size_t n)
+{
+	memcpy(o->stage + o->slen, p, n);
+	o->slen += n;
+}
+
+/* Hands what is staged to the sink being written, and empties the stage. */
+static void
+stage_flush(struct output *o)
+{
+	sink_put(o->cur, o->stage, o->slen);
+	o->slen = 0;
+	if (o->scap > STAGE_KEEP) {
+		free(o->stage);
+		o->stage = NULL;
+		o->scap = 0;
+	}
+}
+
+/* Stages p[0..n) with control characters escaped (log_escape_mem). */
+static void
+output_add_escaped(struct output *o, const char *p, size_t n)
 {
 	char	esc[4096];
 	size_t	used, len;
 
 	while (n > 0) {
 		len = log_escape_mem(esc, sizeof(esc), p, n, &used);
-		evbuffer_add(buf, esc, len);
+		stage_room(o, len);
+		stage_add(o, esc, len);
 		p += used;
 		n -= used;
 	}
@@ -256,44 +339,43 @@ output_add_escaped(struct evbuffer *buf, const char *p, size_t n)
  * act on escaped, '\r' included, and always ends in one raw newline.
  */
 static void
-output_escaped(struct evbuffer *buf, const char *a, size_t alen,
+output_escaped(struct output *o, const char *a, size_t alen,
     const char *b, size_t blen)
 {
 	if (blen > 0 && b[blen - 1] == '\n')
 		blen--;
 	else if (blen == 0 && alen > 0 && a[alen - 1] == '\n')
 		alen--;
-	output_add_escaped(buf, a, alen);
-	output_add_escaped(buf, b, blen);
-	evbuffer_add(buf, "\n", 1);
+	output_add_escaped(o, a, alen);
+	output_add_escaped(o, b, blen);
+	stage_room(o, 1);
+	stage_add(o, "\n", 1);
 }
 
 /*
- * One whole line or '\r' segment (two parts): queue timestamp, prefix and
- * the bytes on the sink; only the bytes if it continues the piece before.
+ * One whole line or '\r' segment (two parts): stage timestamp, prefix and
+ * the bytes; only the bytes if it continues the piece before.
  */
 static void
 output_line(void *arg, const char *a, size_t alen, const char *b, size_t blen,
     int cont)
 {
 	struct output	*o = arg;
-	struct evbuffer	*buf = o->cur->buf;
 	struct orank	*r = o->cur_rank;
+	size_t		 plen = cont ? 0 : r->plen[o->cur_stream];
+	size_t		 tslen = cont ? 0 : o->tslen;
 
 	if (o->cur->broken)
 		return;
-	if (o->tslen > 0 && !cont)
-		evbuffer_add(buf, o->ts, o->tslen);
-	if (r->plen[o->cur_stream] > 0 && !cont)
-		evbuffer_add(buf, r->pfx[o->cur_stream], r->plen[o->cur_stream]);
+	stage_room(o, tslen + plen + alen + blen);
+	stage_add(o, o->ts, tslen);
+	stage_add(o, r->pfx[o->cur_stream], plen);
 	if (o->cfg.escape) {
-		output_escaped(buf, a, alen, b, blen);
+		output_escaped(o, a, alen, b, blen);
 		return;
 	}
-	if (alen > 0)
-		evbuffer_add(buf, a, alen);
-	if (blen > 0)
-		evbuffer_add(buf, b, blen);
+	stage_add(o, a, alen);
+	stage_add(o, b, blen);
 }
 
 /* Sets the state output_line reads for one chunk of rank's stream. */
@@ -364,7 +446,7 @@ output_trim(struct output *o)
 			return;
 		output_select(o, big_rank, big_s + 1);
 		lines_flush(big, output_line, o);
-		sink_write(o->cur);
+		stage_flush(o);
 	}
 }
 
@@ -382,7 +464,7 @@ output_feed(struct output *o, int rank, int stream, const void *p, size_t n)
 	if (o->cur->broken)
 		return;
 	lines_feed(&r->lines[o->cur_stream], p, n, output_line, o);
-	sink_write(o->cur);
+	stage_flush(o);
 	if (o->pool.held > OUTPUT_HELD_MAX)
 		output_trim(o);
 }
@@ -399,7 +481,7 @@ output_rank_end(struct output *o, int rank)
 			continue;	/* nothing held, not even a buffer */
 		output_select(o, rank, s + 1);
 		lines_flush(&o->ranks[rank].lines[s], output_line, o);
-		sink_write(o->cur);
+		stage_flush(o);
 	}
 }
 
@@ -467,5 +549,6 @@ output_free(struct output *o)
 		evbuffer_free(o->sink[s].buf);
 	}
 	free(o->ranks);
+	free(o->stage);
 	free(o);
 }
