@@ -80,6 +80,7 @@ struct output {
 };
 
 static void	sink_write(struct sink *);
+static void	sink_arm(struct sink *);
 
 /* ARGSUSED */
 static void
@@ -88,7 +89,11 @@ sink_write_cb(evutil_socket_t fd, short what, void *arg)
 	sink_write(arg);
 }
 
-/* Prepares fd for non-blocking writes; pipes, sockets and ttys only (regular files never block). */
+/*
+ * Prepares fd for non-blocking writes; pipes, sockets and ttys only
+ * (regular files never block). One that is non-blocking already (a parent
+ * left it so) is waited on all the same: its EAGAIN is not a lost reader.
+ */
 static void
 sink_init(struct output *o, struct sink *s, int fd, struct event_base *base)
 {
@@ -100,9 +105,9 @@ sink_init(struct output *o, struct sink *s, int fd, struct event_base *base)
 	s->buf = evbuffer_new();
 	s->flags = fcntl(fd, F_GETFL);
 	if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) ||
-	    S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode)) && s->flags != -1 &&
-	    !(s->flags & O_NONBLOCK)) {
-		fcntl(fd, F_SETFL, s->flags | O_NONBLOCK);
+	    S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode)) && s->flags != -1) {
+		if (!(s->flags & O_NONBLOCK))
+			fcntl(fd, F_SETFL, s->flags | O_NONBLOCK);
 		s->wev = event_new(base, fd, EV_WRITE | EV_PERSIST,
 		    sink_write_cb, s);
 	}
@@ -151,8 +156,7 @@ sink_retry(struct sink *s, ssize_t n)
 static void
 sink_write(struct sink *s)
 {
-	struct output	*o = s->o;
-	int		 n;
+	int	n;
 
 	while (evbuffer_get_length(s->buf) > 0 && !s->broken) {
 		n = evbuffer_write(s->buf, s->fd);
@@ -160,6 +164,15 @@ sink_write(struct sink *s)
 			continue;
 		break;
 	}
+	sink_arm(s);
+}
+
+/* Waits for the fd to take what is queued; presses the job while too much is. */
+static void
+sink_arm(struct sink *s)
+{
+	struct output	*o = s->o;
+
 	if (s->wev != NULL) {
 		if (evbuffer_get_length(s->buf) > 0)
 			event_add(s->wev, NULL);
@@ -178,7 +191,7 @@ sink_write(struct sink *s)
 /*
  * Hands n bytes of whole lines to s: written at once when nothing is queued
  * before them (the usual case: no copy beyond the staging one), the rest
- * queued for sink_write.
+ * queued for sink_write when the fd takes more.
  */
 static void
 sink_put(struct sink *s, const char *p, size_t n)
@@ -198,7 +211,8 @@ sink_put(struct sink *s, const char *p, size_t n)
 		return;
 	if (n > 0 && evbuffer_add(s->buf, p, n) != 0)
 		xmalloc((size_t)-1);	/* out of memory: exits */
-	sink_write(s);
+	/* The fd is full (or its write event already armed): wait for it. */
+	sink_arm(s);
 }
 
 struct output *
