@@ -296,18 +296,24 @@ output_rank(struct output *o, int rank, int local_rank, const char *host,
 	return 0;
 }
 
-/* Makes room for n more bytes in the staging buffer. */
+/* Grows the staging buffer to hold n more bytes. */
 static void
-stage_room(struct output *o, size_t n)
+stage_grow(struct output *o, size_t n)
 {
 	size_t	cap = o->scap ? o->scap : 64 * 1024;
 
-	if (o->stage != NULL && o->slen + n <= o->scap)
-		return;
 	while (cap < o->slen + n)
 		cap *= 2;
 	o->stage = xreallocarray(o->stage, cap, 1);
 	o->scap = cap;
+}
+
+/* Makes room for n more bytes in the staging buffer: a compare, per line. */
+static inline void
+stage_room(struct output *o, size_t n)
+{
+	if (o->stage == NULL || o->slen + n > o->scap)
+		stage_grow(o, n);
 }
 
 /* Appends p[0..n) to the staging buffer, which has the room (stage_room). */
@@ -368,7 +374,8 @@ output_escaped(struct output *o, const char *a, size_t alen,
 
 /*
  * One whole line or '\r' segment (two parts): stage timestamp, prefix and
- * the bytes; only the bytes if it continues the piece before.
+ * the bytes; only the bytes if it continues the piece before. Called per
+ * line: empty parts are skipped, not copied.
  */
 static void
 output_line(void *arg, const char *a, size_t alen, const char *b, size_t blen,
@@ -378,18 +385,29 @@ output_line(void *arg, const char *a, size_t alen, const char *b, size_t blen,
 	struct orank	*r = o->cur_rank;
 	size_t		 plen = cont ? 0 : r->plen[o->cur_stream];
 	size_t		 tslen = cont ? 0 : o->tslen;
+	char		*d;
 
 	if (o->cur->broken)
 		return;
 	stage_room(o, tslen + plen + alen + blen);
-	stage_add(o, o->ts, tslen);
-	stage_add(o, r->pfx[o->cur_stream], plen);
+	d = o->stage + o->slen;
+	if (tslen > 0) {
+		memcpy(d, o->ts, tslen);
+		d += tslen;
+	}
+	if (plen > 0) {
+		memcpy(d, r->pfx[o->cur_stream], plen);
+		d += plen;
+	}
+	o->slen = d - o->stage;
 	if (o->cfg.escape) {
 		output_escaped(o, a, alen, b, blen);
 		return;
 	}
-	stage_add(o, a, alen);
-	stage_add(o, b, blen);
+	if (alen > 0)
+		stage_add(o, a, alen);
+	if (blen > 0)
+		stage_add(o, b, blen);
 }
 
 /* Sets the state output_line reads for one chunk of rank's stream. */
