@@ -44,6 +44,8 @@
 #define OUTPUT_HELD_MAX	(64 * 1024 * 1024)
 /* A staging buffer bigger than this (a cut 8 MiB line) is freed after use. */
 #define STAGE_KEEP	(1024 * 1024)
+/* A rest the fd did not take, this big or more, is queued without a copy. */
+#define STAGE_GIVE	(16 * 1024)
 
 struct sink {
 	struct output	*o;
@@ -189,17 +191,18 @@ sink_arm(struct sink *s)
 }
 
 /*
- * Hands n bytes of whole lines to s: written at once when nothing is queued
- * before them (the usual case: no copy beyond the staging one), the rest
- * queued for sink_write when the fd takes more.
+ * Writes n bytes of whole lines to s at once when nothing is queued before
+ * them (the usual case: no copy beyond the staging one). Returns how many
+ * of the last bytes are left for the caller to queue: the fd is full, or
+ * its write event is armed already. 0 when s is broken.
  */
-static void
+static size_t
 sink_put(struct sink *s, const char *p, size_t n)
 {
 	ssize_t	w;
 
-	if (s->broken || n == 0)
-		return;
+	if (s->broken)
+		return 0;
 	while (n > 0 && evbuffer_get_length(s->buf) == 0) {
 		if ((w = write(s->fd, p, n)) > 0) {
 			p += w;
@@ -207,12 +210,7 @@ sink_put(struct sink *s, const char *p, size_t n)
 		} else if (!sink_retry(s, w))
 			break;
 	}
-	if (s->broken)
-		return;
-	if (n > 0 && evbuffer_add(s->buf, p, n) != 0)
-		xmalloc((size_t)-1);	/* out of memory: exits */
-	/* The fd is full (or its write event already armed): wait for it. */
-	sink_arm(s);
+	return s->broken ? 0 : n;
 }
 
 struct output *
@@ -324,11 +322,35 @@ stage_add(struct output *o, const void *p, size_t n)
 	o->slen += n;
 }
 
-/* Hands what is staged to the sink being written, and empties the stage. */
+/* evbuffer cleanup of a staging buffer handed to a sink's queue. */
+static void
+stage_free(const void *data, size_t len, void *base)
+{
+	free(base);
+}
+
+/*
+ * Hands what is staged to the sink being written, and empties the stage.
+ * What the fd does not take now is queued: a big rest by handing the
+ * staging buffer itself to the queue (a fresh one is made for the next
+ * chunk), a small one by copying it.
+ */
 static void
 stage_flush(struct output *o)
 {
-	sink_put(o->cur, o->stage, o->slen);
+	struct sink	*s = o->cur;
+	size_t		 n;
+
+	if ((n = sink_put(s, o->stage, o->slen)) > 0) {
+		if (n >= STAGE_GIVE && evbuffer_add_reference(s->buf,
+		    o->stage + o->slen - n, n, stage_free, o->stage) == 0) {
+			o->stage = NULL;
+			o->scap = 0;
+		} else if (evbuffer_add(s->buf, o->stage + o->slen - n, n) != 0)
+			xmalloc((size_t)-1);	/* out of memory: exits */
+	}
+	/* Also after s broke: what it dropped may end the back-pressure. */
+	sink_arm(s);
 	o->slen = 0;
 	if (o->scap > STAGE_KEEP) {
 		free(o->stage);
