@@ -7,7 +7,8 @@
 #   ssh      the same over ssh on loopback: one host, 127.0.0.1:4, served by
 #            a private sshd (tests/sh/sshd.sh); "ssh true" is its launch alone
 #   mpirun   mpirun --tag-output -np 4 linegen 250000
-# Prints each mean and its ratio to the floor (goal: local and ssh <= 1.5).
+# Prints each mean and its ratio to the floor (goal: local and ssh <= 1.5),
+# and the ssh run less its launch (ssh's login and the agent's start).
 # First checks that dtrun's output is whole: every line there, prefixed.
 # Numbers are this machine's, at this moment: compare ratios, not absolutes.
 set -eu
@@ -64,8 +65,13 @@ import json, sys
 res = json.load(open(sys.argv[1]))["results"]
 names = sys.argv[2:]
 floor = res[0]["mean"]
-print("%-9s %9s %9s %9s" % ("", "mean_ms", "stddev", "/floor"))
+mean = {}
+print("%-16s %9s %9s %9s" % ("", "mean_ms", "stddev", "/floor"))
 for name, r in zip(names, res):
-	print("%-9s %9.1f %9.1f %9.2f" % (name, r["mean"] * 1000,
+	mean[name] = r["mean"]
+	print("%-16s %9.1f %9.1f %9.2f" % (name, r["mean"] * 1000,
 	    r["stddev"] * 1000, r["mean"] / floor))
+if "ssh" in mean:
+	d = mean["ssh"] - mean["ssh true"]
+	print("%-16s %9.1f %9s %9.2f" % ("ssh less launch", d * 1000, "", d / floor))
 EOP
