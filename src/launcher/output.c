@@ -333,7 +333,8 @@ stage_free(const void *data, size_t len, void *base)
  * Hands what is staged to the sink being written, and empties the stage.
  * What the fd does not take now is queued: a big rest by handing the
  * staging buffer itself to the queue (a fresh one is made for the next
- * chunk), a small one by copying it.
+ * chunk), a small one by copying it. A buffer handed on is at most 4 times
+ * the rest it holds, so the queue's count (SINK_HIGH) still bounds memory.
  */
 static void
 stage_flush(struct output *o)
@@ -342,7 +343,8 @@ stage_flush(struct output *o)
 	size_t		 n;
 
 	if ((n = sink_put(s, o->stage, o->slen)) > 0) {
-		if (n >= STAGE_GIVE && evbuffer_add_reference(s->buf,
+		if (n >= STAGE_GIVE && n >= o->scap / 4 &&
+		    evbuffer_add_reference(s->buf,
 		    o->stage + o->slen - n, n, stage_free, o->stage) == 0) {
 			o->stage = NULL;
 			o->scap = 0;
