@@ -24,7 +24,9 @@ dt_raise_nofile(void)
 void
 dt_malloc_steady(void)
 {
+#if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
 	/* Setting either stops glibc's sliding thresholds; they are hints only. */
 	mallopt(M_MMAP_THRESHOLD, DT_MMAP_MIN);
 	mallopt(M_TRIM_THRESHOLD, DT_HEAP_KEEP);
+#endif
 }
