@@ -1064,6 +1064,7 @@ agent_run(int rfd, int wfd, pid_t keeper)
 	a.keeper = keeper;
 	ap_reasm_init(&a.reasm);
 	dt_raise_nofile();
+	dt_malloc_steady();
 	/* Orphans of our ranks come back to us, so we can kill them too. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	signal(SIGPIPE, SIG_IGN);

@@ -1,7 +1,14 @@
 /* sys.c -- small process-wide settings the binaries share. */
 #include <sys/resource.h>
 
+#include <malloc.h>
+
 #include "sys.h"
+
+/* Buffers below this come from the heap: an OUTPUT frame's chain is 128 KiB. */
+#define DT_MMAP_MIN	(4 * 1024 * 1024)
+/* Free heap kept, not given back: a few links' and sinks' worth of chains. */
+#define DT_HEAP_KEEP	(16 * 1024 * 1024)
 
 void
 dt_raise_nofile(void)
@@ -12,4 +19,14 @@ dt_raise_nofile(void)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+}
+
+void
+dt_malloc_steady(void)
+{
+#if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+	/* Setting either stops glibc's sliding thresholds; they are hints only. */
+	mallopt(M_MMAP_THRESHOLD, DT_MMAP_MIN);
+	mallopt(M_TRIM_THRESHOLD, DT_HEAP_KEEP);
+#endif
 }

@@ -62,6 +62,7 @@ main(int argc, char **argv)
 		env_release(&ec);
 	} else {
 		dt_raise_nofile();
+		dt_malloc_steady();
 		rc = restart_run(&o, &p, id);
 	}
 	plan_free(&p);

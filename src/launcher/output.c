@@ -8,6 +8,11 @@
  * Unfinished lines wait in their rank's splitter, up to LINES_MAX each and
  * OUTPUT_HELD_MAX for all ranks together: past that, the biggest is cut
  * there and handed on, as the LINES_MAX cut does.
+ *
+ * The log path is a copy loop, so it copies once: the lines of one chunk
+ * go, each behind its prefix, into one flat staging buffer (reused, never
+ * allocated per line), which one write(2) hands to the fd when nothing is
+ * queued before it; only what the fd does not take is queued.
  */
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -37,6 +42,10 @@
 #define SINK_LOW	(1024 * 1024)
 /* All unfinished lines together: without a total, 64 ranks could hold 1 GiB. */
 #define OUTPUT_HELD_MAX	(64 * 1024 * 1024)
+/* A staging buffer bigger than this (a cut 8 MiB line) is freed after use. */
+#define STAGE_KEEP	(1024 * 1024)
+/* A rest the fd did not take, this big or more, is queued without a copy. */
+#define STAGE_GIVE	(16 * 1024)
 
 struct sink {
 	struct output	*o;
@@ -67,9 +76,13 @@ struct output {
 	struct sink	*cur;		/* sink of the chunk being split */
 	struct orank	*cur_rank;
 	int		 cur_stream;
+	char		*stage;		/* the chunk's prefixed lines, for cur */
+	size_t		 slen;
+	size_t		 scap;
 };
 
 static void	sink_write(struct sink *);
+static void	sink_arm(struct sink *);
 
 /* ARGSUSED */
 static void
@@ -78,7 +91,11 @@ sink_write_cb(evutil_socket_t fd, short what, void *arg)
 	sink_write(arg);
 }
 
-/* Prepares fd for non-blocking writes; pipes, sockets and ttys only (regular files never block). */
+/*
+ * Prepares fd for non-blocking writes; pipes, sockets and ttys only
+ * (regular files never block). One that is non-blocking already (a parent
+ * left it so) is waited on all the same: its EAGAIN is not a lost reader.
+ */
 static void
 sink_init(struct output *o, struct sink *s, int fd, struct event_base *base)
 {
@@ -90,9 +107,9 @@ sink_init(struct output *o, struct sink *s, int fd, struct event_base *base)
 	s->buf = evbuffer_new();
 	s->flags = fcntl(fd, F_GETFL);
 	if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) ||
-	    S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode)) && s->flags != -1 &&
-	    !(s->flags & O_NONBLOCK)) {
-		fcntl(fd, F_SETFL, s->flags | O_NONBLOCK);
+	    S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode)) && s->flags != -1) {
+		if (!(s->flags & O_NONBLOCK))
+			fcntl(fd, F_SETFL, s->flags | O_NONBLOCK);
 		s->wev = event_new(base, fd, EV_WRITE | EV_PERSIST,
 		    sink_write_cb, s);
 	}
@@ -120,25 +137,44 @@ sink_broke(struct sink *s)
 		s->o->cfg.closed(s->o->cfg.arg, s->stream);
 }
 
+/*
+ * After a write to s that returned n <= 0: 1 to try again (EINTR), 0 to
+ * stop, because the fd would block or, on any other error, s broke.
+ */
+static int
+sink_retry(struct sink *s, ssize_t n)
+{
+	if (n < 0 && errno == EINTR)
+		return 1;
+	if (n < 0 && errno == EAGAIN && s->wev != NULL)
+		return 0;
+	log_debug("%s: %s", s->stream == 1 ? "stdout" : "stderr",
+	    strerror(errno));
+	sink_broke(s);
+	return 0;
+}
+
 /* Writes what the fd takes now; arms the write event for the rest. */
 static void
 sink_write(struct sink *s)
 {
-	struct output	*o = s->o;
-	int		 n;
+	int	n;
 
 	while (evbuffer_get_length(s->buf) > 0 && !s->broken) {
 		n = evbuffer_write(s->buf, s->fd);
-		if (n > 0)
+		if (n > 0 || sink_retry(s, n))
 			continue;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN && s->wev != NULL)
-			break;
-		log_debug("%s: %s", s->stream == 1 ? "stdout" : "stderr",
-		    strerror(errno));
-		sink_broke(s);
+		break;
 	}
+	sink_arm(s);
+}
+
+/* Waits for the fd to take what is queued; presses the job while too much is. */
+static void
+sink_arm(struct sink *s)
+{
+	struct output	*o = s->o;
+
 	if (s->wev != NULL) {
 		if (evbuffer_get_length(s->buf) > 0)
 			event_add(s->wev, NULL);
@@ -152,6 +188,29 @@ sink_write(struct sink *s)
 		o->pressed = 0;
 		o->cfg.pressure(o->cfg.arg, 0);
 	}
+}
+
+/*
+ * Writes n bytes of whole lines to s at once when nothing is queued before
+ * them (the usual case: no copy beyond the staging one). Returns how many
+ * of the last bytes are left for the caller to queue: the fd is full, or
+ * its write event is armed already. 0 when s is broken.
+ */
+static size_t
+sink_put(struct sink *s, const char *p, size_t n)
+{
+	ssize_t	w;
+
+	if (s->broken)
+		return 0;
+	while (n > 0 && evbuffer_get_length(s->buf) == 0) {
+		if ((w = write(s->fd, p, n)) > 0) {
+			p += w;
+			n -= w;
+		} else if (!sink_retry(s, w))
+			break;
+	}
+	return s->broken ? 0 : n;
 }
 
 struct output *
@@ -235,16 +294,84 @@ output_rank(struct output *o, int rank, int local_rank, const char *host,
 	return 0;
 }
 
-/* Queues p[0..n) with control characters escaped (log_escape_mem). */
+/* Grows the staging buffer to hold n more bytes. */
 static void
-output_add_escaped(struct evbuffer *buf, const char *p, size_t n)
+stage_grow(struct output *o, size_t n)
+{
+	size_t	cap = o->scap ? o->scap : 64 * 1024;
+
+	while (cap < o->slen + n)
+		cap *= 2;
+	o->stage = xreallocarray(o->stage, cap, 1);
+	o->scap = cap;
+}
+
+/* Makes room for n more bytes in the staging buffer: a compare, per line. */
+static inline void
+stage_room(struct output *o, size_t n)
+{
+	if (o->stage == NULL || o->slen + n > o->scap)
+		stage_grow(o, n);
+}
+
+/* Appends p[0..n) to the staging buffer, which has the room (stage_room). */
+static inline void
+stage_add(struct output *o, const void *p, size_t n)
+{
+	memcpy(o->stage + o->slen, p, n);
+	o->slen += n;
+}
+
+/* evbuffer cleanup of a staging buffer handed to a sink's queue. */
+static void
+stage_free(const void *data, size_t len, void *base)
+{
+	free(base);
+}
+
+/*
+ * Hands what is staged to the sink being written, and empties the stage.
+ * What the fd does not take now is queued: a big rest by handing the
+ * staging buffer itself to the queue (a fresh one is made for the next
+ * chunk), a small one by copying it. A buffer handed on is at most 4 times
+ * the rest it holds, so the queue's count (SINK_HIGH) still bounds memory.
+ */
+static void
+stage_flush(struct output *o)
+{
+	struct sink	*s = o->cur;
+	size_t		 n;
+
+	if ((n = sink_put(s, o->stage, o->slen)) > 0) {
+		if (n >= STAGE_GIVE && n >= o->scap / 4 &&
+		    evbuffer_add_reference(s->buf,
+		    o->stage + o->slen - n, n, stage_free, o->stage) == 0) {
+			o->stage = NULL;
+			o->scap = 0;
+		} else if (evbuffer_add(s->buf, o->stage + o->slen - n, n) != 0)
+			xmalloc((size_t)-1);	/* out of memory: exits */
+	}
+	/* Also after s broke: what it dropped may end the back-pressure. */
+	sink_arm(s);
+	o->slen = 0;
+	if (o->scap > STAGE_KEEP) {
+		free(o->stage);
+		o->stage = NULL;
+		o->scap = 0;
+	}
+}
+
+/* Stages p[0..n) with control characters escaped (log_escape_mem). */
+static void
+output_add_escaped(struct output *o, const char *p, size_t n)
 {
 	char	esc[4096];
 	size_t	used, len;
 
 	while (n > 0) {
 		len = log_escape_mem(esc, sizeof(esc), p, n, &used);
-		evbuffer_add(buf, esc, len);
+		stage_room(o, len);
+		stage_add(o, esc, len);
 		p += used;
 		n -= used;
 	}
@@ -256,44 +383,55 @@ output_add_escaped(struct evbuffer *buf, const char *p, size_t n)
  * act on escaped, '\r' included, and always ends in one raw newline.
  */
 static void
-output_escaped(struct evbuffer *buf, const char *a, size_t alen,
+output_escaped(struct output *o, const char *a, size_t alen,
     const char *b, size_t blen)
 {
 	if (blen > 0 && b[blen - 1] == '\n')
 		blen--;
 	else if (blen == 0 && alen > 0 && a[alen - 1] == '\n')
 		alen--;
-	output_add_escaped(buf, a, alen);
-	output_add_escaped(buf, b, blen);
-	evbuffer_add(buf, "\n", 1);
+	output_add_escaped(o, a, alen);
+	output_add_escaped(o, b, blen);
+	stage_room(o, 1);
+	stage_add(o, "\n", 1);
 }
 
 /*
- * One whole line or '\r' segment (two parts): queue timestamp, prefix and
- * the bytes on the sink; only the bytes if it continues the piece before.
+ * One whole line or '\r' segment (two parts): stage timestamp, prefix and
+ * the bytes; only the bytes if it continues the piece before. Called per
+ * line: empty parts are skipped, not copied.
  */
 static void
 output_line(void *arg, const char *a, size_t alen, const char *b, size_t blen,
     int cont)
 {
 	struct output	*o = arg;
-	struct evbuffer	*buf = o->cur->buf;
 	struct orank	*r = o->cur_rank;
+	size_t		 plen = cont ? 0 : r->plen[o->cur_stream];
+	size_t		 tslen = cont ? 0 : o->tslen;
+	char		*d;
 
 	if (o->cur->broken)
 		return;
-	if (o->tslen > 0 && !cont)
-		evbuffer_add(buf, o->ts, o->tslen);
-	if (r->plen[o->cur_stream] > 0 && !cont)
-		evbuffer_add(buf, r->pfx[o->cur_stream], r->plen[o->cur_stream]);
+	stage_room(o, tslen + plen + alen + blen);
+	d = o->stage + o->slen;
+	if (tslen > 0) {
+		memcpy(d, o->ts, tslen);
+		d += tslen;
+	}
+	if (plen > 0) {
+		memcpy(d, r->pfx[o->cur_stream], plen);
+		d += plen;
+	}
+	o->slen = d - o->stage;
 	if (o->cfg.escape) {
-		output_escaped(buf, a, alen, b, blen);
+		output_escaped(o, a, alen, b, blen);
 		return;
 	}
 	if (alen > 0)
-		evbuffer_add(buf, a, alen);
+		stage_add(o, a, alen);
 	if (blen > 0)
-		evbuffer_add(buf, b, blen);
+		stage_add(o, b, blen);
 }
 
 /* Sets the state output_line reads for one chunk of rank's stream. */
@@ -364,7 +502,7 @@ output_trim(struct output *o)
 			return;
 		output_select(o, big_rank, big_s + 1);
 		lines_flush(big, output_line, o);
-		sink_write(o->cur);
+		stage_flush(o);
 	}
 }
 
@@ -382,7 +520,7 @@ output_feed(struct output *o, int rank, int stream, const void *p, size_t n)
 	if (o->cur->broken)
 		return;
 	lines_feed(&r->lines[o->cur_stream], p, n, output_line, o);
-	sink_write(o->cur);
+	stage_flush(o);
 	if (o->pool.held > OUTPUT_HELD_MAX)
 		output_trim(o);
 }
@@ -399,7 +537,7 @@ output_rank_end(struct output *o, int rank)
 			continue;	/* nothing held, not even a buffer */
 		output_select(o, rank, s + 1);
 		lines_flush(&o->ranks[rank].lines[s], output_line, o);
-		sink_write(o->cur);
+		stage_flush(o);
 	}
 }
 
@@ -467,5 +605,6 @@ output_free(struct output *o)
 		evbuffer_free(o->sink[s].buf);
 	}
 	free(o->ranks);
+	free(o->stage);
 	free(o);
 }

@@ -44,6 +44,26 @@ test_expect_success 'a slow reader loses nothing (back-pressure)' '
 	grep "^\[1\] " out | cut -c5- >r1 && seq 1 200000 >want && cmp r1 want
 '
 
+# nbpipe.py CMD... -- runs CMD with its stdout a pipe already non-blocking
+# (as an asyncio parent leaves it), read only after a second; passes it on.
+cat >"$TRASH/nbpipe.py" <<'EOS'
+import os, subprocess, sys, time
+r, w = os.pipe()
+os.set_blocking(w, False)
+p = subprocess.Popen(sys.argv[1:], stdout=w)
+os.close(w)
+time.sleep(1)
+sys.stdout.buffer.write(os.fdopen(r, "rb").read())
+sys.exit(p.wait())
+EOS
+
+test_expect_success 'a stdout left non-blocking by the parent loses nothing either' '
+	{ command -v python3 >/dev/null || skip_test "no python3"; } &&
+	python3 "$TRASH/nbpipe.py" dtrun -n 2 sh -c "seq 1 100000" >out &&
+	test $(wc -l <out) -eq 200000 &&
+	grep "^\[1\] " out | cut -c5- >r1 && seq 1 100000 >want && cmp r1 want
+'
+
 test_expect_success 'a reader that goes away does not hang dtrun' '
 	dtrun -n 2 sh -c "seq 1 100000" | head -n 3 >out &&
 	test $(wc -l <out) -eq 3

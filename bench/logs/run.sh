@@ -1,0 +1,77 @@
+#!/bin/bash
+# run.sh BUILD [RUNS] -- the log path against its floor, in one hyperfine
+# run: 4 ranks x 250,000 lines of 80 bytes, each command's output into
+# "| cat >/dev/null":
+#   floor    4 processes writing the same lines straight into one pipe
+#   local    dtrun -n 4 linegen 250000 (with its "[R] " prefixes)
+#   ssh      the same over ssh on loopback: one host, 127.0.0.1:4, served by
+#            a private sshd (tests/sh/sshd.sh); "ssh true" is its launch alone
+#   mpirun   mpirun --tag-output -np 4 linegen 250000
+# Prints each mean and its ratio to the floor (goal: local and ssh <= 1.5),
+# and the ssh run less its launch (ssh's login and the agent's start).
+# First checks that dtrun's output is whole: every line there, prefixed.
+# Numbers are this machine's, at this moment: compare ratios, not absolutes.
+set -eu
+B=$(cd "${1:-build}" && pwd)
+RUNS=${2:-10}
+here=$(cd "$(dirname "$0")" && pwd)
+for t in hyperfine python3 cc; do
+	command -v "$t" >/dev/null || { echo "bench-logs: skipped: no $t"; exit 0; }
+done
+# The test library gives the private sshd (and a scratch dir it cleans).
+DTRUN_BUILD=$B
+. "$here/../../tests/sh/lib.sh"
+. "$here/../../tests/sh/sshd.sh"
+set +u
+W=$TRASH
+for p in spawnfloor linegen; do
+	cc -O2 -o "$W/$p" "$here/../local/$p.c"
+done
+N=250000
+total=$((4 * N))
+
+# whole WHAT CMD... -- checks that CMD's output has every line, prefixed.
+whole() {
+	what=$1
+	shift
+	"$@" "$W/linegen" $N >"$W/out"
+	lost=$((total - $(wc -l <"$W/out")))
+	bad=$(grep -cvE '^\[[0-3]\] [0-9]{4} [0-9]{9} ' "$W/out" || true)
+	echo "$what: lost $lost, mangled $bad"
+	[ "$lost" = 0 ] && [ "$bad" = 0 ]
+}
+
+names=(floor local)
+cmds=("$W/spawnfloor 4 $W/linegen $N | cat >/dev/null"
+    "$B/dtrun -n 4 $W/linegen $N | cat >/dev/null")
+whole local "$B/dtrun" -n 4
+if why=$(sshd_skip_reason); then
+	echo "ssh: skipped: $why"
+else
+	sshd_start >/dev/null || { echo "bench-logs: could not start sshd" >&2; exit 1; }
+	SSH="$B/dtrun ${SSH_ARGS[*]} --ssh-agent-dir $W/agents -H 127.0.0.1:4"
+	whole ssh $SSH
+	names+=(ssh "ssh true")
+	cmds+=("$SSH $W/linegen $N | cat >/dev/null" "$SSH true")
+fi
+if command -v mpirun >/dev/null; then
+	names+=(mpirun)
+	cmds+=("mpirun --allow-run-as-root --oversubscribe --bind-to none --tag-output -np 4 $W/linegen $N | cat >/dev/null")
+fi
+
+hyperfine -w 1 -r "$RUNS" --export-json "$W/h.json" "${cmds[@]}" >/dev/null 2>&1
+python3 - "$W/h.json" "${names[@]}" <<'EOP'
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+names = sys.argv[2:]
+floor = res[0]["mean"]
+mean = {}
+print("%-16s %9s %9s %9s" % ("", "mean_ms", "stddev", "/floor"))
+for name, r in zip(names, res):
+	mean[name] = r["mean"]
+	print("%-16s %9.1f %9.1f %9.2f" % (name, r["mean"] * 1000,
+	    r["stddev"] * 1000, r["mean"] / floor))
+if "ssh" in mean:
+	d = mean["ssh"] - mean["ssh true"]
+	print("%-16s %9.1f %9s %9.2f" % ("ssh less launch", d * 1000, "", d / floor))
+EOP

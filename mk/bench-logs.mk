@@ -1,0 +1,6 @@
+# The log path against its floor: 4 processes writing into one pipe, then
+# dtrun locally, dtrun over loopback ssh and mpirun --tag-output (bench/logs).
+BENCH_TARGETS += bench-logs
+bench-logs: all
+	bash bench/logs/run.sh $(B) 10
+.PHONY: bench-logs
