@@ -269,13 +269,26 @@ int
 iface_pick(const struct iface *list, size_t n, const char *cands,
     const char *rank0, struct iface_choice *out, struct dt_err *e)
 {
-	const char	*p, *end;
-	char		 have[512];
-	size_t		 i, l;
+	struct sockaddr_in	 sin;
+	const char		*p, *end;
+	char			 have[512];
+	size_t			 i, l;
 
 	memset(out, 0, sizeof(*out));
-	if (cands == NULL || *cands == '\0')
-		return iface_route(list, n, rank0, out, e);
+	if (cands == NULL || *cands == '\0') {
+		if (rank0 != NULL && iface_resolve(rank0, &sin, e) == 0)
+			return iface_route(list, n, rank0, out, e);
+		/* A name only the launcher knows (an ssh alias): guess. */
+		if (iface_choose(list, n, NULL, 0, out, e) != 0)
+			return DT_ERR_NOTFOUND;
+		snprintf(out->why, sizeof(out->why), "%s does not resolve "
+		    "here, so the first real interface up",
+		    rank0 != NULL ? rank0 : "rank 0's host");
+		return 0;
+	}
+	/* One name: as --iface always took it, with its messages. */
+	if (strchr(cands, ',') == NULL)
+		return iface_choose(list, n, cands, 0, out, e);
 	for (p = cands; *p != '\0'; p = *end == ',' ? end + 1 : end) {
 		end = p + strcspn(p, ",");
 		l = (size_t)(end - p);
