@@ -19,6 +19,7 @@
 #include "wire.h"
 #include "err.h"
 #include "framework.h"
+#include "iface.h"
 #include "prefix.h"
 #include "xmalloc.h"
 
@@ -107,8 +108,11 @@ const char cli_usage[] =
 "      --framework NAME[,NAME...]\n"
 "                          the variables of: pytorch (default), tensorflow,\n"
 "                          mxnet, horovod, mpi; or none (only DTRUN_*)\n"
-"      --iface NAME        network interface for MASTER_ADDR, NCCL and Gloo\n"
-"                          (default: lo on one machine, else the first real one)\n"
+"      --iface IFACE[,IFACE...|HOST=IFACE...]\n"
+"                          network interface for NCCL and Gloo: the first of\n"
+"                          these a host has (HOST=: for that host only); by\n"
+"                          default lo on one machine, else each host's route\n"
+"                          to rank 0's host\n"
 "      --seed N            export DTRUN_SEED=N and a per-rank DTRUN_RANK_SEED\n"
 "      --sync-dst-dir DIR  first rsync this directory to DIR on every host,\n"
 "                          deleting extras (%h in DIR: the host); run there\n"
@@ -436,6 +440,7 @@ cli_signals_str(uint64_t mask, char *buf, size_t len)
 int
 cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 {
+	char	ifbuf[512];
 	int	c, rc;
 
 	memset(o, 0, sizeof(*o));
@@ -636,6 +641,9 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 				rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
 				    "--iface needs an interface name (see ip "
 				    "link)");
+			else
+				rc = iface_spec_host(optarg, "", ifbuf,
+				    sizeof(ifbuf), e);
 			o->iface = optarg;
 			break;
 		case OPT_SEED:
