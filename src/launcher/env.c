@@ -7,13 +7,6 @@
  * only where --include/--exclude picked device ids, as DeepSpeed's launcher
  * does: then LOCAL_RANK i is the i-th of the devices left.
  */
-#include <sys/socket.h>
-#include <sys/types.h>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,29 +74,6 @@ env_net_local(struct env_ctx *c, const struct iface *list, size_t n,
 	return 0;
 }
 
-/*
- * Resolves name to an IPv4 address on this machine into buf; returns 1 if
- * it is a loopback address, 0 if not, -1 when it does not resolve.
- */
-static int
-env_resolve4(const char *name, char *buf, size_t len)
-{
-	struct addrinfo		 hints, *ai;
-	struct sockaddr_in	*sin;
-	int			 loop;
-
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_INET;
-	hints.ai_socktype = SOCK_STREAM;
-	if (getaddrinfo(name, NULL, &hints, &ai) != 0)
-		return -1;
-	sin = (struct sockaddr_in *)ai->ai_addr;
-	inet_ntop(AF_INET, &sin->sin_addr, buf, len);
-	loop = (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
-	freeaddrinfo(ai);
-	return loop;
-}
-
 /* Warns about --iface HOST=IFACE items naming no host of the job. */
 static void
 env_iface_hosts(const struct env_ctx *c, const char *me)
@@ -131,12 +101,13 @@ env_iface_hosts(const struct env_ctx *c, const char *me)
 
 /*
  * A job over hosts: each host's agent chooses its own interface by its
- * candidates or its route to rank 0's address (rank0_addr), and exports
- * its name. rank0_addr is rank 0's host as this machine resolves it (so
- * every host routes to the same address); a loopback address there, with
- * hosts elsewhere, means rank 0 runs here: then this machine's interface
- * address is rank 0's, and MASTER_ADDR. Our own choice (the same rule,
- * falling back to iface_choose's) is where the rendezvous is reached.
+ * candidates or by its route to rank 0's address (rank0_addr): rank 0's
+ * host as given, which each host resolves as its ranks resolve
+ * MASTER_ADDR (no lookup here: a slow one would hold up every host). A
+ * loopback name for rank 0 with hosts elsewhere means rank 0 runs here:
+ * then this machine's interface address stands for it, as MASTER_ADDR too.
+ * Our own choice (this machine's candidates, else the old guess) is where
+ * the rendezvous is reached.
  */
 static int
 env_net_hosts(struct env_ctx *c, const struct iface *list, size_t n,
@@ -144,8 +115,8 @@ env_net_hosts(struct env_ctx *c, const struct iface *list, size_t n,
 {
 	const struct plan	*p = c->plan;
 	const char		*r0 = p->hosts[0].name;
-	char			 me[256], cands[512], addr[64];
-	int			 loop, all = plan_on_loopback(p), rc = -1;
+	char			 me[256], cands[512];
+	int			 all = plan_on_loopback(p), here, rc = -1;
 
 	c->per_host = 1;
 	if (gethostname(me, sizeof(me)) != 0)
@@ -159,17 +130,14 @@ env_net_hosts(struct env_ctx *c, const struct iface *list, size_t n,
 		rc = cands[0] == '\0' ? -1 :
 		    iface_pick(list, n, cands, NULL, ch, e);
 	}
-	loop = env_resolve4(r0, addr, sizeof(addr));
-	if (rc != 0 && loop == 0)
-		rc = iface_route(list, n, addr, ch, e);
 	if (rc != 0 && (rc = iface_choose(list, n, NULL, all, ch, e)) != 0)
 		return rc;
-	snprintf(c->master_addr, sizeof(c->master_addr), "%s", r0);
-	if (loop == 1 && !all)
-		snprintf(c->master_addr, sizeof(c->master_addr), "%s",
-		    ch->addr);
-	snprintf(c->rank0_addr, sizeof(c->rank0_addr), "%s", loop < 0 ? r0 :
-	    loop == 1 && !all ? ch->addr : addr);
+	here = plan_loopback_name(r0) && !all;
+	snprintf(c->master_addr, sizeof(c->master_addr), "%s",
+	    here ? ch->addr : r0);
+	/* Every host on this machine: they all route to its loopback. */
+	snprintf(c->rank0_addr, sizeof(c->rank0_addr), "%s",
+	    here ? ch->addr : all ? "127.0.0.1" : r0);
 	return 0;
 }
 

@@ -345,7 +345,7 @@ TEST(env_prepare_over_hosts)
 
 	p.hosts = h;
 	rc = env_prepare(&c, &o, &p, "job1", &e);
-	/* A machine with only a loopback and no route has nothing to give. */
+	/* A machine with only a loopback has nothing to give. */
 	if (rc == DT_ERR_NOTFOUND)
 		return;
 	CHECK_INT(rc, 0);

@@ -202,6 +202,13 @@ TEST(iface_pick_by_route_or_guess)
 	    0);
 	CHECK_STR(ch.name, "ib0");
 	CHECK(strstr(ch.why, "no-such-host.invalid does not resolve") != NULL);
+	/* A name that is a loopback address here: this host's own name. */
+	CHECK_INT(iface_pick(box, NBOX, "", "localhost", &ch, &e), 0);
+	CHECK_STR(ch.name, "ib0");
+	CHECK(strstr(ch.why, "localhost is a loopback address here") != NULL);
+	/* A 127.x literal means the loopback. */
+	CHECK_INT(iface_pick(box, NBOX, "", "127.0.0.1", &ch, &e), 0);
+	CHECK_STR(ch.name, "lo");
 	CHECK_INT(iface_pick(box, 1, NULL, NULL, &ch, &e), DT_ERR_NOTFOUND);
 	CHECK(strstr(e.msg, "give one with --iface") != NULL);
 }
