@@ -49,7 +49,11 @@ _dtrun()
 		local given=${cur%"${cur##*,}"}
 		COMPREPLY=($(compgen -P "$given" -W "$frameworks" -- "${cur##*,}"))
 		return ;;
-	--iface) COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur")); return ;;
+	--iface)
+		# Candidates, comma-separated (HOST=IFACE too): this machine's names after the last comma or =.
+		local given=${cur%"${cur##*[,=]}"}
+		COMPREPLY=($(compgen -P "$given" -W "$(ls /sys/class/net 2>/dev/null)" -- "${cur##*[,=]}"))
+		return ;;
 	-n|--np|--nproc-per-node|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--max-restarts|--restart-delay|--min-np|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout|--seed|--sync-exclude) return ;;
 	esac
 	if [[ $cur == -* ]]; then

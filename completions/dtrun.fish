@@ -38,7 +38,7 @@ complete -c dtrun -l restart-delay -x -d 'seconds before the first restart, doub
 complete -c dtrun -l min-np -x -d 'fewest ranks a restart may run after dropping lost hosts'
 complete -c dtrun -l dry-run -d 'print the plan and exit'
 complete -c dtrun -l framework -x -a 'pytorch tensorflow mxnet horovod mpi none' -d 'export the variables of these frameworks (repeatable)'
-complete -c dtrun -l iface -x -a '(__fish_print_interfaces)' -d 'network interface for MASTER_ADDR, NCCL and Gloo'
+complete -c dtrun -l iface -x -a '(__fish_print_interfaces)' -d 'network interfaces for NCCL and Gloo, per host (IFACE,... or HOST=IFACE,...)'
 complete -c dtrun -l seed -x -d 'export DTRUN_SEED and a per-rank DTRUN_RANK_SEED'
 complete -c dtrun -s v -l verbose -d 'say more'
 complete -c dtrun -s q -l quiet -d 'only errors'

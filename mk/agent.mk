@@ -9,7 +9,7 @@
 AGENT_FUZZ_RUNS	?= 2000000
 AGENT_CONV_RUNS	?= 2000000
 AGENT_FUZZ_SRC	:= src/agent/agentproto.c src/common/wire.c src/common/err.c \
-	    src/common/envfile.c
+	    src/common/envfile.c src/common/iface.c
 AGENT_FUZZ_CC	:= clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Isrc/common -Isrc/agent
 build-fuzz/fuzz-agent: fuzz/agent/fuzz_agentproto.c $(AGENT_FUZZ_SRC)

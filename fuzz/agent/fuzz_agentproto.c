@@ -28,7 +28,9 @@ check_job(const struct ap_job *j)
 	    &used) == 0) {
 		if (ap_get_job(pl, plen, &k) != 0 || k.nenv != j->nenv ||
 		    strcmp(k.job_id, j->job_id) != 0 ||
-		    strcmp(k.setup, j->setup) != 0)
+		    strcmp(k.setup, j->setup) != 0 ||
+		    strcmp(k.iface, j->iface) != 0 ||
+		    strcmp(k.rank0, j->rank0) != 0 || k.ifvars != j->ifvars)
 			abort();
 		for (i = 0; i < k.nenv; i++)
 			if (strcmp(k.env[i], j->env[i]) != 0)
@@ -49,6 +51,7 @@ decode_all(const uint8_t *p, size_t n)
 	struct ap_output o;
 	struct ap_exit	 x;
 	struct ap_error	 e;
+	struct ap_iface	 f;
 	uint32_t	 a, b;
 	int		*ports;
 
@@ -69,6 +72,8 @@ decode_all(const uint8_t *p, size_t n)
 	ap_get_exit(p, n, &x);
 	if (ap_get_error(p, n, &e) == 0)
 		ap_error_free(&e);
+	if (ap_get_iface(p, n, &f) == 0)
+		ap_iface_free(&f);
 	ap_get_u32(p, n, &a);
 	ap_get_started(p, n, &a, &b);
 	ap_get_empty(p, n);

@@ -146,6 +146,25 @@ conversations(const char *dir)
 	ap_put_stop(&b, &s);
 	event(&b, 0xf7, "\x89", 1);
 	emit(dir, "setup-stopped", &b);
+	/* The agent chooses its interface: by route, then from candidates. */
+	j.setup = "";
+	j.rank0 = "127.0.0.1";
+	j.ifvars = AP_IF_NCCL | AP_IF_GLOO;
+	ap_put_job(&b, &j);
+	ap_put_rank(&b, &r0);
+	ap_put_rank(&b, &r1);
+	ap_put_empty(&b, AP_PREPARE);
+	ap_put_empty(&b, AP_START);
+	event(&b, 0xf0, "\0\0", 2);
+	event(&b, 0xf0, "\1\0", 2);
+	emit(dir, "iface-route", &b);
+	j.iface = "nosuch0,nosuch1";
+	ap_put_job(&b, &j);
+	ap_put_rank(&b, &r0);
+	ap_put_rank(&b, &r1);
+	ap_put_empty(&b, AP_PREPARE);
+	ap_put_stop(&b, &s);
+	emit(dir, "iface-none", &b);
 	dt_wbuf_free(&b);
 }
 
@@ -161,6 +180,7 @@ main(int argc, char **argv)
 	struct ap_stop	 s = { 15, 5000 };
 	struct ap_exit	 x = { 1, AP_SIGNALED, 9 };
 	struct ap_error	 e = { AP_NORANK, 2, "x: command not found" };
+	struct ap_iface	 f = { 1, "eth1", "10.9.0.2", "the route to 10.9.0.1" };
 	uint32_t	 ports[3] = { 29500, 29501, 40000 };
 	const char	*dir = argc > 1 ? argv[1] : ".";
 
@@ -177,6 +197,7 @@ main(int argc, char **argv)
 	ap_put_error(&b, &e);		emit(dir, "error", &b);
 	ap_put_ports(&b, 3);		emit(dir, "ports", &b);
 	ap_put_portlist(&b, ports, 3);	emit(dir, "portlist", &b);
+	ap_put_iface(&b, &f);		emit(dir, "iface", &b);
 	ap_put_job(&b, &j);
 	ap_put_rank(&b, &r);
 	ap_put_rank(&b, &r);

@@ -34,6 +34,7 @@
 #include "log.h"
 #include "agentproto.h"
 #include "envfile.h"
+#include "iface.h"
 #include "wire.h"
 #include "record.h"
 #include "port.h"
@@ -84,6 +85,9 @@ struct agent {
 	struct setup	*setup;		/* the job's --setup, while it runs */
 	char		**setup_env;	/* "K=V" it printed */
 	size_t		 nsetup_env;
+	char		*if_env[3];	/* "NCCL_SOCKET_IFNAME=eth1"...: our choice
+					   (one per AP_IF_* bit) */
+	size_t		 nif_env;
 	int		 prepared;
 	int		 started;
 	int		 stopping;
@@ -502,14 +506,17 @@ agent_base_env(struct agent *a, int with_setup)
 	for (n = 0; environ[n] != NULL; n++)
 		;
 	free(a->base_env);
-	if ((a->base_env = calloc(n + a->nsetup_env + a->job.nenv + 1,
-	    sizeof(char *))) == NULL)
+	if ((a->base_env = calloc(n + a->nsetup_env + a->nif_env +
+	    a->job.nenv + 1, sizeof(char *))) == NULL)
 		return -1;
 	for (i = 0; i < n; i++)
 		nbase = env_put(a->base_env, nbase, environ[i]);
 	/* Under the job's: dtrun's variables and -x win over a setup's. */
 	for (i = 0; with_setup && i < a->nsetup_env; i++)
 		nbase = env_put(a->base_env, nbase, a->setup_env[i]);
+	/* Our interface is dtrun's variable too; -x (in the job's) wins. */
+	for (i = 0; i < a->nif_env; i++)
+		nbase = env_put(a->base_env, nbase, a->if_env[i]);
 	for (i = 0; i < a->job.nenv; i++)
 		nbase = env_put(a->base_env, nbase, a->job.env[i]);
 	return (ssize_t)nbase;
@@ -640,6 +647,65 @@ agent_setup(struct agent *a)
 		    a->host, strerror(err));
 }
 
+/* Adds "name=value" to the variables our interface choice sets. */
+static int
+agent_if_var(struct agent *a, const char *name, const char *value)
+{
+	if (asprintf(&a->if_env[a->nif_env], "%s=%s", name, value) == -1) {
+		a->if_env[a->nif_env] = NULL;
+		return -1;
+	}
+	a->nif_env++;
+	return 0;
+}
+
+/*
+ * Chooses this host's own interface, when the launcher asks (JOB's iface
+ * and rank0), and tells it with IFACE. Returns 0, or -1 when there is none
+ * to use: the launcher then stops the job, and no rank is started.
+ */
+static int
+agent_iface(struct agent *a)
+{
+	static const struct {
+		uint8_t		 bit;
+		const char	*name;
+	} vars[] = {
+		{ AP_IF_NCCL, "NCCL_SOCKET_IFNAME" },
+		{ AP_IF_GLOO, "GLOO_SOCKET_IFNAME" },
+		{ AP_IF_DMLC, "DMLC_INTERFACE" },
+	};
+	struct iface		*list;
+	struct iface_choice	 ch;
+	struct ap_iface		 f;
+	struct dt_err		 e;
+	size_t			 n, i;
+	int			 rc;
+
+	if (a->job.iface[0] == '\0' && a->job.rank0[0] == '\0')
+		return 0;
+	memset(&e, 0, sizeof(e));
+	if ((rc = iface_list(&list, &n, &e)) == 0) {
+		rc = iface_pick(list, n, a->job.iface, a->job.rank0, &ch, &e);
+		free(list);
+	}
+	memset(&f, 0, sizeof(f));
+	f.ok = rc == 0;
+	f.name = rc == 0 ? ch.name : "";
+	f.addr = rc == 0 ? ch.addr : "";
+	f.why = rc == 0 ? ch.why : e.msg;
+	for (i = 0; rc == 0 && i < sizeof(vars) / sizeof(vars[0]); i++) {
+		if ((a->job.ifvars & vars[i].bit) == 0 ||
+		    agent_if_var(a, vars[i].name, ch.name) == 0)
+			continue;
+		agent_error(a, AP_NORANK, 70, "%s: out of memory", a->host);
+		return -1;
+	}
+	ap_put_iface(&a->wb, &f);
+	agent_flush_wb(a);
+	return rc == 0 ? 0 : -1;
+}
+
 /* PREPARE: check the directory and every command; start nothing. */
 static void
 agent_prepare(struct agent *a)
@@ -651,6 +717,9 @@ agent_prepare(struct agent *a)
 		agent_finish(a);
 		return;
 	}
+	/* First: a setup may want NCCL_SOCKET_IFNAME too. */
+	if (agent_iface(a) != 0)
+		return;
 	if (a->job.cwd[0] != '\0' && chdir(a->job.cwd) == -1) {
 		agent_error(a, AP_NORANK, EXIT_CONFIG, "%s: cannot use working directory "
 		    "\"%s\": %s", a->host, a->job.cwd, strerror(errno));
@@ -1042,6 +1111,8 @@ agent_release(struct agent *a)
 	free(a->base_env);
 	setup_free(a->setup);
 	dt_strv_free(a->setup_env);
+	while (a->nif_env > 0)
+		free(a->if_env[--a->nif_env]);
 	ap_job_free(&a->job);
 	ap_reasm_free(&a->reasm);
 	dt_wbuf_free(&a->wb);

@@ -50,6 +50,8 @@ int
 ap_put_job(struct dt_wbuf *b, const struct ap_job *j)
 {
 	const char	*setup = j->setup != NULL ? j->setup : "";
+	const char	*iface = j->iface != NULL ? j->iface : "";
+	const char	*rank0 = j->rank0 != NULL ? j->rank0 : "";
 	size_t		 st = b->len;
 
 	if (j->nranks > AP_MAX_RANKS)
@@ -61,11 +63,15 @@ ap_put_job(struct dt_wbuf *b, const struct ap_job *j)
 	dt_wbuf_u64(b, j->kill_grace_ms);
 	dt_wbuf_u32(b, j->nranks);
 	if (put_strv(b, j->env, j->nenv) != 0 ||
-	    strlen(setup) > AP_MAX_STR) {
+	    strlen(setup) > AP_MAX_STR || strlen(iface) > AP_IFACE_MAX ||
+	    strlen(rank0) > AP_IFACE_MAX) {
 		b->len = st;
 		return DT_ERR_TOOBIG;
 	}
 	dt_wbuf_str(b, setup);
+	dt_wbuf_str(b, iface);
+	dt_wbuf_str(b, rank0);
+	dt_wbuf_u8(b, j->ifvars);
 	return put_end_parts(b, st);
 }
 
@@ -204,6 +210,23 @@ ap_put_stack(struct dt_wbuf *b, const struct ap_stack *k)
 }
 
 int
+ap_put_iface(struct dt_wbuf *b, const struct ap_iface *f)
+{
+	size_t	st = dt_frame_begin(b, AP_IFACE);
+
+	if (strlen(f->name) > AP_IFACE_MAX || strlen(f->addr) > AP_IFACE_MAX ||
+	    strlen(f->why) > AP_IFACE_MAX) {
+		b->len = st;
+		return DT_ERR_TOOBIG;
+	}
+	dt_wbuf_u8(b, f->ok);
+	dt_wbuf_str(b, f->name);
+	dt_wbuf_str(b, f->addr);
+	dt_wbuf_str(b, f->why);
+	return put_end(b, st);
+}
+
+int
 ap_get_hello(const uint8_t *p, size_t n, struct ap_hello *h)
 {
 	struct dt_rbuf	r;
@@ -238,8 +261,12 @@ ap_get_job(const uint8_t *p, size_t n, struct ap_job *j)
 	j->nranks = dt_rbuf_u32(&r);
 	j->env = dt_rbuf_strv(&r, AP_MAX_STRS, AP_MAX_STR, &j->nenv);
 	j->setup = dt_rbuf_strdup(&r, AP_MAX_STR);
+	j->iface = dt_rbuf_strdup(&r, AP_IFACE_MAX);
+	j->rank0 = dt_rbuf_strdup(&r, AP_IFACE_MAX);
+	j->ifvars = dt_rbuf_u8(&r);
 	/* The agent keeps a slot for every rank announced: bound them. */
-	if (dt_rbuf_end(&r) != 0 || j->nranks > AP_MAX_RANKS) {
+	if (dt_rbuf_end(&r) != 0 || j->nranks > AP_MAX_RANKS ||
+	    (j->ifvars & ~AP_IF_ALL) != 0) {
 		ap_job_free(j);
 		return DT_ERR_PROTO;
 	}
@@ -383,6 +410,27 @@ ap_get_stack(const uint8_t *p, size_t n, struct ap_stack *k)
 }
 
 int
+ap_get_iface(const uint8_t *p, size_t n, struct ap_iface *f)
+{
+	struct dt_rbuf	r;
+
+	memset(f, 0, sizeof(*f));
+	dt_rbuf_init(&r, p, n);
+	f->ok = dt_rbuf_u8(&r);
+	f->name = dt_rbuf_strdup(&r, AP_IFACE_MAX);
+	f->addr = dt_rbuf_strdup(&r, AP_IFACE_MAX);
+	f->why = dt_rbuf_strdup(&r, AP_IFACE_MAX);
+	/* A choice names an interface; a refusal says why. */
+	if (dt_rbuf_end(&r) != 0 || f->ok > 1 ||
+	    (f->ok && (f->name[0] == '\0' || f->addr[0] == '\0')) ||
+	    (!f->ok && f->why[0] == '\0')) {
+		ap_iface_free(f);
+		return DT_ERR_PROTO;
+	}
+	return 0;
+}
+
+int
 ap_get_empty(const uint8_t *p, size_t n)
 {
 	return n == 0 ? 0 : DT_ERR_PROTO;
@@ -477,6 +525,8 @@ ap_job_free(struct ap_job *j)
 	free(j->cwd);
 	dt_strv_free(j->env);
 	free(j->setup);
+	free(j->iface);
+	free(j->rank0);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -503,6 +553,15 @@ ap_stack_free(struct ap_stack *k)
 	k->tool = k->text = NULL;
 }
 
+void
+ap_iface_free(struct ap_iface *f)
+{
+	free(f->name);
+	free(f->addr);
+	free(f->why);
+	f->name = f->addr = f->why = NULL;
+}
+
 const char *
 ap_type_name(int t)
 {
@@ -527,6 +586,7 @@ ap_type_name(int t)
 	case AP_STACKS:		return "STACKS";
 	case AP_STACK:		return "STACK";
 	case AP_STACKASK:	return "STACKASK";
+	case AP_IFACE:		return "IFACE";
 	}
 	return "?";
 }

@@ -11,6 +11,10 @@
  *	launcher PORTS(n) -> agent PORTLIST(n ports)	-- only when a framework
  *						   needs ports on each host
  *	launcher JOB(...), RANK(...) x n, PREPARE	-- once every host said HELLO
+ *	agent	 IFACE(ok, name, addr, why)		-- when JOB asks the agent to
+ *						   choose its interface; not ok:
+ *						   nothing more, the launcher
+ *						   stops the job
  *	agent	 PREPARED  or  ERROR(code, msg)	-- JOB's setup command run (if
  *						   any), commands resolved,
  *						   no rank started
@@ -60,8 +64,10 @@
  * the version and the agent reads it before decoding the rest, so a
  * launcher and agent of different versions fail with a message naming
  * both, not a protocol error. 4: JOB carries the setup command.
+ * 5: JOB carries the interface candidates and rank 0's address; the agent
+ * answers with IFACE.
  */
-#define AP_VERSION	4
+#define AP_VERSION	5
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
 #define AP_MSG_MAX	(16 * 1024 * 1024) /* a JOB or RANK, all its parts */
 #define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
@@ -73,6 +79,7 @@
 #define AP_CWD_MAX	4096		/* JOB's working directory (PATH_MAX) */
 #define AP_ERRMSG_MAX	4096		/* ERROR's text: a few lines for a person */
 #define AP_TOOL_MAX	256		/* STACK's tool name ("eu-stack+gdb") */
+#define AP_IFACE_MAX	4096		/* one string of JOB's interface or IFACE */
 
 enum ap_type {
 	/* launcher -> agent */
@@ -98,6 +105,8 @@ enum ap_type {
 	AP_HEARTBEAT = 128,	/* "still here"; carries the timeout */
 	AP_STACK = 80,		/* one rank's stack, or the end of a STACKS */
 	AP_STACKASK = 81,	/* please send STACKS to every agent */
+	/* agent -> launcher */
+	AP_IFACE = 82,		/* the interface this host chose, or why none */
 };
 
 enum ap_stream { AP_STDOUT = 1, AP_STDERR = 2 };
@@ -124,6 +133,28 @@ struct ap_job {
 	char		**env;		/* "K=V" for every rank on this host */
 	size_t		 nenv;
 	char		*setup;		/* sh -c this before PREPARED; "" = none */
+	/*
+	 * The host's own interface: rank0 is the address it routes to when
+	 * iface (the host's --iface candidates, comma-separated) is "";
+	 * both "": the launcher chose, the agent does nothing. ifvars: the
+	 * AP_IF_* variables the agent sets to the name it chose.
+	 */
+	char		*iface;
+	char		*rank0;
+	uint8_t		 ifvars;
+};
+
+#define AP_IF_NCCL	0x01	/* NCCL_SOCKET_IFNAME */
+#define AP_IF_GLOO	0x02	/* GLOO_SOCKET_IFNAME */
+#define AP_IF_DMLC	0x04	/* DMLC_INTERFACE */
+#define AP_IF_ALL	0x07
+
+/* IFACE: the interface a host chose (ok), or why it could not (why). */
+struct ap_iface {
+	uint8_t		 ok;
+	char		*name;		/* "" when not ok */
+	char		*addr;
+	char		*why;		/* "the route to 10.0.0.1", or the error */
 };
 
 struct ap_rank {
@@ -198,6 +229,7 @@ int	ap_put_error(struct dt_wbuf *b, const struct ap_error *);
 int	ap_put_heartbeat(struct dt_wbuf *b, uint64_t timeout_ms);
 /* STACK: text longer than AP_STACK_MAX is cut, with a note. */
 int	ap_put_stack(struct dt_wbuf *b, const struct ap_stack *);
+int	ap_put_iface(struct dt_wbuf *b, const struct ap_iface *);
 
 /*
  * Decoders: parse one payload (from dt_frame_parse) of the named type.
@@ -216,6 +248,7 @@ int	ap_get_output(const uint8_t *, size_t, struct ap_output *);
 int	ap_get_exit(const uint8_t *, size_t, struct ap_exit *);
 int	ap_get_error(const uint8_t *, size_t, struct ap_error *);
 int	ap_get_stack(const uint8_t *, size_t, struct ap_stack *);
+int	ap_get_iface(const uint8_t *, size_t, struct ap_iface *);
 int	ap_get_empty(const uint8_t *, size_t);
 /* HEARTBEAT: a timeout from 1 ms to AP_HEARTBEAT_MAX_MS, or DT_ERR_PROTO. */
 int	ap_get_heartbeat(const uint8_t *, size_t, uint64_t *timeout_ms);
@@ -263,6 +296,7 @@ void	ap_job_free(struct ap_job *);
 void	ap_rank_free(struct ap_rank *);
 void	ap_error_free(struct ap_error *);
 void	ap_stack_free(struct ap_stack *);
+void	ap_iface_free(struct ap_iface *);
 
 /* A name for a message type, for logs ("OUTPUT"); "?" if unknown. */
 const char *ap_type_name(int);

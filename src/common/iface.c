@@ -269,13 +269,37 @@ int
 iface_pick(const struct iface *list, size_t n, const char *cands,
     const char *rank0, struct iface_choice *out, struct dt_err *e)
 {
-	const char	*p, *end;
-	char		 have[512];
-	size_t		 i, l;
+	struct sockaddr_in	 sin;
+	struct in_addr		 lit;
+	const char		*p, *end, *why;
+	char			 have[512];
+	size_t			 i, l;
 
 	memset(out, 0, sizeof(*out));
-	if (cands == NULL || *cands == '\0')
-		return iface_route(list, n, rank0, out, e);
+	if (cands == NULL || *cands == '\0') {
+		if (rank0 == NULL || iface_resolve(rank0, &sin, e) != 0)
+			why = "does not resolve here";
+		/*
+		 * A name (not a 127.x literal) that is a loopback address
+		 * here is this host's own name (Debian maps it to
+		 * 127.0.1.1): other hosts do not reach it over lo.
+		 */
+		else if ((ntohl(sin.sin_addr.s_addr) >> 24) != 127 ||
+		    inet_pton(AF_INET, rank0, &lit) == 1)
+			return iface_route(list, n, rank0, out, e);
+		else
+			why = "is a loopback address here";
+		/* A name only the launcher knows (an ssh alias): guess. */
+		if (iface_choose(list, n, NULL, 0, out, e) != 0)
+			return DT_ERR_NOTFOUND;
+		snprintf(out->why, sizeof(out->why), "%s %s, so the first real "
+		    "interface up", rank0 != NULL ? rank0 : "rank 0's host",
+		    why);
+		return 0;
+	}
+	/* One name: as --iface always took it, with its messages. */
+	if (strchr(cands, ',') == NULL)
+		return iface_choose(list, n, cands, 0, out, e);
 	for (p = cands; *p != '\0'; p = *end == ',' ? end + 1 : end) {
 		end = p + strcspn(p, ",");
 		l = (size_t)(end - p);

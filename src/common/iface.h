@@ -62,9 +62,13 @@ int	iface_spec_host(const char *spec, const char *host, char *buf,
 
 /*
  * A host's own choice: the first of cands (comma-separated, from
- * iface_spec_host) that this machine has up with an IPv4 address, or, when
- * cands is empty, iface_route to rank0 (rank 0's address). Returns 0, or
- * DT_ERR_NOTFOUND with e naming what there is.
+ * iface_spec_host) that this machine has up with an IPv4 address (one
+ * name: as iface_choose takes want), or, when cands is empty, iface_route
+ * to rank0 (rank 0's address); when rank0 does not resolve here (NULL, or
+ * a name only the launcher knows), or is a name that resolves to a loopback
+ * address (this host's own name, on Debian), iface_choose's guess for a
+ * host among others. Returns 0, or DT_ERR_NOTFOUND with e naming what
+ * there is.
  */
 int	iface_pick(const struct iface *list, size_t n, const char *cands,
 	    const char *rank0, struct iface_choice *out, struct dt_err *e);

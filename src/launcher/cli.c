@@ -20,6 +20,7 @@
 #include "dtlimits.h"
 #include "err.h"
 #include "framework.h"
+#include "iface.h"
 #include "prefix.h"
 #include "xmalloc.h"
 
@@ -108,8 +109,10 @@ const char cli_usage[] =
 "      --framework NAME[,NAME...]\n"
 "                          the variables of: pytorch (default), tensorflow,\n"
 "                          mxnet, horovod, mpi; or none (only DTRUN_*)\n"
-"      --iface NAME        network interface for MASTER_ADDR, NCCL and Gloo\n"
-"                          (default: lo on one machine, else the first real one)\n"
+"      --iface LIST        network interface for NCCL and Gloo, per host: the\n"
+"                          first a host has of LIST's IFACE,... (HOST=IFACE:\n"
+"                          that host's own); default: lo on one machine, else\n"
+"                          each host's route to rank 0's host\n"
 "      --seed N            export DTRUN_SEED=N and a per-rank DTRUN_RANK_SEED\n"
 "      --sync-dst-dir DIR  first rsync this directory to DIR on every host,\n"
 "                          deleting extras (%h in DIR: the host); run there\n"
@@ -601,6 +604,7 @@ cli_opt_output(struct opts *o, int c, struct dt_err *e)
 static int
 cli_opt_env(struct opts *o, int c, struct dt_err *e)
 {
+	char	ifbuf[512];
 	int	rc = 0;
 
 	switch (c) {
@@ -625,6 +629,9 @@ cli_opt_env(struct opts *o, int c, struct dt_err *e)
 			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
 			    "--iface needs an interface name (see ip "
 			    "link)");
+		else
+			rc = iface_spec_host(optarg, "", ifbuf, sizeof(ifbuf),
+			    e);
 		o->iface = optarg;
 		break;
 	case OPT_SEED:

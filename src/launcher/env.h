@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+struct ap_iface;
 struct dt_err;
 struct opts;
 struct plan;
@@ -20,8 +21,10 @@ struct env_ctx {
 	const char		*job_id;
 	unsigned		 frameworks;	/* FW_* of framework.h */
 	char			 master_addr[256];	/* rank 0's host, as ranks reach it */
+	int			 per_host;	/* each host's agent chooses its interface */
+	char			 rank0_addr[256];	/* what those agents route to */
 	int			 master_port;
-	char			 ifname[64];	/* the network interface; "" = unknown */
+	char			 ifname[64];	/* the interface (this machine's); "" = unknown */
 	char			 ifaddr[64];	/* its IPv4 address: where hosts reach us */
 	int			 nccl_ifname;	/* export NCCL_SOCKET_IFNAME */
 	int			 gloo_ifname;	/* export GLOO_SOCKET_IFNAME */
@@ -47,6 +50,19 @@ void	env_release(struct env_ctx *c);
 void	env_host(const struct env_ctx *, int h, struct strv *);
 /* Appends the variables of one rank (never one the user set with -x). */
 void	env_rank(const struct env_ctx *, int rank, struct strv *);
+
+/*
+ * For host h's JOB: writes its --iface candidates into cands ("" = by the
+ * route to c->rank0_addr) and returns the AP_IF_* variables its agent is to
+ * set; 0 and "" when dtrun chose for every host (a job on this machine).
+ */
+unsigned env_host_iface(const struct env_ctx *, int h, char *cands,
+	    size_t len);
+/*
+ * Host h's agent said what it chose (IFACE): -v shows it. Returns 0, or -1
+ * after logging why it had none and the fix: the job must not start.
+ */
+int	env_host_chose(const struct env_ctx *, int h, const struct ap_iface *);
 
 /* The address ranks use to reach host h (for TF_CONFIG, DMLC_NODE_HOST). */
 const char *env_host_addr(const struct env_ctx *, int h);

@@ -115,7 +115,8 @@ fw_mxnet_host(const struct env_ctx *c, int h, struct strv *sv)
 	strv_setf(sv, "DMLC_PS_ROOT_URI", "%s", c->master_addr);
 	strv_setf(sv, "DMLC_PS_ROOT_PORT", "%d", c->ps_port);
 	strv_setf(sv, "DMLC_NODE_HOST", "%s", env_host_addr(c, h));
-	if (c->ifname[0] != '\0')
+	/* Over hosts, each host's agent sets its own. */
+	if (c->ifname[0] != '\0' && !c->per_host)
 		strv_setf(sv, "DMLC_INTERFACE", "%s", c->ifname);
 }
 

@@ -716,7 +716,7 @@ job_host_hello(struct job_host *h)
 	struct strv		 env = { 0 }, renv = { 0 };
 	struct ap_job		 aj;
 	struct ap_rank		 ar;
-	char			 cwd[4096];
+	char			 cwd[4096], ifc[AP_IFACE_MAX];
 	int			 i, r, rc;
 
 	env_host(&j->env, h->index, &env);
@@ -733,6 +733,10 @@ job_host_hello(struct job_host *h)
 	aj.env = env.v;
 	aj.nenv = env.n;
 	aj.setup = (char *)(j->o->setup != NULL ? j->o->setup : "");
+	/* Over hosts, each agent chooses its own interface (env.h). */
+	aj.ifvars = env_host_iface(&j->env, h->index, ifc, sizeof(ifc));
+	aj.iface = ifc;
+	aj.rank0 = j->env.per_host ? j->env.rank0_addr : "";
 	rc = ap_put_job(&j->wb, &aj);
 	strv_free(&env);
 	if (rc != 0) {
@@ -871,9 +875,11 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 	struct ap_exit	 x;
 	struct ap_error	 e;
 	struct ap_stack	 stk;
+	struct ap_iface	 fi;
 	uint32_t	 rank, pid, nports;
 	int		*ports;
 	uint64_t	 ms;
+	int		 rc;
 
 	h->beat.heard = 1;
 	switch (type) {
@@ -966,6 +972,17 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		ap_error_free(&e);
 		if (!j->stopping)
 			job_stop(j, SIGTERM, j->o->kill_grace);
+		return;
+	case AP_IFACE:
+		if (h->prepared || ap_get_iface(p, n, &fi) != 0)
+			break;
+		rc = env_host_chose(&j->env, h->index, &fi);
+		ap_iface_free(&fi);
+		if (rc != 0) {
+			job_set_exit(j, EXIT_CONFIG);
+			if (!j->stopping)
+				job_stop(j, SIGTERM, j->o->kill_grace);
+		}
 		return;
 	case AP_HEARTBEAT:
 		if (ap_get_heartbeat(p, n, &ms) != 0)

@@ -406,10 +406,15 @@ plan_on_loopback(const struct plan *p)
 	if (p->local)
 		return 1;
 	for (h = 0; h < p->nhosts; h++)
-		if (strncmp(p->hosts[h].name, "127.", 4) != 0 &&
-		    strcmp(p->hosts[h].name, "localhost") != 0)
+		if (!plan_loopback_name(p->hosts[h].name))
 			return 0;
 	return 1;
+}
+
+int
+plan_loopback_name(const char *name)
+{
+	return strncmp(name, "127.", 4) == 0 || strcmp(name, "localhost") == 0;
 }
 
 /* Prints s quoted for a POSIX shell when it needs quoting. */

@@ -59,6 +59,8 @@ struct plan {
 int	plan_build(struct plan *, struct opts *, struct dt_err *e);
 /* True if every agent runs here: the local launcher, or hosts that are all loopback names. */
 int	plan_on_loopback(const struct plan *);
+/* True for a host name that is this machine's loopback (127.x, localhost). */
+int	plan_loopback_name(const char *);
 /*
  * For a restart: drops the hosts named in names[0..n) and places the
  * ranks again over the others: as many workers as first asked, or, when

@@ -24,3 +24,56 @@ netns_pair() {
 	ip -n "$2" link set lo up && ip -n "$3" link set lo up ||
 		{ echo "could not set up the namespaces"; exit 1; }
 }
+
+# netns_sshd NS ADDR -- an sshd in namespace NS listening on ADDR:22, all
+# of them with one host key ($TRASH/ns/host) and one user key
+# ($TRASH/ns/id, made on the first call); ADDR's key goes into
+# $TRASH/ns/known_hosts. Its pid file is in $TRASH/ns, so netns_pair's
+# cleanup stops it.
+netns_sshd() {
+	local d=$TRASH/ns
+	if [ ! -s "$d/id" ]; then
+		ssh-keygen -q -t ed25519 -N "" -f "$d/host" </dev/null &&
+		ssh-keygen -q -t ed25519 -N "" -f "$d/id" </dev/null &&
+		cp "$d/id.pub" "$d/authorized_keys" && : >"$d/known_hosts" ||
+			{ echo "could not make the ssh keys"; exit 1; }
+	fi
+	cat >"$d/sshd_config.$2" <<EOC
+Port 22
+ListenAddress $2
+HostKey $d/host
+PidFile $d/sshd.$2.pid
+AuthorizedKeysFile $d/authorized_keys
+PermitRootLogin yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+LogLevel ERROR
+EOC
+	ip netns exec "$1" /usr/sbin/sshd -f "$d/sshd_config.$2" -E "$d/sshd.$2.log" ||
+		{ cat "$d/sshd.$2.log"; exit 1; }
+	wait_for 5 test -s "$d/sshd.$2.pid" || { echo "sshd on $2 did not start"; exit 1; }
+	echo "$2 $(cat "$d/host.pub")" >>"$d/known_hosts"
+}
+
+# netns_dtrun NS ARGS... -- dtrun --launcher ssh inside namespace NS, with
+# netns_sshd's user key and known_hosts, agents cached in $TRASH/agents.
+netns_dtrun() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" "$B/dtrun" --launcher ssh -i "$TRASH/ns/id" \
+	    --ssh-option UserKnownHostsFile="$TRASH/ns/known_hosts" \
+	    --ssh-agent-dir "$TRASH/agents" "$@"
+}
+
+# netns_agents_alive -- true while a dtrun-agent from $TRASH/agents runs,
+# in any namespace.
+netns_agents_alive() {
+	for p in /proc/[0-9]*; do
+		case $(readlink "$p/exe" 2>/dev/null) in
+		"$TRASH/agents"/*) proc_alive "${p#/proc/}" && return 0 ;;
+		esac
+	done
+	return 1
+}

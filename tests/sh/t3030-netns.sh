@@ -16,37 +16,13 @@ NA=dtrun-a-$$ NB=dtrun-b-$$
 netns_pair 'two network-namespace hosts' "$NA" "$NB" 10.77.0
 
 # One sshd per namespace, on its own address; one key, one known_hosts.
-# (Not $n as the loop variable: wait_for uses it.)
+netns_sshd "$NA" 10.77.0.1
+netns_sshd "$NB" 10.77.0.2
 D=$TRASH/ns
-ssh-keygen -q -t ed25519 -N "" -f "$D/host" </dev/null
-ssh-keygen -q -t ed25519 -N "" -f "$D/id" </dev/null
-cp "$D/id.pub" "$D/authorized_keys"
-: >"$D/known_hosts"
-for h in 1 2; do
-	ns=$NA; [ $h = 2 ] && ns=$NB
-	cat >"$D/sshd_config.$h" <<EOC
-Port 22
-ListenAddress 10.77.0.$h
-HostKey $D/host
-PidFile $D/sshd.$h.pid
-AuthorizedKeysFile $D/authorized_keys
-PermitRootLogin yes
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-UsePAM no
-StrictModes no
-LogLevel ERROR
-EOC
-	ip netns exec "$ns" /usr/sbin/sshd -f "$D/sshd_config.$h" -E "$D/sshd.$h.log" ||
-		{ cat "$D/sshd.$h.log"; exit 1; }
-	wait_for 5 test -s "$D/sshd.$h.pid" || { echo "sshd $h did not start"; exit 1; }
-	echo "10.77.0.$h $(cat "$D/host.pub")" >>"$D/known_hosts"
-done
 H2=10.77.0.1,10.77.0.2
 # dtrun ARGS... inside the first namespace, reaching both hosts.
 nsrun() {
-	ip netns exec "$NA" "$B/dtrun" --launcher ssh -i "$D/id" \
-	    --ssh-option UserKnownHostsFile="$D/known_hosts" --ssh-agent-dir "$TRASH/agents" "$@"
+	netns_dtrun "$NA" "$@"
 }
 
 test_expect_success 'each rank runs in its own host'"'"'s namespace, reached over the veth' '

@@ -45,17 +45,7 @@ done
 AGENTS=$TRASH/agents
 # dtrun ARGS... in dtrun's namespace.
 nsrun() {
-	ip netns exec "$ND" "$B/dtrun" --launcher ssh -i "$D/id" \
-	    --ssh-option UserKnownHostsFile="$D/known_hosts" --ssh-agent-dir "$AGENTS" "$@"
-}
-# True while a dtrun-agent from this test runs, in any namespace.
-agents_alive() {
-	for p in /proc/[0-9]*; do
-		case $(readlink "$p/exe" 2>/dev/null) in
-		"$AGENTS"/*) proc_alive "${p#/proc/}" && return 0 ;;
-		esac
-	done
-	return 1
+	netns_dtrun "$ND" "$@"
 }
 # Where the target's sshd saw the job's connection come from.
 WHERE='echo $SSH_CONNECTION | cut -d" " -f3,4'
@@ -70,7 +60,7 @@ test_expect_success '-J: the job runs on the target through the jump host, outpu
 	test_expect_code 3 nsrun -J 10.79.0.2 -H 127.0.0.5 --prefix "%h " sh -c "$WHERE; exit 3" >out &&
 	grep -qx "127.0.0.5 127.0.0.5 22" out &&
 	grep -q "server_request_direct_tcpip: .*target 127.0.0.5 port 22" "$D/jump1.log" &&
-	wait_for 10 eval "! agents_alive"
+	wait_for 10 eval "! netns_agents_alive"
 '
 
 test_expect_success 'ProxyJump in an ssh_config file, the jump host named by its own alias' '
@@ -150,7 +140,7 @@ test_expect_success 'fail-fast through a jump host: the other rank stops, nothin
 		fi
 		exec sleep 300" &&
 	test -s pid.0 && wait_gone 20 pid.0 pid.1 &&
-	wait_for 10 eval "! agents_alive"
+	wait_for 10 eval "! netns_agents_alive"
 '
 
 test_expect_success 'a ProxyCommand still running when its host ends is killed, with its group' '

@@ -53,6 +53,10 @@ TEST(ap_job_and_rank_roundtrip)
 	CHECK_INT(j2.nranks, 2);
 	CHECK_INT(j2.nenv, 2);
 	CHECK_STR(j2.env[1], "B=");
+	/* Not asked: the interface fields are empty. */
+	CHECK_STR(j2.iface, "");
+	CHECK_STR(j2.rank0, "");
+	CHECK_INT(j2.ifvars, 0);
 	ap_job_free(&j2);
 	/* Every truncation of a valid payload is refused, and frees what it took. */
 	while (n-- > 0)
@@ -321,8 +325,11 @@ t_job_claiming(struct dt_wbuf *b, uint32_t nranks)
 	j.kill_grace_ms = 1000;
 	j.nranks = 1;
 	CHECK_INT(ap_put_job(b, &j), 0);
-	/* No variables, no setup: the payload ends "u32 nranks, u32 0, u32 0". */
-	q = b->p + b->len - 12;
+	/*
+	 * No variables, setup or interface: the payload ends "u32 nranks,
+	 * u32 0 (env), u32 0 (setup), u32 0 (iface), u32 0 (rank0), u8 0".
+	 */
+	q = b->p + b->len - 21;
 	q[0] = nranks >> 24;
 	q[1] = nranks >> 16;
 	q[2] = nranks >> 8;
@@ -524,5 +531,103 @@ TEST(wire_frame_end_parts_splits_and_bounds)
 	dt_wbuf_put(&b, data, sizeof(data));
 	CHECK_INT(dt_frame_end_parts(&b, st, 100, 8, 249), DT_ERR_TOOBIG);
 	CHECK_INT(b.len, 0);
+	dt_wbuf_free(&b);
+}
+
+TEST(ap_job_carries_the_interface_choice)
+{
+	struct dt_wbuf	 b;
+	struct ap_job	 j = { 0 }, j2;
+	const uint8_t	*pl;
+	uint8_t		*last;
+	size_t		 n;
+	char		*big;
+
+	dt_wbuf_init(&b);
+	j.version = AP_VERSION;
+	j.job_id = "id";
+	j.cwd = "";
+	j.nranks = 1;
+	j.iface = "ens5,eth0";
+	j.rank0 = "10.9.0.1";
+	j.ifvars = AP_IF_NCCL | AP_IF_DMLC;
+	CHECK_INT(ap_put_job(&b, &j), 0);
+	pl = one_frame(&b, AP_JOB, &n);
+	CHECK_INT(ap_get_job(pl, n, &j2), 0);
+	CHECK_STR(j2.iface, "ens5,eth0");
+	CHECK_STR(j2.rank0, "10.9.0.1");
+	CHECK_INT(j2.ifvars, AP_IF_NCCL | AP_IF_DMLC);
+	ap_job_free(&j2);
+	while (n-- > 0)
+		CHECK_INT(ap_get_job(pl, n, &j2), DT_ERR_PROTO);
+	/* A variable this version does not know is refused. */
+	last = b.p + b.len - 1;
+	*last = 0x08;
+	pl = one_frame(&b, AP_JOB, &n);
+	CHECK_INT(ap_get_job(pl, n, &j2), DT_ERR_PROTO);
+	/* Over the limit: nothing is appended. */
+	dt_wbuf_reset(&b);
+	big = calloc(1, AP_IFACE_MAX + 2);
+	memset(big, 'e', AP_IFACE_MAX + 1);
+	j.iface = big;
+	CHECK_INT(ap_put_job(&b, &j), DT_ERR_TOOBIG);
+	CHECK_INT(b.len, 0);
+	free(big);
+	dt_wbuf_free(&b);
+}
+
+TEST(ap_iface_roundtrip_and_bad)
+{
+	struct dt_wbuf	 b;
+	struct ap_iface	 f = { 1, "eth1", "10.9.0.2", "the route to 10.9.0.1" };
+	struct ap_iface	 f2;
+	const uint8_t	*pl;
+	size_t		 n;
+
+	dt_wbuf_init(&b);
+	CHECK_INT(ap_put_iface(&b, &f), 0);
+	pl = one_frame(&b, AP_IFACE, &n);
+	CHECK_INT(ap_get_iface(pl, n, &f2), 0);
+	CHECK_INT(f2.ok, 1);
+	CHECK_STR(f2.name, "eth1");
+	CHECK_STR(f2.addr, "10.9.0.2");
+	CHECK_STR(f2.why, "the route to 10.9.0.1");
+	ap_iface_free(&f2);
+	while (n-- > 0)
+		CHECK_INT(ap_get_iface(pl, n, &f2), DT_ERR_PROTO);
+	CHECK_STR(ap_type_name(AP_IFACE), "IFACE");
+
+	/* None: only why. */
+	dt_wbuf_reset(&b);
+	f.ok = 0;
+	f.name = f.addr = "";
+	f.why = "--iface ib0: no such interface (interfaces: lo 127.0.0.1)";
+	CHECK_INT(ap_put_iface(&b, &f), 0);
+	pl = one_frame(&b, AP_IFACE, &n);
+	CHECK_INT(ap_get_iface(pl, n, &f2), 0);
+	CHECK_INT(f2.ok, 0);
+	CHECK(strstr(f2.why, "ib0") != NULL);
+	ap_iface_free(&f2);
+
+	/* A choice without a name, a refusal without a reason, ok = 2. */
+	dt_wbuf_reset(&b);
+	f.ok = 1;
+	CHECK_INT(ap_put_iface(&b, &f), 0);
+	pl = one_frame(&b, AP_IFACE, &n);
+	CHECK_INT(ap_get_iface(pl, n, &f2), DT_ERR_PROTO);
+	dt_wbuf_reset(&b);
+	f.ok = 0;
+	f.why = "";
+	CHECK_INT(ap_put_iface(&b, &f), 0);
+	pl = one_frame(&b, AP_IFACE, &n);
+	CHECK_INT(ap_get_iface(pl, n, &f2), DT_ERR_PROTO);
+	dt_wbuf_reset(&b);
+	f.ok = 2;
+	f.name = "eth1";
+	f.addr = "10.9.0.2";
+	f.why = "x";
+	CHECK_INT(ap_put_iface(&b, &f), 0);
+	pl = one_frame(&b, AP_IFACE, &n);
+	CHECK_INT(ap_get_iface(pl, n, &f2), DT_ERR_PROTO);
 	dt_wbuf_free(&b);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agentproto.h"
 #include "cli.h"
 #include "env.h"
 #include "err.h"
@@ -298,4 +299,82 @@ TEST(env_cuda_visible_devices_from_filter)
 	o.nexports = 1;
 	CHECK(strstr(joined(&c, 0, -1), "CUDA_VISIBLE_DEVICES=2,3 "
 	    "CUDA_VISIBLE_DEVICES=7") != NULL);
+}
+
+TEST(env_per_host_interfaces)
+{
+	char		 cands[64];
+	struct opts	 o = { 0 };
+	struct env_ctx	 c;
+
+	o.iface = "gpu2=ib0,gpu2=ib1,eth0";
+	ctx(&c, &o, &two, FW_PYTORCH | FW_MXNET);
+	strcpy(c.ifname, "eth0");
+	c.nccl_ifname = c.gloo_ifname = 1;
+	/* dtrun's choice for every host: in the host part, not in JOB. */
+	CHECK(strstr(joined(&c, 1, -1), "NCCL_SOCKET_IFNAME=eth0") != NULL);
+	CHECK_INT(env_host_iface(&c, 1, cands, sizeof(cands)), 0);
+	CHECK_STR(cands, "");
+	/* Each agent's own: only in JOB, with its host's candidates. */
+	c.per_host = 1;
+	CHECK(strstr(joined(&c, 1, -1), "IFNAME") == NULL);
+	CHECK(strstr(joined(&c, 1, -1), "DMLC_INTERFACE") == NULL);
+	CHECK_INT(env_host_iface(&c, 1, cands, sizeof(cands)),
+	    AP_IF_NCCL | AP_IF_GLOO | AP_IF_DMLC);
+	CHECK_STR(cands, "ib0,ib1");
+	c.nccl_ifname = 0;
+	c.frameworks = FW_PYTORCH;
+	CHECK_INT(env_host_iface(&c, 0, cands, sizeof(cands)), AP_IF_GLOO);
+	CHECK_STR(cands, "eth0");
+	o.iface = NULL;
+	CHECK_INT(env_host_iface(&c, 0, cands, sizeof(cands)), AP_IF_GLOO);
+	CHECK_STR(cands, "");
+}
+
+TEST(env_prepare_over_hosts)
+{
+	static struct plan_host	 h[2] = {
+		{ .name = "10.255.255.1", .nranks = 1, .nworkers = 1 },
+		{ .name = "gpu2", .nranks = 1, .nworkers = 1 },
+	};
+	struct plan	 p = two;
+	struct opts	 o = { 0 };
+	struct env_ctx	 c;
+	struct dt_err	 e;
+	int		 rc;
+
+	p.hosts = h;
+	rc = env_prepare(&c, &o, &p, "job1", &e);
+	/* A machine with only a loopback has nothing to give. */
+	if (rc == DT_ERR_NOTFOUND)
+		return;
+	CHECK_INT(rc, 0);
+	CHECK(c.per_host);
+	CHECK_STR(c.rank0_addr, "10.255.255.1");
+	CHECK_STR(c.master_addr, "10.255.255.1");
+	env_release(&c);
+	/* Rank 0 named by a loopback address, hosts elsewhere: it is here. */
+	h[0].name = "127.0.0.1";
+	CHECK_INT(env_prepare(&c, &o, &p, "job1", &e), 0);
+	CHECK(strncmp(c.master_addr, "127.", 4) != 0);
+	CHECK_STR(c.master_addr, c.ifaddr);
+	CHECK_STR(c.rank0_addr, c.ifaddr);
+	env_release(&c);
+	h[0].name = "10.255.255.1";
+}
+
+TEST(cli_iface_list_checked)
+{
+	char		*a1[] = { "dtrun", "--iface", "gpu1=ib0,eth0", "true",
+			    NULL };
+	char		*a2[] = { "dtrun", "--iface", "ib0,,eth0", "true", NULL };
+	struct opts	 o;
+	struct dt_err	 e;
+
+	CHECK_INT(cli_parse(4, a1, &o, &e), CLI_RUN);
+	CHECK_STR(o.iface, "gpu1=ib0,eth0");
+	cli_free(&o);
+	CHECK(cli_parse(4, a2, &o, &e) < 0);
+	CHECK(strstr(e.msg, "HOST=IFACE") != NULL);
+	cli_free(&o);
 }

@@ -170,3 +170,45 @@ TEST(iface_pick_first_candidate_up)
 	    DT_ERR_NOTFOUND);
 	CHECK(strstr(e.msg, "eth1 10.1.0.7 (down)") != NULL);
 }
+
+TEST(iface_pick_one_name_as_given)
+{
+	struct iface_choice	ch;
+	struct dt_err		e;
+
+	/* One name is --iface as it always was: its reason, its messages. */
+	CHECK_INT(iface_pick(box, NBOX, "docker0", "10.0.0.1", &ch, &e), 0);
+	CHECK_STR(ch.name, "docker0");
+	CHECK_STR(ch.why, "given with --iface");
+	CHECK_INT(iface_pick(box, NBOX, "eth1", NULL, &ch, &e),
+	    DT_ERR_NOTFOUND);
+	CHECK(strstr(e.msg, "--iface eth1: the interface is down") != NULL);
+}
+
+TEST(iface_pick_by_route_or_guess)
+{
+	struct iface		*list;
+	struct iface_choice	 ch;
+	struct dt_err		 e;
+	size_t			 n;
+
+	CHECK_INT(iface_list(&list, &n, &e), 0);
+	CHECK_INT(iface_pick(list, n, "", "127.0.0.1", &ch, &e), 0);
+	CHECK_STR(ch.name, "lo");
+	CHECK_STR(ch.why, "the route to 127.0.0.1");
+	free(list);
+	/* rank 0's name does not resolve here: the guess for a host. */
+	CHECK_INT(iface_pick(box, NBOX, "", "no-such-host.invalid", &ch, &e),
+	    0);
+	CHECK_STR(ch.name, "ib0");
+	CHECK(strstr(ch.why, "no-such-host.invalid does not resolve") != NULL);
+	/* A name that is a loopback address here: this host's own name. */
+	CHECK_INT(iface_pick(box, NBOX, "", "localhost", &ch, &e), 0);
+	CHECK_STR(ch.name, "ib0");
+	CHECK(strstr(ch.why, "localhost is a loopback address here") != NULL);
+	/* A 127.x literal means the loopback. */
+	CHECK_INT(iface_pick(box, NBOX, "", "127.0.0.1", &ch, &e), 0);
+	CHECK_STR(ch.name, "lo");
+	CHECK_INT(iface_pick(box, 1, NULL, NULL, &ch, &e), DT_ERR_NOTFOUND);
+	CHECK(strstr(e.msg, "give one with --iface") != NULL);
+}
