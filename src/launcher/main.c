@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "cli.h"
 #include "env.h"
 #include "err.h"
@@ -59,6 +60,9 @@ main(int argc, char **argv)
 			rc = 0;
 		}
 		env_release(&ec);
+	} else if (o.check) {
+		dt_raise_nofile();
+		rc = check_run(&o, &p, id);
 	} else {
 		dt_raise_nofile();
 		rc = restart_run(&o, &p, id);
