@@ -427,12 +427,13 @@ hc_gather(struct hostcheck *hc, const struct ap_check *c, const char *host)
 	else
 		hc_iface(hc, c, list, n);
 	for (i = 0; list != NULL && i < 2; i++) {
-		if ((v = hc_getenv(c, vars[i], 0)) == NULL ||
-		    hostcheck_ifname(vars[i], v, list, n, why, sizeof(why)) == 0)
+		if ((v = hc_getenv(c, vars[i], 0)) == NULL)
 			continue;
-		snprintf(key, sizeof(key), "%s", i == 0 ? "nccl_ifname_err" :
-		    "gloo_ifname_err");
-		hc_add(hc, key, "%s", why);
+		snprintf(key, sizeof(key), "%s_ifname", i == 0 ? "nccl" : "gloo");
+		if (hostcheck_ifname(vars[i], v, list, n, why, sizeof(why)) == 0)
+			hc_add(hc, key, "%s", v);
+		else
+			hc_add(hc, strcat(key, "_err"), "%s", why);
 	}
 	free(list);
 	if (c->cmd[0] != '\0') {

@@ -10,9 +10,11 @@
  *	ifaces			every interface with an IPv4 address
  *	listen, listen_err	rank 0's host: ADDR:PORT the others probe
  *	cmd, cmd_err		the command as this host's PATH finds it
+ *	nccl_ifname, gloo_ifname
+ *				NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME, given
+ *				and selecting an interface here
  *	nccl_ifname_err, gloo_ifname_err
- *				NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME
- *				select no interface here
+ *				given, and selecting none
  *	python, torch, torch_cuda, torch_err, python_err
  *				a python command's interpreter (not FAST)
  *	gpu (one per GPU: nvidia-smi -L), nccl (libnccl.so's path),

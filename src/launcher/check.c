@@ -364,7 +364,9 @@ check_print(struct check *c)
 		    NULL;
 		row[10] = (char *)(ch_get(ch, "nccl") != NULL ? "yes" : NULL);
 		row[11] = (char *)(ch_get(ch, "nccl_ifname_err") != NULL ||
-		    ch_get(ch, "gloo_ifname_err") != NULL ? "NO MATCH" : NULL);
+		    ch_get(ch, "gloo_ifname_err") != NULL ? "NONE" :
+		    ch_get(ch, "nccl_ifname") != NULL ||
+		    ch_get(ch, "gloo_ifname") != NULL ? "ok" : NULL);
 	}
 	if ((t = check_table(cells, nrows, NCOL)) != NULL)
 		fputs(t, stdout);
