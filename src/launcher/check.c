@@ -249,8 +249,9 @@ check_host_problems(struct check *c, size_t i)
 		    "the same dtrun there (or remove its cached agent)", name, v,
 		    DT_VERSION);
 	if ((v = ch_get(ch, "iface_err")) != NULL)
-		check_problem(c, "%s: no interface to choose: %s: give one with "
-		    "--iface %s=IFACE", name, v, name);
+		check_problem(c, "%s: no interface to choose: %s: name one with "
+		    "--iface IFACE (or --iface %s=IFACE for this host alone)",
+		    name, v, name);
 	if (i == 0 && (v = ch_get(ch, "listen_err")) != NULL &&
 	    ch_get(ch, "iface_err") == NULL)
 		check_problem(c, "%s (rank 0's host): %s: choose another "
