@@ -115,6 +115,9 @@ hc_add(struct hostcheck *hc, const char *key, const char *fmt, ...)
 	va_start(ap, fmt);
 	rc = vasprintf(&val, fmt, ap);
 	va_end(ap);
+	/* An answer is a line for a person: a long one is cut, not refused. */
+	if (rc > HOSTCHECK_VAL_MAX)
+		val[HOSTCHECK_VAL_MAX] = '\0';
 	if (rc < 0 || asprintf(&kv, "%s=%s", key, val) < 0 ||
 	    hc->nkv >= AP_CHK_KV_MAX ||
 	    (v = reallocarray(hc->kv, hc->nkv + 2, sizeof(*v))) == NULL) {

@@ -36,6 +36,7 @@ struct iface;
 
 #define HOSTCHECK_SUB_S		30	/* the interpreter and GPU probe, at most */
 #define HOSTCHECK_CONNECT_S	5	/* a PROBE's connect, at most */
+#define HOSTCHECK_VAL_MAX	1024	/* bytes of one answer's value */
 
 /* Called with each step's answers (once per hostcheck_run). */
 typedef void (*hostcheck_done_fn)(void *arg, const struct ap_checked *);

@@ -1,6 +1,6 @@
 # netns-lib.sh -- two network namespaces joined by a veth pair, for the
-# tests whose hosts must not share a network stack (t3030, t3050). Needs
-# root and ip netns.
+# tests whose hosts must not share a network stack (t3030, t3050, t3070),
+# and sshds inside them. Needs root and ip netns.
 
 # netns_pair WHAT NS1 NS2 NET -- makes namespaces NS1 (NET.1/24) and NS2
 # (NET.2/24) joined by a veth ($NETNS_V1 in NS1, $NETNS_V2 in NS2),
@@ -23,4 +23,35 @@ netns_pair() {
 	ip -n "$3" addr add "$4.2/24" dev "$NETNS_V2" && ip -n "$3" link set "$NETNS_V2" up &&
 	ip -n "$2" link set lo up && ip -n "$3" link set lo up ||
 		{ echo "could not set up the namespaces"; exit 1; }
+}
+
+# netns_sshd NS NAME ADDR [LOGLEVEL] -- starts an sshd in namespace NS,
+# listening on ADDR port 22, its files in $TRASH/ns named after NAME
+# (sshd_config.NAME, sshd.NAME.pid, NAME.log); one host key ($TRASH/ns/host)
+# and one user key ($TRASH/ns/id) serve every sshd, made on first use, and
+# ADDR goes into $TRASH/ns/known_hosts. Ends the test file if it fails.
+netns_sshd() {
+	if [ ! -s "$TRASH/ns/host" ]; then
+		ssh-keygen -q -t ed25519 -N "" -f "$TRASH/ns/host" </dev/null &&
+		ssh-keygen -q -t ed25519 -N "" -f "$TRASH/ns/id" </dev/null &&
+		cp "$TRASH/ns/id.pub" "$TRASH/ns/authorized_keys" &&
+		: >"$TRASH/ns/known_hosts" || { echo "could not make ssh keys"; exit 1; }
+	fi
+	cat >"$TRASH/ns/sshd_config.$2" <<EOC
+Port 22
+ListenAddress $3
+HostKey $TRASH/ns/host
+PidFile $TRASH/ns/sshd.$2.pid
+AuthorizedKeysFile $TRASH/ns/authorized_keys
+PermitRootLogin yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+LogLevel ${4:-ERROR}
+EOC
+	ip netns exec "$1" /usr/sbin/sshd -f "$TRASH/ns/sshd_config.$2" -E "$TRASH/ns/$2.log" ||
+		{ cat "$TRASH/ns/$2.log"; exit 1; }
+	wait_for 5 test -s "$TRASH/ns/sshd.$2.pid" || { echo "sshd $2 did not start"; exit 1; }
+	echo "$3 $(cat "$TRASH/ns/host.pub")" >>"$TRASH/ns/known_hosts"
 }

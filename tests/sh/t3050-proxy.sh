@@ -17,45 +17,15 @@ ND=dtrun-pd-$$ NT=dtrun-pt-$$
 netns_pair 'hosts behind jump hosts' "$ND" "$NT" 10.79.0
 D=$TRASH/ns
 
-# Three sshds, one host key, one user key; the jumps log what they forward.
-ssh-keygen -q -t ed25519 -N "" -f "$D/host" </dev/null
-ssh-keygen -q -t ed25519 -N "" -f "$D/id" </dev/null
-cp "$D/id.pub" "$D/authorized_keys"
-: >"$D/known_hosts"
-for s in jump1:10.79.0.2:DEBUG1 jump2:127.0.0.2:DEBUG1 target:127.0.0.5:VERBOSE; do
-	IFS=: read -r name addr level <<<"$s"
-	cat >"$D/sshd_config.$name" <<EOC
-Port 22
-ListenAddress $addr
-HostKey $D/host
-PidFile $D/sshd.$name.pid
-AuthorizedKeysFile $D/authorized_keys
-PermitRootLogin yes
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-UsePAM no
-StrictModes no
-LogLevel $level
-EOC
-	ip netns exec "$NT" /usr/sbin/sshd -f "$D/sshd_config.$name" -E "$D/$name.log" ||
-		{ cat "$D/$name.log"; exit 1; }
-	wait_for 5 test -s "$D/sshd.$name.pid" || { echo "sshd $name did not start"; exit 1; }
-	echo "$addr $(cat "$D/host.pub")" >>"$D/known_hosts"
-done
+# Three sshds; the jumps log what they forward.
+netns_sshd "$NT" jump1 10.79.0.2 DEBUG1
+netns_sshd "$NT" jump2 127.0.0.2 DEBUG1
+netns_sshd "$NT" target 127.0.0.5 VERBOSE
 AGENTS=$TRASH/agents
 # dtrun ARGS... in dtrun's namespace.
 nsrun() {
 	ip netns exec "$ND" "$B/dtrun" --launcher ssh -i "$D/id" \
 	    --ssh-option UserKnownHostsFile="$D/known_hosts" --ssh-agent-dir "$AGENTS" "$@"
-}
-# True while a dtrun-agent from this test runs, in any namespace.
-agents_alive() {
-	for p in /proc/[0-9]*; do
-		case $(readlink "$p/exe" 2>/dev/null) in
-		"$AGENTS"/*) proc_alive "${p#/proc/}" && return 0 ;;
-		esac
-	done
-	return 1
 }
 # Where the target's sshd saw the job's connection come from.
 WHERE='echo $SSH_CONNECTION | cut -d" " -f3,4'

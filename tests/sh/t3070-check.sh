@@ -86,15 +86,6 @@ fi
 sshd_start || { echo "could not start sshd"; exit 1; }
 H3=127.0.0.1,127.0.0.2,127.0.0.3
 AGENTS=$TRASH/agents
-# True while a dtrun-agent of this test runs.
-agents_alive() {
-	for p in /proc/[0-9]*; do
-		case $(readlink "$p/exe" 2>/dev/null) in
-		"$AGENTS"/*) proc_alive "${p#/proc/}" && return 0 ;;
-		esac
-	done
-	return 1
-}
 
 test_expect_success 'ssh: three hosts, a row each, every one reaches rank 0 on 127.0.0.1' '
 	dtrun "${SSH_ARGS[@]}" --ssh-agent-dir "$AGENTS" --check -H $H3 /usr/bin/python3 x.py >out 2>err &&
@@ -143,31 +134,8 @@ D=$TRASH/ns
 ip -n "$NA" addr add 10.99.0.1/32 dev lo &&
 ip -n "$NB" route add 10.99.0.0/24 via 10.78.0.3 ||
 	{ echo "could not set up the addresses"; exit 1; }
-ssh-keygen -q -t ed25519 -N "" -f "$D/host" </dev/null
-ssh-keygen -q -t ed25519 -N "" -f "$D/id" </dev/null
-cp "$D/id.pub" "$D/authorized_keys"
-: >"$D/known_hosts"
-for s in a:10.99.0.1 b:10.78.0.2; do
-	IFS=: read -r h addr <<<"$s"
-	ns=$NA; [ $h = b ] && ns=$NB
-	cat >"$D/sshd_config.$h" <<EOC
-Port 22
-ListenAddress $addr
-HostKey $D/host
-PidFile $D/sshd.$h.pid
-AuthorizedKeysFile $D/authorized_keys
-PermitRootLogin yes
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-UsePAM no
-StrictModes no
-LogLevel ERROR
-EOC
-	ip netns exec "$ns" /usr/sbin/sshd -f "$D/sshd_config.$h" -E "$D/sshd.$h.log" ||
-		{ cat "$D/sshd.$h.log"; exit 1; }
-	wait_for 5 test -s "$D/sshd.$h.pid" || { echo "sshd $h did not start"; exit 1; }
-	echo "$addr $(cat "$D/host.pub")" >>"$D/known_hosts"
-done
+netns_sshd "$NA" a 10.99.0.1
+netns_sshd "$NB" b 10.78.0.2
 HN=10.99.0.1,10.78.0.2
 # dtrun ARGS... inside the first namespace.
 nsrun() {
