@@ -70,7 +70,7 @@ conversations(const char *dir)
 	size_t		 st;
 	char		*ckenv[] = { "NCCL_SOCKET_IFNAME=^lo", NULL };
 	struct ap_check	 ck = { AP_CHK_GATHER, AP_CHK_LISTEN, 1700000000000ULL,
-			    "", "10.0.0.1", "python3", ckenv, 1 };
+			    "", "10.0.0.1", "python3", "", ckenv, 1 };
 
 	dt_wbuf_init(&b);
 	/* Two ranks that run and exit 0, then DONE. */
@@ -179,7 +179,7 @@ main(int argc, char **argv)
 	uint32_t	 ports[3] = { 29500, 29501, 40000 };
 	char		*kv[] = { "version=0.1.0", "iface=eth0" };
 	struct ap_check	 ck = { AP_CHK_GATHER, AP_CHK_FAST, 1700000000000ULL,
-			    "gpu01=ib0,eth0", "10.0.0.1", "python3", env, 2 };
+			    "gpu01=ib0,eth0", "10.0.0.1", "python3", "/w", env, 2 };
 	struct ap_checked ckd = { AP_CHK_GATHER, 1700000000001ULL, 12, kv, 2 };
 	const char	*dir = argc > 1 ? argv[1] : ".";
 

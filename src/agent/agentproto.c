@@ -209,7 +209,7 @@ ap_put_check(struct dt_wbuf *b, const struct ap_check *c)
 	size_t	st = dt_frame_begin(b, AP_CHECK);
 
 	if (strlen(c->iface) > AP_MAX_STR || strlen(c->target) > AP_MAX_STR ||
-	    strlen(c->cmd) > AP_MAX_STR) {
+	    strlen(c->cmd) > AP_MAX_STR || strlen(c->cwd) > 4096) {
 		b->len = st;
 		return DT_ERR_TOOBIG;
 	}
@@ -219,6 +219,7 @@ ap_put_check(struct dt_wbuf *b, const struct ap_check *c)
 	dt_wbuf_str(b, c->iface);
 	dt_wbuf_str(b, c->target);
 	dt_wbuf_str(b, c->cmd);
+	dt_wbuf_str(b, c->cwd);
 	if (put_strv(b, c->env, c->nenv) != 0) {
 		b->len = st;
 		return DT_ERR_TOOBIG;
@@ -434,6 +435,7 @@ ap_get_check(const uint8_t *p, size_t n, struct ap_check *c)
 	c->iface = dt_rbuf_strdup(&r, AP_MAX_STR);
 	c->target = dt_rbuf_strdup(&r, AP_MAX_STR);
 	c->cmd = dt_rbuf_strdup(&r, AP_MAX_STR);
+	c->cwd = dt_rbuf_strdup(&r, 4096);
 	c->env = dt_rbuf_strv(&r, AP_MAX_STRS, AP_MAX_STR, &c->nenv);
 	if (dt_rbuf_end(&r) != 0 || (c->step != AP_CHK_GATHER &&
 	    c->step != AP_CHK_PROBE) ||
@@ -590,6 +592,7 @@ ap_check_free(struct ap_check *c)
 	free(c->iface);
 	free(c->target);
 	free(c->cmd);
+	free(c->cwd);
 	dt_strv_free(c->env);
 	memset(c, 0, sizeof(*c));
 }

@@ -171,6 +171,7 @@ struct ap_check {
 	char		*target;	/* GATHER: rank 0's address; PROBE:
 					   ADDR:PORT to connect to */
 	char		*cmd;		/* GATHER: the command's argv[0]; "" = none */
+	char		*cwd;		/* GATHER: the job's directory, as JOB's */
 	char		**env;		/* "K=V" a rank would get from dtrun */
 	size_t		 nenv;
 };

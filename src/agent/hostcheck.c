@@ -418,7 +418,7 @@ hc_gather(struct hostcheck *hc, const struct ap_check *c, const char *host)
 	struct iface	*list = NULL;
 	struct dt_err	 e;
 	const char	*v;
-	char		*path = NULL, why[1024], key[64];
+	char		*path = NULL, *rel = NULL, why[1024], key[64];
 	size_t		 n = 0, i;
 	int		 err;
 
@@ -440,7 +440,16 @@ hc_gather(struct hostcheck *hc, const struct ap_check *c, const char *host)
 	}
 	free(list);
 	if (c->cmd[0] != '\0') {
-		path = spawn_resolve(c->cmd, hc_getenv(c, "PATH", 1), &err);
+		/* "./train" is where the job runs, as the run's agent finds it. */
+		if (c->cmd[0] != '/' && strchr(c->cmd, '/') != NULL &&
+		    c->cwd[0] != '\0') {
+			if (asprintf(&rel, "%s/%s", c->cwd, c->cmd +
+			    (strncmp(c->cmd, "./", 2) == 0 ? 2 : 0)) < 0)
+				rel = NULL;
+		}
+		path = spawn_resolve(rel != NULL ? rel : c->cmd,
+		    hc_getenv(c, "PATH", 1), &err);
+		free(rel);
 		if (path != NULL)
 			hc_add(hc, "cmd", "%s", path);
 		else

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "cli.h"
@@ -24,6 +25,7 @@
 #include "log.h"
 #include "plan.h"
 #include "strv.h"
+#include "sync.h"
 #include "wire.h"
 #include "xmalloc.h"
 
@@ -166,7 +168,7 @@ check_send(struct check *c, size_t i, uint32_t step, const char *target)
 	struct ap_check	 ak;
 	struct strv	 env = { 0 };
 	struct dt_err	 e;
-	char		 cands[1024], msg[512];
+	char		 cands[1024], msg[512], dir[4096];
 	int		 rc;
 
 	memset(&ak, 0, sizeof(ak));
@@ -182,6 +184,11 @@ check_send(struct check *c, size_t i, uint32_t step, const char *target)
 	ak.iface = cands;
 	ak.target = (char *)target;
 	ak.cmd = c->o->ncmd > 0 ? c->o->cmd[0] : "";
+	/* As JOB's: locally the agent is here; --preflight after a sync, there. */
+	ak.cwd = c->p->local || getcwd(dir, sizeof(dir)) == NULL ? "" : dir;
+	if (c->o->sync_dst != NULL && !c->o->check)
+		ak.cwd = (char *)sync_dir(c->o, &c->p->hosts[i], c->p->local,
+		    dir, sizeof(dir));
 	check_env(c, &env);
 	ak.env = env.v;
 	ak.nenv = env.n;

@@ -99,6 +99,12 @@ test_expect_success 'ssh: three hosts, a row each, every one reaches rank 0 on 1
 	wait_for 10 eval "! agents_alive"
 '
 
+test_expect_success 'ssh: ./CMD is found where the job would run, not in the home directory' '
+	printf "#!/bin/sh\n" >job.sh && chmod +x job.sh &&
+	dtrun "${SSH_ARGS[@]}" --ssh-agent-dir "$AGENTS" --check -H 127.0.0.2 ./job.sh >out 2>err &&
+	test "$(col COMMAND 127.0.0.2 out)" = "$PWD/job.sh"
+'
+
 test_expect_success 'ssh: a command missing everywhere names every host, exit 78' '
 	test_expect_code 78 dtrun "${SSH_ARGS[@]}" --ssh-agent-dir "$AGENTS" --check -H $H3 no-such-cmd-$$ >out 2>err &&
 	test $(grep -c "^dtrun: check: 127.0.0.[123]: no-such-cmd-$$: command not found in PATH" err) -eq 3
