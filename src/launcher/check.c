@@ -460,7 +460,7 @@ check_frame(struct check *c, struct job_host *h, const uint8_t *p, size_t n)
 {
 	struct ap_checked	 ak;
 	struct chost		*ch = &c->hs[h->index];
-	uint64_t		 now = clock_ms(CLOCK_MONOTONIC), rt;
+	uint64_t		 now = clock_ms(CLOCK_MONOTONIC);
 
 	if (ap_get_checked(p, n, &ak) != 0)
 		return -1;
@@ -472,11 +472,8 @@ check_frame(struct check *c, struct job_host *h, const uint8_t *p, size_t n)
 		ch->gathered = 1;
 		ch->kv = ak.kv;
 		ch->nkv = ak.nkv;
-		rt = now - ch->sent_mono;
-		ch->rtt_ms = rt > ak.took_ms ? rt - ak.took_ms : 0;
-		/* It read our CHECK half a round trip after we sent it. */
-		ch->skew_ms = (int64_t)ak.now_ms - (int64_t)(ch->sent_real +
-		    ch->rtt_ms / 2);
+		check_skew(ch->sent_real, now - ch->sent_mono, ak.took_ms,
+		    ak.now_ms, &ch->rtt_ms, &ch->skew_ms);
 		if (++c->ngathered == c->p->nhosts)
 			check_probe_all(c);
 		return 0;
@@ -491,6 +488,16 @@ check_frame(struct check *c, struct job_host *h, const uint8_t *p, size_t n)
 	}
 	ap_checked_free(&ak);
 	return -1;
+}
+
+void
+check_skew(uint64_t sent, uint64_t elapsed, uint64_t took, uint64_t at,
+    uint64_t *rtt, int64_t *skew)
+{
+	/* The network's share of the wait; the agent's work is not. */
+	*rtt = elapsed > took ? elapsed - took : 0;
+	/* It read our CHECK half a round trip after we sent it. */
+	*skew = (int64_t)at - (int64_t)(sent + *rtt / 2);
 }
 
 char *

@@ -45,6 +45,14 @@ int		 check_run(const struct opts *, const struct plan *,
 		    const char *id);
 
 /*
+ * The round trip and clock skew of one step: sent at our wall-clock time
+ * sent, answered elapsed ms later after the agent worked took ms on it,
+ * and read there at its wall-clock time at. *skew > 0: its clock is ahead.
+ */
+void		 check_skew(uint64_t sent, uint64_t elapsed, uint64_t took,
+		    uint64_t at, uint64_t *rtt, int64_t *skew);
+
+/*
  * Writes the rows of a table (ncol strings each, NULL shown as "-")
  * with every column as wide as its widest cell, to buf (malloc'd, one
  * line per row). Cells are escaped for the terminal. NULL when out of

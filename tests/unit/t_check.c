@@ -80,3 +80,23 @@ TEST(check_table_aligns_columns_and_escapes_cells)
 	    "evil\\x1b[2J  lo     -\n");
 	free(t);
 }
+
+TEST(check_skew_allows_for_the_round_trip_and_the_agents_work)
+{
+	uint64_t	rtt;
+	int64_t		skew;
+
+	/* Sent at 1000, back 40 ms later, 30 of them the agent's work. */
+	check_skew(1000, 40, 30, 1005, &rtt, &skew);
+	CHECK_INT(rtt, 10);
+	CHECK_INT(skew, 0);		/* it read it at our 1005 */
+	check_skew(1000, 40, 30, 4005, &rtt, &skew);
+	CHECK_INT(skew, 3000);		/* 3 s ahead */
+	check_skew(UINT64_C(1700000000000), 2, 0, UINT64_C(1699999990001),
+	    &rtt, &skew);
+	CHECK_INT(skew, -10000);	/* 10 s behind */
+	/* Work longer than the wait (clocks of different grain): no round trip. */
+	check_skew(1000, 5, 7, 1000, &rtt, &skew);
+	CHECK_INT(rtt, 0);
+	CHECK_INT(skew, 0);
+}
