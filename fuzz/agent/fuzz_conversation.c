@@ -285,8 +285,7 @@ hostcheck_new(struct event_base *base, int devnull, hostcheck_done_fn done,
 }
 
 int
-hostcheck_run(struct hostcheck *hc, const struct ap_check *c,
-    const char *host)
+hostcheck_run(struct hostcheck *hc, const struct ap_check *c)
 {
 	char			*kv[] = { "version=fuzz", "cmd_err=stub", NULL };
 	struct ap_checked	 k = { c->step, 0, 0, kv, 2 };

@@ -1021,7 +1021,7 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 			return;
 		if (a->have_job || ap_get_check(p, n, &ck) != 0)
 			goto bad;
-		rc = hostcheck_run(a->chk, &ck, a->host);
+		rc = hostcheck_run(a->chk, &ck);
 		ap_check_free(&ck);
 		if (rc != 0)
 			goto bad;

@@ -44,7 +44,11 @@ extern char **environ;
  */
 static const char probe_sh[] =
 "if command -v nvidia-smi >/dev/null 2>&1; then\n"
-"	nvidia-smi -L 2>&1 | sed 's/^/gpu=/'\n"
+"	if o=$(nvidia-smi -L 2>&1); then\n"
+"		printf '%s\\n' \"$o\" | sed -n 's/^GPU /gpu=GPU /p'\n"
+"	else\n"
+"		echo \"gpu_err=nvidia-smi -L failed: $(printf '%s' \"$o\" | head -n 1)\"\n"
+"	fi\n"
 "fi\n"
 "IFS=:; for d in ${LD_LIBRARY_PATH:-} /usr/local/cuda/lib64 "
 "/usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib; do\n"
@@ -411,7 +415,7 @@ hc_sub_start(struct hostcheck *hc, const struct ap_check *c, const char *py)
 
 /* GATHER: everything but the reachability. */
 static void
-hc_gather(struct hostcheck *hc, const struct ap_check *c, const char *host)
+hc_gather(struct hostcheck *hc, const struct ap_check *c)
 {
 	static const char *const vars[] = { "NCCL_SOCKET_IFNAME",
 	    "GLOO_SOCKET_IFNAME" };
@@ -564,8 +568,7 @@ hostcheck_new(struct event_base *base, int devnull, hostcheck_done_fn done,
 }
 
 int
-hostcheck_run(struct hostcheck *hc, const struct ap_check *c,
-    const char *host)
+hostcheck_run(struct hostcheck *hc, const struct ap_check *c)
 {
 	if (hc->busy)
 		return -1;
@@ -574,7 +577,7 @@ hostcheck_run(struct hostcheck *hc, const struct ap_check *c,
 	hc->t0_real = clock_ms(CLOCK_REALTIME);
 	hc->t0_mono = clock_ms(CLOCK_MONOTONIC);
 	if (c->step == AP_CHK_GATHER)
-		hc_gather(hc, c, host);
+		hc_gather(hc, c);
 	else
 		hc_probe(hc, c);
 	return 0;

@@ -17,7 +17,8 @@
  *				given, and selecting none
  *	python, torch, torch_cuda, torch_err, python_err
  *				a python command's interpreter (not FAST)
- *	gpu (one per GPU: nvidia-smi -L), nccl (libnccl.so's path),
+ *	gpu (one per GPU: nvidia-smi -L), gpu_err (it failed),
+ *	nccl (libnccl.so's path),
  *	probe_err		(not FAST)
  *	reach, reach_ms, reach_err	PROBE: connecting to rank 0's listener
  */
@@ -46,12 +47,11 @@ struct hostcheck *hostcheck_new(struct event_base *, int devnull,
 		    hostcheck_done_fn, void *arg);
 
 /*
- * Runs one step of c on this host (named host in messages); done is
- * called with its answers, now or later. Returns 0, or -1 when a step is
- * already under way (the launcher sends one at a time).
+ * Runs one step of c on this host; done is called with its answers, now
+ * or later. Returns 0, or -1 when a step is already under way (the
+ * launcher sends one at a time).
  */
-int		 hostcheck_run(struct hostcheck *, const struct ap_check *c,
-		    const char *host);
+int		 hostcheck_run(struct hostcheck *, const struct ap_check *c);
 
 /* A child was reaped: 1 if it was the probe's shell, else 0. */
 int		 hostcheck_reaped(struct hostcheck *, pid_t, int status);

@@ -285,6 +285,9 @@ check_host_problems(struct check *c, size_t i)
 	if ((v = ch_get(ch, "python_err")) != NULL)
 		check_problem(c, "%s: the interpreter does not run: %s: check "
 		    "that it works there", name, v);
+	if ((v = ch_get(ch, "gpu_err")) != NULL)
+		check_problem(c, "%s: %s: check its NVIDIA driver (a reboot "
+		    "after an upgrade, or nvidia-smi there, says more)", name, v);
 	if ((v = ch_get(ch, "probe_err")) != NULL)
 		check_problem(c, "%s: %s", name, v);
 	off = ch->skew_ms < 0 ? -ch->skew_ms : ch->skew_ms;
@@ -369,7 +372,7 @@ check_print(struct check *c)
 		snprintf(gpus, sizeof(gpus), "%zu", kv_count(ch->kv, ch->nkv,
 		    "gpu"));
 		row[9] = kv_count(ch->kv, ch->nkv, "gpu") > 0 ? xstrdup(gpus) :
-		    NULL;
+		    ch_get(ch, "gpu_err") != NULL ? xstrdup("FAILED") : NULL;
 		row[10] = (char *)(ch_get(ch, "nccl") != NULL ? "yes" : NULL);
 		row[11] = (char *)(ch_get(ch, "nccl_ifname_err") != NULL ||
 		    ch_get(ch, "gloo_ifname_err") != NULL ? "NONE" :

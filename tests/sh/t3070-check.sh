@@ -71,6 +71,19 @@ test_expect_success 'a python command: the interpreter and torch versions (torch
 	test "$(col TORCH localhost out)" = "$torch"
 '
 
+test_expect_success 'GPUs: the lines of nvidia-smi -L where it exists; a failing one is a problem' '
+	mkdir ok bad &&
+	printf "#!/bin/sh\necho \"GPU 0: Fake H100 (UUID: GPU-0)\"\necho \"GPU 1: Fake H100 (UUID: GPU-1)\"\n" >ok/nvidia-smi &&
+	printf "#!/bin/sh\necho \"NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.\"\nexit 9\n" >bad/nvidia-smi &&
+	chmod +x ok/nvidia-smi bad/nvidia-smi &&
+	dtrun --check -v -x PATH="$PWD/ok:$PATH" true >out &&
+	test "$(col GPUS localhost out)" = 2 &&
+	grep -qx "localhost:   gpu=GPU 1: Fake H100 (UUID: GPU-1)" out &&
+	test_expect_code 78 dtrun --check -x PATH="$PWD/bad:$PATH" true >out 2>err &&
+	test "$(col GPUS localhost out)" = FAILED &&
+	grep -qx "dtrun: check: localhost: nvidia-smi -L failed: NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.: check its NVIDIA driver (a reboot after an upgrade, or nvidia-smi there, says more)" err
+'
+
 test_expect_success 'bad input fails as a run does: exit 2, no agent' '
 	test_expect_code 2 dtrun --check -n 0 true 2>err &&
 	grep -q "^dtrun: -n 0: need at least 1" err &&
