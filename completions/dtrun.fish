@@ -37,6 +37,8 @@ complete -c dtrun -l max-restarts -x -d 'start the whole job again after a failu
 complete -c dtrun -l restart-delay -x -d 'seconds before the first restart, doubled after'
 complete -c dtrun -l min-np -x -d 'fewest ranks a restart may run after dropping lost hosts'
 complete -c dtrun -l dry-run -d 'print the plan and exit'
+complete -c dtrun -l check -d 'check every host (interface, reachability, command, torch, GPUs) and run nothing'
+complete -c dtrun -l preflight -d 'check the hosts quickly before a job of several hosts'
 complete -c dtrun -l framework -x -a 'pytorch tensorflow mxnet horovod mpi none' -d 'export the variables of these frameworks (repeatable)'
 complete -c dtrun -l iface -x -a '(__fish_print_interfaces)' -d 'network interfaces for NCCL and Gloo, per host (IFACE,... or HOST=IFACE,...)'
 complete -c dtrun -l seed -x -d 'export DTRUN_SEED and a per-rank DTRUN_RANK_SEED'

@@ -52,6 +52,8 @@ decode_all(const uint8_t *p, size_t n)
 	struct ap_exit	 x;
 	struct ap_error	 e;
 	struct ap_iface	 f;
+	struct ap_check	 c;
+	struct ap_checked k;
 	uint32_t	 a, b;
 	int		*ports;
 
@@ -79,6 +81,16 @@ decode_all(const uint8_t *p, size_t n)
 	ap_get_empty(p, n);
 	if (ap_get_portlist(p, n, &ports, &a) == 0)
 		free(ports);
+	if (ap_get_check(p, n, &c) == 0) {
+		if (c.env[c.nenv] != NULL)
+			abort();
+		ap_check_free(&c);
+	}
+	if (ap_get_checked(p, n, &k) == 0) {
+		if (k.nkv > AP_CHK_KV_MAX || (k.nkv > 0 && k.kv[k.nkv] != NULL))
+			abort();
+		ap_checked_free(&k);
+	}
 }
 
 int

@@ -80,6 +80,7 @@ check_sent(const uint8_t *p, size_t n)
 	struct ap_output o;
 	struct ap_exit	 x;
 	struct ap_error	 e;
+	struct ap_checked k;
 	uint32_t	 a, b;
 	int		*ports;
 	int		 rc;
@@ -113,6 +114,10 @@ check_sent(const uint8_t *p, size_t n)
 		case AP_PORTLIST:
 			if ((rc = ap_get_portlist(pl, plen, &ports, &a)) == 0)
 				free(ports);
+			break;
+		case AP_CHECKED:
+			if ((rc = ap_get_checked(pl, plen, &k)) == 0)
+				ap_checked_free(&k);
 			break;
 		default:
 			rc = -1;
@@ -157,9 +162,10 @@ link_watermarks(struct link *l, size_t low, size_t high)
 {
 }
 
-void
+int
 link_flush(struct link *l, int ms)
 {
+	return 0;
 }
 
 /* Spawning: a pid nothing has, or the error a name asks for. */
@@ -261,6 +267,54 @@ stacks_reaped(struct stacks *s, pid_t pid, int status)
 void
 stacks_free(struct stacks *s)
 {
+}
+
+/* A --check looks at nothing real here: every step is answered at once. */
+struct hostcheck {
+	hostcheck_done_fn	 done;
+	void			*arg;
+};
+static struct hostcheck	fuzz_hostcheck;
+
+struct hostcheck *
+hostcheck_new(struct event_base *base, int devnull, hostcheck_done_fn done,
+    void *arg)
+{
+	fuzz_hostcheck.done = done;
+	fuzz_hostcheck.arg = arg;
+	return &fuzz_hostcheck;
+}
+
+int
+hostcheck_run(struct hostcheck *hc, const struct ap_check *c)
+{
+	char			*kv[] = { "version=fuzz", "cmd_err=stub", NULL };
+	struct ap_checked	 k = { c->step, 0, 0, kv, 2 };
+
+	hc->done(hc->arg, &k);
+	return 0;
+}
+
+int
+hostcheck_reaped(struct hostcheck *hc, pid_t pid, int status)
+{
+	return 0;
+}
+
+void
+hostcheck_close(struct hostcheck *hc)
+{
+}
+
+void
+hostcheck_free(struct hostcheck *hc)
+{
+}
+
+const char *
+spawn_resolve_why(const char *argv0, int err)
+{
+	return "cannot run (stub)";
 }
 
 /* A --setup runs nothing here: EV_SETUP ends it with what the event carries. */
@@ -454,6 +508,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	a.devnull = devnull;
 	a.kill_timer = evtimer_new(base, kill_timer_cb, &a);
 	a.recheck = evtimer_new(base, recheck_cb, &a);
+	a.chk = hostcheck_new(base, devnull, agent_checked, &a);
 	queued = 0;
 	next_pid = 0;
 

@@ -68,6 +68,9 @@ conversations(const char *dir)
 	struct ap_rank	 rb = { 0, 0, bad, 1, NULL, 0 };
 	struct ap_stop	 s = { 15, UINT64_C(4294968000) };
 	size_t		 st;
+	char		*ckenv[] = { "NCCL_SOCKET_IFNAME=^lo", NULL };
+	struct ap_check	 ck = { AP_CHK_GATHER, AP_CHK_LISTEN, 1700000000000ULL,
+			    "", "10.0.0.1", "python3", "", ckenv, 1 };
 
 	dt_wbuf_init(&b);
 	/* Two ranks that run and exit 0, then DONE. */
@@ -165,6 +168,19 @@ conversations(const char *dir)
 	ap_put_empty(&b, AP_PREPARE);
 	ap_put_stop(&b, &s);
 	emit(dir, "iface-none", &b);
+	j.iface = "";
+	/* --preflight: both steps of a check, then the job; one after it. */
+	ap_put_check(&b, &ck);
+	ck.step = AP_CHK_PROBE;
+	ck.target = "10.0.0.1:4242";
+	ap_put_check(&b, &ck);
+	ap_put_job(&b, &j);
+	ap_put_rank(&b, &r0);
+	ap_put_rank(&b, &r1);
+	ap_put_empty(&b, AP_PREPARE);
+	ap_put_empty(&b, AP_START);
+	ap_put_check(&b, &ck);
+	emit(dir, "check", &b);
 	dt_wbuf_free(&b);
 }
 
@@ -182,6 +198,10 @@ main(int argc, char **argv)
 	struct ap_error	 e = { AP_NORANK, 2, "x: command not found" };
 	struct ap_iface	 f = { 1, "eth1", "10.9.0.2", "the route to 10.9.0.1" };
 	uint32_t	 ports[3] = { 29500, 29501, 40000 };
+	char		*kv[] = { "version=0.1.0", "iface=eth0" };
+	struct ap_check	 ck = { AP_CHK_GATHER, AP_CHK_FAST, 1700000000000ULL,
+			    "gpu01=ib0,eth0", "10.0.0.1", "python3", "/w", env, 2 };
+	struct ap_checked ckd = { AP_CHK_GATHER, 1700000000001ULL, 12, kv, 2 };
 	const char	*dir = argc > 1 ? argv[1] : ".";
 
 	dt_wbuf_init(&b);
@@ -198,6 +218,8 @@ main(int argc, char **argv)
 	ap_put_ports(&b, 3);		emit(dir, "ports", &b);
 	ap_put_portlist(&b, ports, 3);	emit(dir, "portlist", &b);
 	ap_put_iface(&b, &f);		emit(dir, "iface", &b);
+	ap_put_check(&b, &ck);		emit(dir, "check", &b);
+	ap_put_checked(&b, &ckd);	emit(dir, "checked", &b);
 	ap_put_job(&b, &j);
 	ap_put_rank(&b, &r);
 	ap_put_rank(&b, &r);

@@ -34,6 +34,7 @@
 #include "log.h"
 #include "agentproto.h"
 #include "envfile.h"
+#include "hostcheck.h"
 #include "iface.h"
 #include "wire.h"
 #include "record.h"
@@ -99,6 +100,7 @@ struct agent {
 	struct event	*ev_chld, *ev_term, *kill_timer, *recheck;
 	struct event	*ev_quit;
 	struct stacks	*stk;		/* STACKS captures */
+	struct hostcheck *chk;		/* dtrun --check's steps */
 	int		 killed;	/* SIGKILL sent to everything */
 	struct dt_wbuf	 wb;
 	struct record	*rec;
@@ -391,7 +393,8 @@ sigchld_cb(evutil_socket_t sig, short what, void *arg)
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		if (stacks_reaped(a->stk, pid, status) ||
-		    setup_reaped(a->setup, pid, status))
+		    setup_reaped(a->setup, pid, status) ||
+		    hostcheck_reaped(a->chk, pid, status))
 			continue;
 		for (i = 0; i < a->nranks; i++) {
 			if (a->ranks[i].pid == pid && !a->ranks[i].reaped) {
@@ -458,6 +461,20 @@ agent_stacks(struct agent *a)
 		if (a->ranks[i].pid > 0 && !a->ranks[i].reaped)
 			stacks_add(a->stk, a->ranks[i].rank, a->ranks[i].pid);
 	stacks_run(a->stk);
+}
+
+/* A --check step's answers: send them. */
+static void
+agent_checked(void *arg, const struct ap_checked *c)
+{
+	struct agent	*a = arg;
+
+	if (ap_put_checked(&a->wb, c) != 0) {
+		agent_error(a, AP_NORANK, 70, "%s: --check: the answers do "
+		    "not fit a frame", a->host);
+		return;
+	}
+	agent_flush_wb(a);
 }
 
 /* Returns the length of the name part of "NAME=VALUE" (the whole string if no '='). */
@@ -763,17 +780,7 @@ agent_resolve(struct agent *a)
 		    &err);
 		if (r->path != NULL)
 			continue;
-		if (err == EACCES)
-			why = strchr(r->argv[0], '/') != NULL ?
-			    "is not executable (chmod +x it)" :
-			    "is in PATH but not executable (chmod +x it)";
-		else if (err == EISDIR)
-			why = "is a directory, not a program";
-		else if (strchr(r->argv[0], '/') != NULL)
-			why = "does not exist (check the path)";
-		else
-			why = "command not found in PATH (check the name, or "
-			    "give a path)";
+		why = spawn_resolve_why(r->argv[0], err);
 		agent_error(a, r->rank, EXIT_CONFIG, "%s: %s (on %s)", r->argv[0], why,
 		    a->host);
 		return;
@@ -926,6 +933,7 @@ agent_job(struct agent *a, const uint8_t *p, size_t n)
 	if (ap_get_job(p, n, &a->job) != 0)
 		return -1;
 	a->have_job = 1;
+	hostcheck_close(a->chk);	/* a --preflight is over */
 	return 0;
 }
 
@@ -1011,6 +1019,7 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 {
 	struct agent	*a = arg;
 	struct ap_stop	 st;
+	struct ap_check	 ck;
 	uint32_t	 sig;
 	int		 rc;
 
@@ -1071,6 +1080,17 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 			goto bad;
 		agent_stacks(a);
 		return;
+	case AP_CHECK:
+		/* Before the job only, one step at a time: it starts no rank. */
+		if (a->stopping)
+			return;
+		if (a->have_job || ap_get_check(p, n, &ck) != 0)
+			goto bad;
+		rc = hostcheck_run(a->chk, &ck);
+		ap_check_free(&ck);
+		if (rc != 0)
+			goto bad;
+		return;
 	}
 bad:
 	agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: protocol error at %s message",
@@ -1121,6 +1141,7 @@ agent_release(struct agent *a)
 	if (a->beat_ev != NULL)
 		event_free(a->beat_ev);
 	stacks_free(a->stk);
+	hostcheck_free(a->chk);
 }
 
 int
@@ -1172,7 +1193,9 @@ agent_run(int rfd, int wfd, pid_t keeper)
 	a.kill_timer = evtimer_new(a.base, kill_timer_cb, &a);
 	a.recheck = evtimer_new(a.base, recheck_cb, &a);
 	a.ev_quit = evsignal_new(a.base, SIGQUIT, sigquit_cb, &a);
-	if ((a.stk = stacks_new(a.base, agent_stack_done, &a)) == NULL) {
+	if ((a.stk = stacks_new(a.base, agent_stack_done, &a)) == NULL ||
+	    (a.chk = hostcheck_new(a.base, a.devnull, agent_checked,
+	    &a)) == NULL) {
 		log_error("out of memory");
 		return EXIT_INTERNAL;
 	}

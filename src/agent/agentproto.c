@@ -227,6 +227,49 @@ ap_put_iface(struct dt_wbuf *b, const struct ap_iface *f)
 }
 
 int
+ap_put_check(struct dt_wbuf *b, const struct ap_check *c)
+{
+	size_t	st = dt_frame_begin(b, AP_CHECK);
+
+	if (strlen(c->iface) > AP_MAX_STR || strlen(c->target) > AP_MAX_STR ||
+	    strlen(c->cmd) > AP_MAX_STR || strlen(c->cwd) > 4096) {
+		b->len = st;
+		return DT_ERR_TOOBIG;
+	}
+	dt_wbuf_u32(b, c->step);
+	dt_wbuf_u32(b, c->flags);
+	dt_wbuf_u64(b, c->now_ms);
+	dt_wbuf_str(b, c->iface);
+	dt_wbuf_str(b, c->target);
+	dt_wbuf_str(b, c->cmd);
+	dt_wbuf_str(b, c->cwd);
+	if (put_strv(b, c->env, c->nenv) != 0) {
+		b->len = st;
+		return DT_ERR_TOOBIG;
+	}
+	return put_end(b, st);		/* one frame, never in parts */
+}
+
+int
+ap_put_checked(struct dt_wbuf *b, const struct ap_checked *c)
+{
+	size_t	st = dt_frame_begin(b, AP_CHECKED);
+
+	if (c->nkv > AP_CHK_KV_MAX) {
+		b->len = st;
+		return DT_ERR_TOOBIG;
+	}
+	dt_wbuf_u32(b, c->step);
+	dt_wbuf_u64(b, c->now_ms);
+	dt_wbuf_u64(b, c->took_ms);
+	if (put_strv(b, c->kv, c->nkv) != 0) {
+		b->len = st;
+		return DT_ERR_TOOBIG;
+	}
+	return put_end(b, st);
+}
+
+int
 ap_get_hello(const uint8_t *p, size_t n, struct ap_hello *h)
 {
 	struct dt_rbuf	r;
@@ -431,6 +474,49 @@ ap_get_iface(const uint8_t *p, size_t n, struct ap_iface *f)
 }
 
 int
+ap_get_check(const uint8_t *p, size_t n, struct ap_check *c)
+{
+	struct dt_rbuf	r;
+
+	memset(c, 0, sizeof(*c));
+	dt_rbuf_init(&r, p, n);
+	c->step = dt_rbuf_u32(&r);
+	c->flags = dt_rbuf_u32(&r);
+	c->now_ms = dt_rbuf_u64(&r);
+	c->iface = dt_rbuf_strdup(&r, AP_MAX_STR);
+	c->target = dt_rbuf_strdup(&r, AP_MAX_STR);
+	c->cmd = dt_rbuf_strdup(&r, AP_MAX_STR);
+	c->cwd = dt_rbuf_strdup(&r, 4096);
+	c->env = dt_rbuf_strv(&r, AP_MAX_STRS, AP_MAX_STR, &c->nenv);
+	if (dt_rbuf_end(&r) != 0 || (c->step != AP_CHK_GATHER &&
+	    c->step != AP_CHK_PROBE) ||
+	    (c->flags & ~(uint32_t)(AP_CHK_FAST | AP_CHK_LISTEN)) != 0) {
+		ap_check_free(c);
+		return DT_ERR_PROTO;
+	}
+	return 0;
+}
+
+int
+ap_get_checked(const uint8_t *p, size_t n, struct ap_checked *c)
+{
+	struct dt_rbuf	r;
+
+	memset(c, 0, sizeof(*c));
+	dt_rbuf_init(&r, p, n);
+	c->step = dt_rbuf_u32(&r);
+	c->now_ms = dt_rbuf_u64(&r);
+	c->took_ms = dt_rbuf_u64(&r);
+	c->kv = dt_rbuf_strv(&r, AP_CHK_KV_MAX, AP_MAX_STR, &c->nkv);
+	if (dt_rbuf_end(&r) != 0 || (c->step != AP_CHK_GATHER &&
+	    c->step != AP_CHK_PROBE)) {
+		ap_checked_free(c);
+		return DT_ERR_PROTO;
+	}
+	return 0;
+}
+
+int
 ap_get_empty(const uint8_t *p, size_t n)
 {
 	return n == 0 ? 0 : DT_ERR_PROTO;
@@ -562,6 +648,24 @@ ap_iface_free(struct ap_iface *f)
 	f->name = f->addr = f->why = NULL;
 }
 
+void
+ap_check_free(struct ap_check *c)
+{
+	free(c->iface);
+	free(c->target);
+	free(c->cmd);
+	free(c->cwd);
+	dt_strv_free(c->env);
+	memset(c, 0, sizeof(*c));
+}
+
+void
+ap_checked_free(struct ap_checked *c)
+{
+	dt_strv_free(c->kv);
+	memset(c, 0, sizeof(*c));
+}
+
 const char *
 ap_type_name(int t)
 {
@@ -587,6 +691,8 @@ ap_type_name(int t)
 	case AP_STACK:		return "STACK";
 	case AP_STACKASK:	return "STACKASK";
 	case AP_IFACE:		return "IFACE";
+	case AP_CHECK:		return "CHECK";
+	case AP_CHECKED:	return "CHECKED";
 	}
 	return "?";
 }

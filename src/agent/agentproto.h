@@ -30,6 +30,11 @@
  *		 STACK(AP_NORANK, note)			-- any time once started
  *	agent	 STACKASK				-- the agent got SIGQUIT
  *						   (dtrun-kill --stacks)
+ *	launcher CHECK(GATHER) -> agent CHECKED(GATHER)	-- dtrun --check and
+ *		 CHECK(PROBE) -> agent CHECKED(PROBE)	   --preflight, after
+ *						   HELLO and before JOB: what
+ *						   the host has, then whether
+ *						   it reaches rank 0's host
  *
  * The agent kills everything it started if the stream breaks. A stream
  * that goes silent without breaking (a host powered off, a partition that
@@ -65,7 +70,7 @@
  * launcher and agent of different versions fail with a message naming
  * both, not a protocol error. 4: JOB carries the setup command.
  * 5: JOB carries the interface candidates and rank 0's address; the agent
- * answers with IFACE.
+ * answers with IFACE. CHECK and CHECKED (--check, --preflight).
  */
 #define AP_VERSION	5
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
@@ -107,6 +112,9 @@ enum ap_type {
 	AP_STACKASK = 81,	/* please send STACKS to every agent */
 	/* agent -> launcher */
 	AP_IFACE = 82,		/* the interface this host chose, or why none */
+	/* --check and --preflight (new in 5; numbers apart from the rest) */
+	AP_CHECK = 32,		/* launcher -> agent: a step of the check */
+	AP_CHECKED = 96,	/* agent -> launcher: its answers */
 };
 
 enum ap_stream { AP_STDOUT = 1, AP_STDERR = 2 };
@@ -183,6 +191,39 @@ struct ap_stack {
 	char		*text;		/* the tool's output, or a note */
 };
 
+/*
+ * A step of dtrun --check. GATHER: choose the interface as a run does
+ * (iface_pick of the candidates, else the route to target, rank 0's
+ * address), find the command, and unless AP_CHK_FAST the interpreter,
+ * torch, GPUs and NCCL; with AP_CHK_LISTEN (rank 0's host) listen on the
+ * chosen address. PROBE: connect to target ("ADDR:PORT", that listener).
+ */
+enum ap_check_step { AP_CHK_GATHER = 1, AP_CHK_PROBE = 2 };
+#define AP_CHK_FAST	0x1	/* --preflight: only what is quick */
+#define AP_CHK_LISTEN	0x2	/* listen for the others' PROBEs */
+#define AP_CHK_KV_MAX	4096	/* answers in one CHECKED */
+
+struct ap_check {
+	uint32_t	 step;		/* enum ap_check_step */
+	uint32_t	 flags;		/* AP_CHK_* */
+	uint64_t	 now_ms;	/* dtrun's wall clock as it sent this */
+	char		*iface;		/* GATHER: candidates; "" = by route */
+	char		*target;	/* GATHER: rank 0's address; PROBE:
+					   ADDR:PORT to connect to */
+	char		*cmd;		/* GATHER: the command's argv[0]; "" = none */
+	char		*cwd;		/* GATHER: the job's directory, as JOB's */
+	char		**env;		/* "K=V" a rank would get from dtrun */
+	size_t		 nenv;
+};
+
+struct ap_checked {
+	uint32_t	 step;		/* the CHECK's */
+	uint64_t	 now_ms;	/* the agent's wall clock as it came */
+	uint64_t	 took_ms;	/* from then to this reply */
+	char		**kv;		/* "key=value" answers (hostcheck.h) */
+	size_t		 nkv;
+};
+
 struct ap_stop {
 	uint32_t	 signo;		/* first signal (SIGTERM, SIGINT...; SIGKILL = now) */
 	uint64_t	 grace_ms;	/* then SIGKILL after this */
@@ -230,6 +271,8 @@ int	ap_put_heartbeat(struct dt_wbuf *b, uint64_t timeout_ms);
 /* STACK: text longer than AP_STACK_MAX is cut, with a note. */
 int	ap_put_stack(struct dt_wbuf *b, const struct ap_stack *);
 int	ap_put_iface(struct dt_wbuf *b, const struct ap_iface *);
+int	ap_put_check(struct dt_wbuf *b, const struct ap_check *);
+int	ap_put_checked(struct dt_wbuf *b, const struct ap_checked *);
 
 /*
  * Decoders: parse one payload (from dt_frame_parse) of the named type.
@@ -249,6 +292,8 @@ int	ap_get_exit(const uint8_t *, size_t, struct ap_exit *);
 int	ap_get_error(const uint8_t *, size_t, struct ap_error *);
 int	ap_get_stack(const uint8_t *, size_t, struct ap_stack *);
 int	ap_get_iface(const uint8_t *, size_t, struct ap_iface *);
+int	ap_get_check(const uint8_t *, size_t, struct ap_check *);
+int	ap_get_checked(const uint8_t *, size_t, struct ap_checked *);
 int	ap_get_empty(const uint8_t *, size_t);
 /* HEARTBEAT: a timeout from 1 ms to AP_HEARTBEAT_MAX_MS, or DT_ERR_PROTO. */
 int	ap_get_heartbeat(const uint8_t *, size_t, uint64_t *timeout_ms);
@@ -297,6 +342,8 @@ void	ap_rank_free(struct ap_rank *);
 void	ap_error_free(struct ap_error *);
 void	ap_stack_free(struct ap_stack *);
 void	ap_iface_free(struct ap_iface *);
+void	ap_check_free(struct ap_check *);
+void	ap_checked_free(struct ap_checked *);
 
 /* A name for a message type, for logs ("OUTPUT"); "?" if unknown. */
 const char *ap_type_name(int);

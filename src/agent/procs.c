@@ -90,6 +90,20 @@ check_exec(const char *p)
 	return 0;
 }
 
+const char *
+spawn_resolve_why(const char *argv0, int err)
+{
+	if (err == EACCES)
+		return strchr(argv0, '/') != NULL ?
+		    "is not executable (chmod +x it)" :
+		    "is in PATH but not executable (chmod +x it)";
+	if (err == EISDIR)
+		return "is a directory, not a program";
+	if (strchr(argv0, '/') != NULL)
+		return "does not exist (check the path)";
+	return "command not found in PATH (check the name, or give a path)";
+}
+
 char *
 spawn_resolve(const char *argv0, const char *path_env, int *err)
 {

@@ -60,6 +60,8 @@ pid_t	spawn_rank(const char *path, char *const argv[], char *const envp[],
  * (not found), EACCES (not executable) or EISDIR.
  */
 char	*spawn_resolve(const char *argv0, const char *path_env, int *err);
+/* Why spawn_resolve failed with err for argv0, with the fix ("is not executable (chmod +x it)"). */
+const char *spawn_resolve_why(const char *argv0, int err);
 
 /*
  * Lists every live descendant of this process (children, their children...)

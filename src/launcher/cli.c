@@ -26,6 +26,7 @@
 
 const char cli_usage[] =
 "usage: dtrun [options] [--] COMMAND [ARGS...]\n"
+"       dtrun --check [options] [COMMAND [ARGS...]]\n"
 "\n"
 "Starts COMMAND as the ranks of one distributed job, forwards their output\n"
 "line by line, and stops them all as soon as one fails.\n"
@@ -92,6 +93,17 @@ const char cli_usage[] =
 "      --min-np N          a restart may drop lost hosts down to N ranks\n"
 "                          (default: only while -n still fits)\n"
 "      --dry-run           print the plan, one line per rank, and exit\n"
+"      --check             start no rank: reach every host as a run would and\n"
+"                          print a table (agent, interface and address, TCP\n"
+"                          to rank 0's host, clock skew, COMMAND in PATH,\n"
+"                          python and torch versions, GPUs, libnccl), then\n"
+"                          each problem with its fix; exit 0, or 78 when\n"
+"                          there are problems (-v: every answer)\n"
+"      --preflight         before a job of several hosts, check quickly\n"
+"                          (agents, interfaces, TCP to rank 0's host,\n"
+"                          COMMAND, NCCL/GLOO_SOCKET_IFNAME); a problem stops\n"
+"                          the job before any rank starts, exit 78 (default\n"
+"                          off: it costs a round trip or two)\n"
 "  -p, --ssh-port PORT     ssh port (default 22, or ssh_config's)\n"
 "  -i, --ssh-identity FILE ssh private key to try (repeatable)\n"
 "      --ssh-option K=V    ssh -o option: User, Port, IdentityFile,\n"
@@ -127,8 +139,8 @@ const char cli_usage[] =
 "(128+N if it died of signal N); 124 after --timeout; 125 when ranks never\n"
 "joined the rendezvous; 123 when --hang-timeout found the job hung; 141\n"
 "when stdout was closed; 2 for usage errors; 255 when a host is lost (its\n"
-"link broke, or it was silent past --heartbeat-timeout). After restarts:\n"
-"the last attempt's.\n"
+"link broke, or it was silent past --heartbeat-timeout); 78 when --check\n"
+"or --preflight found problems. After restarts: the last attempt's.\n"
 "\n"
 "When a job hangs: kill -QUIT dtrun (Ctrl-\\) or dtrun-kill --stacks JOBID\n"
 "prints every rank's stack, merged, and the job goes on (needs gdb, or\n"
@@ -142,7 +154,7 @@ enum {
 	OPT_FRAMEWORK, OPT_IFACE, OPT_SEED, OPT_SYNC_DST, OPT_SYNC_EXCLUDE,
 	OPT_HEARTBEAT_TIMEOUT, OPT_HANG_TIMEOUT, OPT_ON_HANG,
 	OPT_MAX_RESTARTS, OPT_RESTART_DELAY, OPT_MIN_NP,
-	OPT_ENV_FILE, OPT_SETUP, OPT_FORWARD_SIGNALS,
+	OPT_ENV_FILE, OPT_SETUP, OPT_FORWARD_SIGNALS, OPT_CHECK, OPT_PREFLIGHT,
 };
 
 static const struct option longopts[] = {
@@ -161,6 +173,8 @@ static const struct option longopts[] = {
 	{ "timeout",		required_argument,	NULL, OPT_TIMEOUT },
 	{ "heartbeat-timeout",	required_argument,	NULL, OPT_HEARTBEAT_TIMEOUT },
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
+	{ "check",		no_argument,		NULL, OPT_CHECK },
+	{ "preflight",		no_argument,		NULL, OPT_PREFLIGHT },
 	{ "start-timeout",	required_argument,	NULL, OPT_START_TIMEOUT },
 	{ "hang-timeout",	required_argument,	NULL, OPT_HANG_TIMEOUT },
 	{ "on-hang",		required_argument,	NULL, OPT_ON_HANG },
@@ -594,6 +608,12 @@ cli_opt_output(struct opts *o, int c, struct dt_err *e)
 	case OPT_DRY_RUN:
 		o->dry_run = 1;
 		break;
+	case OPT_CHECK:
+		o->check = 1;
+		break;
+	case OPT_PREFLIGHT:
+		o->preflight = 1;
+		break;
 	default:
 		return CLI_NOTMINE;
 	}
@@ -753,8 +773,9 @@ cli_finish(int argc, char **argv, struct opts *o, struct dt_err *e)
 	if ((rc = fw_check(o->frameworks, e)) != 0)
 		return rc;
 	if (optind >= argc) {
-		if (o->config != NULL)
-			return CLI_RUN;		/* the command may be in engine.yaml */
+		/* The command may be in engine.yaml; --check needs none. */
+		if (o->config != NULL || o->check)
+			return CLI_RUN;
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "no command given "
 		    "(usage: dtrun [options] [--] COMMAND [ARGS...])");
 	}

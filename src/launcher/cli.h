@@ -36,6 +36,8 @@ struct opts {
 	double		 restart_delay;	/* --restart-delay: the first wait */
 	int		 min_np;	/* --min-np: smallest world after a drop; 0 = -n */
 	int		 dry_run;
+	int		 check;		/* --check: check the hosts, run nothing */
+	int		 preflight;	/* --preflight: a quick check before a job */
 	int		 verbose;
 	int		 quiet;
 	unsigned	 frameworks;	/* FW_* of framework.h; FW_DEFAULT if not given */

@@ -35,6 +35,7 @@
 
 #include <event2/event.h>
 
+#include "check.h"
 #include "cli.h"
 #include "env.h"
 #include "err.h"
@@ -130,6 +131,8 @@ struct job {
 	int			 paused;	/* not reading agents (job_pressure) */
 	struct sync		*sync;		/* --sync-dst-dir */
 	int			 synced;
+	struct check		*chk;		/* --check, --preflight */
+	int			 checked;	/* its answers are in */
 	struct job_attempt	*att;		/* this attempt, for restarts */
 	enum job_cause		 cause;		/* what ended it first */
 };
@@ -832,6 +835,45 @@ job_send_all(struct job *j)
 		job_host_hello(&j->hosts[h]);
 }
 
+/* Every agent said HELLO (and the sync is done): a check first, or the job. */
+static void
+job_hosts_ready(struct job *j)
+{
+	if (j->chk != NULL && !j->checked)
+		check_begin(j->chk, j->hosts);
+	else
+		job_send_all(j);
+}
+
+void
+job_host_send(struct job_host *h, struct dt_wbuf *b)
+{
+	dt_wbuf_put(&h->job->wb, b->p, b->len);
+	dt_wbuf_reset(b);
+	job_send(h);
+}
+
+void
+job_checked(struct job *j, int code)
+{
+	j->checked = 1;
+	if (j->stopping)
+		return;
+	if (code == 0 && !j->o->check) {
+		job_send_all(j);
+		return;
+	}
+	if (code != 0)
+		job_set_exit(j, code);
+	job_stop(j, SIGTERM, j->o->kill_grace);
+}
+
+void
+job_status_done(struct job *j)
+{
+	status_done(j->st);
+}
+
 /* The --sync-dst-dir copies are done (code 0) or one failed. */
 static void
 job_synced(void *arg, int code)
@@ -844,7 +886,7 @@ job_synced(void *arg, int code)
 		if (!j->stopping)
 			job_stop(j, SIGTERM, j->o->kill_grace);
 	} else if (j->nhello == j->plan->nhosts && !j->stopping)
-		job_send_all(j);
+		job_hosts_ready(j);
 }
 
 /* Every host has checked its commands: start all ranks everywhere. */
@@ -920,7 +962,7 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		}
 		if (++j->nhello == j->plan->nhosts && !j->stopping &&
 		    (j->sync == NULL || j->synced))
-			job_send_all(j);
+			job_hosts_ready(j);
 		return;
 	case AP_PREPARED:
 		if (h->prepared || ap_get_empty(p, n) != 0)
@@ -1001,6 +1043,10 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		if (j->stk == NULL && now_ms() - j->stk_end_ms > 1000)
 			job_stacks_ask(j, "an agent got SIGQUIT (dtrun-kill "
 			    "--stacks)");
+		return;
+	case AP_CHECKED:
+		if (j->chk == NULL || check_frame(j->chk, h, p, n) != 0)
+			break;
 		return;
 	case AP_DONE:
 		if (h->done || ap_get_empty(p, n) != 0)
@@ -1521,8 +1567,11 @@ job_run(const struct opts *o, const struct plan *p, const char *id,
 		    o->launcher == LAUNCH_SLURM ? &backend_slurm :
 		    &backend_local;
 	}
+	/* --check; --preflight before a job of more than one host. */
+	if (o->check || (o->preflight && p->nhosts > 1))
+		j.chk = check_new(&j, o, p, !o->check);
 	/* Agents connect while the sync runs; the job goes out after both. */
-	if (o->sync_dst != NULL &&
+	if (o->sync_dst != NULL && !o->check &&
 	    (j.sync = sync_start(j.base, o, p, job_synced, &j, &e)) == NULL) {
 		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
 		j.exit_code = EXIT_CONFIG;
@@ -1580,6 +1629,7 @@ out:
 		free(j.hosts[i].agent_host);
 	}
 	output_free(j.out);
+	check_free(j.chk);
 	if (j.rdzv != NULL)
 		rdzv_server_free(j.rdzv);
 	free(j.hosts);

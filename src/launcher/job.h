@@ -112,6 +112,20 @@ int	job_run(const struct opts *, const struct plan *, const char *job_id,
 /* Frees what job_run put in a. */
 void	job_attempt_free(struct job_attempt *a);
 
+/*
+ * For --check and --preflight (check.h). Queues b's frames to h's agent
+ * and empties b.
+ */
+void	job_host_send(struct job_host *h, struct dt_wbuf *b);
+/*
+ * The check is over: code 0 goes on with the job (--preflight) or ends
+ * it well (--check); any other code ends it with that status, no rank
+ * started.
+ */
+void	job_checked(struct job *, int code);
+/* Clears the terminal's status line before a table is printed. */
+void	job_status_done(struct job *);
+
 /* Holds (1) or lets through (0) the signals dtrun handles. */
 void	job_hold_signals(int on);
 

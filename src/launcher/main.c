@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "cli.h"
 #include "env.h"
 #include "err.h"
@@ -60,6 +61,9 @@ main(int argc, char **argv)
 			rc = EXIT_OK;
 		}
 		env_release(&ec);
+	} else if (o.check) {
+		dt_raise_nofile();
+		rc = check_run(&o, &p, id);
 	} else {
 		dt_raise_nofile();
 		dt_malloc_steady();

@@ -80,7 +80,7 @@ plan_apply_config(struct opts *o, struct hf_config *c, struct dt_err *e)
 
 	for (i = 0; i < c->nnotes; i++)
 		log_info("%s", c->notes[i]);
-	if (o->ncmd == 0) {
+	if (o->ncmd == 0 && (c->ncommands > 0 || !o->check)) {
 		if (c->ncommands == 0)
 			return dt_errf(e, o->config, 0, 0, DT_ERR_INVAL, "no "
 			    "command: give one on the command line, or "

@@ -125,6 +125,17 @@ any_alive() {
 	return 1
 }
 
+# agents_alive [DIR] -- true while a dtrun-agent run from DIR (default
+# $AGENTS, a test's --ssh-agent-dir) is alive, in any namespace.
+agents_alive() {
+	for p in /proc/[0-9]*; do
+		case $(readlink "$p/exe" 2>/dev/null) in
+		"${1:-$AGENTS}"/*) proc_alive "${p#/proc/}" && return 0 ;;
+		esac
+	done
+	return 1
+}
+
 # wait_for SECS CMD... -- retries CMD every 50 ms until it succeeds or SECS pass.
 wait_for() {
 	n=$(($1 * 20))

@@ -1,6 +1,6 @@
 # netns-lib.sh -- two network namespaces joined by a veth pair, for the
-# tests whose hosts must not share a network stack (t3030, t3050). Needs
-# root and ip netns.
+# tests whose hosts must not share a network stack (t3030, t3050, t3070),
+# and sshds inside them. Needs root and ip netns.
 
 # netns_pair WHAT NS1 NS2 NET -- makes namespaces NS1 (NET.1/24) and NS2
 # (NET.2/24) joined by a veth ($NETNS_V1 in NS1, $NETNS_V2 in NS2),
@@ -25,55 +25,44 @@ netns_pair() {
 		{ echo "could not set up the namespaces"; exit 1; }
 }
 
-# netns_sshd NS ADDR -- an sshd in namespace NS listening on ADDR:22, all
-# of them with one host key ($TRASH/ns/host) and one user key
-# ($TRASH/ns/id, made on the first call); ADDR's key goes into
-# $TRASH/ns/known_hosts. Its pid file is in $TRASH/ns, so netns_pair's
-# cleanup stops it.
+# netns_sshd NS NAME ADDR [LOGLEVEL] -- starts an sshd in namespace NS,
+# listening on ADDR port 22, its files in $TRASH/ns named after NAME
+# (sshd_config.NAME, sshd.NAME.pid, NAME.log); one host key ($TRASH/ns/host)
+# and one user key ($TRASH/ns/id) serve every sshd, made on first use, and
+# ADDR goes into $TRASH/ns/known_hosts. Ends the test file if it fails.
 netns_sshd() {
-	local d=$TRASH/ns
-	if [ ! -s "$d/id" ]; then
-		ssh-keygen -q -t ed25519 -N "" -f "$d/host" </dev/null &&
-		ssh-keygen -q -t ed25519 -N "" -f "$d/id" </dev/null &&
-		cp "$d/id.pub" "$d/authorized_keys" && : >"$d/known_hosts" ||
-			{ echo "could not make the ssh keys"; exit 1; }
+	if [ ! -s "$TRASH/ns/host" ]; then
+		ssh-keygen -q -t ed25519 -N "" -f "$TRASH/ns/host" </dev/null &&
+		ssh-keygen -q -t ed25519 -N "" -f "$TRASH/ns/id" </dev/null &&
+		cp "$TRASH/ns/id.pub" "$TRASH/ns/authorized_keys" &&
+		: >"$TRASH/ns/known_hosts" || { echo "could not make ssh keys"; exit 1; }
 	fi
-	cat >"$d/sshd_config.$2" <<EOC
+	cat >"$TRASH/ns/sshd_config.$2" <<EOC
 Port 22
-ListenAddress $2
-HostKey $d/host
-PidFile $d/sshd.$2.pid
-AuthorizedKeysFile $d/authorized_keys
+ListenAddress $3
+HostKey $TRASH/ns/host
+PidFile $TRASH/ns/sshd.$2.pid
+AuthorizedKeysFile $TRASH/ns/authorized_keys
 PermitRootLogin yes
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 UsePAM no
 StrictModes no
-LogLevel ERROR
+LogLevel ${4:-ERROR}
 EOC
-	ip netns exec "$1" /usr/sbin/sshd -f "$d/sshd_config.$2" -E "$d/sshd.$2.log" ||
-		{ cat "$d/sshd.$2.log"; exit 1; }
-	wait_for 5 test -s "$d/sshd.$2.pid" || { echo "sshd on $2 did not start"; exit 1; }
-	echo "$2 $(cat "$d/host.pub")" >>"$d/known_hosts"
+	ip netns exec "$1" /usr/sbin/sshd -f "$TRASH/ns/sshd_config.$2" -E "$TRASH/ns/$2.log" ||
+		{ cat "$TRASH/ns/$2.log"; exit 1; }
+	wait_for 5 test -s "$TRASH/ns/sshd.$2.pid" || { echo "sshd $2 did not start"; exit 1; }
+	echo "$3 $(cat "$TRASH/ns/host.pub")" >>"$TRASH/ns/known_hosts"
 }
 
 # netns_dtrun NS ARGS... -- dtrun --launcher ssh inside namespace NS, with
-# netns_sshd's user key and known_hosts, agents cached in $TRASH/agents.
+# netns_sshd's user key and known_hosts, agents cached in $TRASH/agents
+# (agents_alive's $AGENTS).
 netns_dtrun() {
 	local ns=$1
 	shift
 	ip netns exec "$ns" "$B/dtrun" --launcher ssh -i "$TRASH/ns/id" \
 	    --ssh-option UserKnownHostsFile="$TRASH/ns/known_hosts" \
 	    --ssh-agent-dir "$TRASH/agents" "$@"
-}
-
-# netns_agents_alive -- true while a dtrun-agent from $TRASH/agents runs,
-# in any namespace.
-netns_agents_alive() {
-	for p in /proc/[0-9]*; do
-		case $(readlink "$p/exe" 2>/dev/null) in
-		"$TRASH/agents"/*) proc_alive "${p#/proc/}" && return 0 ;;
-		esac
-	done
-	return 1
 }

@@ -16,8 +16,8 @@ NA=dtrun-a-$$ NB=dtrun-b-$$
 netns_pair 'two network-namespace hosts' "$NA" "$NB" 10.77.0
 
 # One sshd per namespace, on its own address; one key, one known_hosts.
-netns_sshd "$NA" 10.77.0.1
-netns_sshd "$NB" 10.77.0.2
+netns_sshd "$NA" a 10.77.0.1
+netns_sshd "$NB" b 10.77.0.2
 D=$TRASH/ns
 H2=10.77.0.1,10.77.0.2
 # dtrun ARGS... inside the first namespace, reaching both hosts.

@@ -17,31 +17,10 @@ ND=dtrun-pd-$$ NT=dtrun-pt-$$
 netns_pair 'hosts behind jump hosts' "$ND" "$NT" 10.79.0
 D=$TRASH/ns
 
-# Three sshds, one host key, one user key; the jumps log what they forward.
-ssh-keygen -q -t ed25519 -N "" -f "$D/host" </dev/null
-ssh-keygen -q -t ed25519 -N "" -f "$D/id" </dev/null
-cp "$D/id.pub" "$D/authorized_keys"
-: >"$D/known_hosts"
-for s in jump1:10.79.0.2:DEBUG1 jump2:127.0.0.2:DEBUG1 target:127.0.0.5:VERBOSE; do
-	IFS=: read -r name addr level <<<"$s"
-	cat >"$D/sshd_config.$name" <<EOC
-Port 22
-ListenAddress $addr
-HostKey $D/host
-PidFile $D/sshd.$name.pid
-AuthorizedKeysFile $D/authorized_keys
-PermitRootLogin yes
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-UsePAM no
-StrictModes no
-LogLevel $level
-EOC
-	ip netns exec "$NT" /usr/sbin/sshd -f "$D/sshd_config.$name" -E "$D/$name.log" ||
-		{ cat "$D/$name.log"; exit 1; }
-	wait_for 5 test -s "$D/sshd.$name.pid" || { echo "sshd $name did not start"; exit 1; }
-	echo "$addr $(cat "$D/host.pub")" >>"$D/known_hosts"
-done
+# Three sshds; the jumps log what they forward.
+netns_sshd "$NT" jump1 10.79.0.2 DEBUG1
+netns_sshd "$NT" jump2 127.0.0.2 DEBUG1
+netns_sshd "$NT" target 127.0.0.5 VERBOSE
 AGENTS=$TRASH/agents
 # dtrun ARGS... in dtrun's namespace.
 nsrun() {
@@ -60,7 +39,7 @@ test_expect_success '-J: the job runs on the target through the jump host, outpu
 	test_expect_code 3 nsrun -J 10.79.0.2 -H 127.0.0.5 --prefix "%h " sh -c "$WHERE; exit 3" >out &&
 	grep -qx "127.0.0.5 127.0.0.5 22" out &&
 	grep -q "server_request_direct_tcpip: .*target 127.0.0.5 port 22" "$D/jump1.log" &&
-	wait_for 10 eval "! netns_agents_alive"
+	wait_for 10 eval "! agents_alive"
 '
 
 test_expect_success 'ProxyJump in an ssh_config file, the jump host named by its own alias' '
@@ -140,7 +119,7 @@ test_expect_success 'fail-fast through a jump host: the other rank stops, nothin
 		fi
 		exec sleep 300" &&
 	test -s pid.0 && wait_gone 20 pid.0 pid.1 &&
-	wait_for 10 eval "! netns_agents_alive"
+	wait_for 10 eval "! agents_alive"
 '
 
 test_expect_success 'a ProxyCommand still running when its host ends is killed, with its group' '

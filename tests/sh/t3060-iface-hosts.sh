@@ -35,9 +35,9 @@ ip -n "$NA" link set "$IA" up &&
 ip -n "$NB" link set "$NETNS_V2" down && ip -n "$NB" link set "$NETNS_V2" name "$IB" &&
 ip -n "$NB" link set "$IB" up ||
 	{ echo "could not rename the veth ends"; exit 1; }
-netns_sshd "$NA" 10.78.0.1
-netns_sshd "$NB" 10.78.0.2
-netns_sshd "$NA" 127.0.0.1
+netns_sshd "$NA" a 10.78.0.1
+netns_sshd "$NB" b 10.78.0.2
+netns_sshd "$NA" alo 127.0.0.1
 H2=10.78.0.1,10.78.0.2
 # dtrun ARGS... inside the first namespace, reaching both hosts.
 nsrun() {
@@ -91,7 +91,7 @@ test_expect_success 'a host with none of the candidates: exit 2, named with its 
 	test_expect_code 2 nsrun -H $H2 --iface $IA sh -c "echo \$\$ >$PWD/pid.\$RANK" 2>err &&
 	grep -q "^dtrun: 10.78.0.2: no network interface to use: --iface $IA: no such interface with an IPv4 address (interfaces: lo 127.0.0.1, $IB 10.78.0.2); give this host its own with --iface 10.78.0.2=IFACE" err &&
 	! ls pid.* 2>/dev/null &&
-	wait_for 10 eval "! netns_agents_alive"
+	wait_for 10 eval "! agents_alive"
 '
 
 test_expect_success 'a HOST= item naming no host of the job is warned about' '

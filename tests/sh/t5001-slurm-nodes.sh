@@ -29,6 +29,19 @@ test_expect_success '6 ranks on 2 nodes: each rank on its node, with its env' '
 	diff want got
 '
 
+# (Over lo: node1, the name of rank 0's host, has no address here.)
+test_expect_success '--check: a row per node, both reach node1; a command only node1 has is named on node2' '
+	in_alloc dtrun --check --iface lo true >out 2>err &&
+	grep -q "^node1  .*  ok  .*/true  " out && grep -q "^node2  .*  ok  .*/true  " out &&
+	grep -qx "no problems on 2 hosts" out &&
+	printf "#!/bin/sh\n" >"$SLURM_HIDDEN/job.sh" && chmod +x "$SLURM_HIDDEN/job.sh" &&
+	test_expect_code 78 in_alloc dtrun --check --iface lo "$SLURM_HIDDEN/job.sh" >out 2>err &&
+	grep -q "^node1  .*  $SLURM_HIDDEN/job.sh  " out &&
+	grep -q "^node2  .*  MISSING  " out &&
+	grep -qx "dtrun: check: node2: $SLURM_HIDDEN/job.sh: does not exist (check the path)" err &&
+	! grep -q "dtrun: check: node1" err
+'
+
 test_expect_success 'fewer ranks: only the nodes used get an agent' '
 	in_alloc dtrun -n 3 --prefix "" sh -c "echo \$SLURMD_NODENAME" >out &&
 	test "$(sort -u out)" = node1

@@ -178,3 +178,70 @@ TEST(agent_takes_ports_once_before_the_job)
 	dt_wbuf_free(&in);
 	dt_wbuf_free(&out);
 }
+
+/* The answers of the first CHECKED in b (NULL if there is none); free with dt_strv_free. */
+static char **
+checked_answers(struct dt_wbuf *b, size_t *n)
+{
+	const uint8_t		*pl;
+	size_t			 off, plen, used;
+	uint8_t			 type;
+	struct ap_checked	 k;
+
+	for (off = 0; dt_frame_parse(b->p + off, b->len - off, AP_FRAME_MAX,
+	    &type, &pl, &plen, &used) == 0; off += used) {
+		if (type != AP_CHECKED || ap_get_checked(pl, plen, &k) != 0)
+			continue;
+		*n = k.nkv;
+		return k.kv;
+	}
+	return NULL;
+}
+
+/* True if one of the n answers in kv starts with prefix. */
+static int
+has_answer(char **kv, size_t n, const char *prefix)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		if (strncmp(kv[i], prefix, strlen(prefix)) == 0)
+			return 1;
+	return 0;
+}
+
+TEST(agent_answers_a_check_before_the_job_only)
+{
+	struct dt_wbuf	 in, out;
+	struct ap_check	 c = { AP_CHK_GATHER, AP_CHK_FAST | AP_CHK_LISTEN, 0,
+			    "", "127.0.0.1", "no-such-command-xyz", "", NULL, 0 };
+	struct ap_job	 j = { 0 };
+	char		**kv;
+	size_t		 n = 0;
+	int		 status;
+
+	dt_wbuf_init(&in);
+	dt_wbuf_init(&out);
+	CHECK_INT(ap_put_check(&in, &c), 0);
+	j.version = AP_VERSION;
+	j.job_id = "chk";
+	j.cwd = "";
+	j.nranks = 1;
+	CHECK_INT(ap_put_job(&in, &j), 0);
+	CHECK_INT(ap_put_check(&in, &c), 0);		/* after JOB: refused */
+	status = agent_talk(in.p, in.len, &out);
+	CHECK(WIFEXITED(status));
+	kv = checked_answers(&out, &n);
+	CHECK(kv != NULL);
+	CHECK(has_answer(kv, n, "proto=5"));
+	CHECK(has_answer(kv, n, "iface=lo"));
+	CHECK(has_answer(kv, n, "addr=127.0.0.1"));
+	CHECK(has_answer(kv, n, "listen=127.0.0.1:"));
+	CHECK(has_answer(kv, n, "cmd_err=no-such-command-xyz: command not "
+	    "found in PATH"));
+	CHECK(!has_answer(kv, n, "python"));		/* FAST: no probe */
+	CHECK(has_error(&out, "protocol error at CHECK message"));
+	dt_strv_free(kv);
+	dt_wbuf_free(&in);
+	dt_wbuf_free(&out);
+}

@@ -631,3 +631,95 @@ TEST(ap_iface_roundtrip_and_bad)
 	CHECK_INT(ap_get_iface(pl, n, &f2), DT_ERR_PROTO);
 	dt_wbuf_free(&b);
 }
+
+TEST(ap_check_and_checked_roundtrip)
+{
+	struct dt_wbuf		 b;
+	char			*env[] = { "PATH=/x:/y", "NCCL_SOCKET_IFNAME=^lo",
+				    NULL };
+	char			*kv[] = { "version=0.1.0", "gpu=GPU 0: H100", NULL };
+	struct ap_check		 c = { AP_CHK_GATHER, AP_CHK_FAST | AP_CHK_LISTEN,
+				    UINT64_C(1700000000123), "gpu01=ib0,eth0",
+				    "10.0.0.1", "python3", "/w", env, 2 }, c2;
+	struct ap_checked	 k = { AP_CHK_PROBE, UINT64_C(1700000000456),
+				    UINT64_C(5000000000), kv, 2 }, k2;
+	const uint8_t		*pl;
+	size_t			 n;
+
+	dt_wbuf_init(&b);
+	CHECK_INT(ap_put_check(&b, &c), 0);
+	pl = one_frame(&b, AP_CHECK, &n);
+	CHECK_INT(ap_get_check(pl, n, &c2), 0);
+	CHECK_INT(c2.step, AP_CHK_GATHER);
+	CHECK_INT(c2.flags, AP_CHK_FAST | AP_CHK_LISTEN);
+	CHECK(c2.now_ms == UINT64_C(1700000000123));
+	CHECK_STR(c2.iface, "gpu01=ib0,eth0");
+	CHECK_STR(c2.target, "10.0.0.1");
+	CHECK_STR(c2.cmd, "python3");
+	CHECK_STR(c2.cwd, "/w");
+	CHECK_INT(c2.nenv, 2);
+	CHECK_STR(c2.env[1], "NCCL_SOCKET_IFNAME=^lo");
+	CHECK(c2.env[2] == NULL);
+	ap_check_free(&c2);
+
+	dt_wbuf_reset(&b);
+	CHECK_INT(ap_put_checked(&b, &k), 0);
+	pl = one_frame(&b, AP_CHECKED, &n);
+	CHECK_INT(ap_get_checked(pl, n, &k2), 0);
+	CHECK_INT(k2.step, AP_CHK_PROBE);
+	CHECK(k2.now_ms == UINT64_C(1700000000456));
+	CHECK(k2.took_ms == UINT64_C(5000000000));	/* 64 bits */
+	CHECK_INT(k2.nkv, 2);
+	CHECK_STR(k2.kv[1], "gpu=GPU 0: H100");
+	ap_checked_free(&k2);
+	CHECK_STR(ap_type_name(AP_CHECK), "CHECK");
+	CHECK_STR(ap_type_name(AP_CHECKED), "CHECKED");
+	CHECK_INT(AP_VERSION, 5);
+	dt_wbuf_free(&b);
+}
+
+TEST(ap_check_refuses_bad_steps_flags_and_tails)
+{
+	struct dt_wbuf		 b;
+	struct ap_check		 c = { 3, 0, 0, "", "", "", "", NULL, 0 }, c2;
+	struct ap_checked	 k = { 0, 0, 0, NULL, 0 }, k2;
+	const uint8_t		*pl;
+	uint8_t			*p;
+	size_t			 n;
+
+	dt_wbuf_init(&b);
+	ap_put_check(&b, &c);		/* step 3: no such step */
+	pl = one_frame(&b, AP_CHECK, &n);
+	CHECK_INT(ap_get_check(pl, n, &c2), DT_ERR_PROTO);
+	c.step = AP_CHK_PROBE;
+	c.flags = 0x80;			/* a flag nobody knows */
+	dt_wbuf_reset(&b);
+	ap_put_check(&b, &c);
+	pl = one_frame(&b, AP_CHECK, &n);
+	CHECK_INT(ap_get_check(pl, n, &c2), DT_ERR_PROTO);
+	c.flags = 0;
+	dt_wbuf_reset(&b);
+	ap_put_check(&b, &c);
+	pl = one_frame(&b, AP_CHECK, &n);
+	CHECK_INT(ap_get_check(pl, n, &c2), 0);
+	ap_check_free(&c2);
+	CHECK_INT(ap_get_check(pl, n - 1, &c2), DT_ERR_PROTO);	/* cut short */
+
+	dt_wbuf_reset(&b);
+	ap_put_checked(&b, &k);		/* step 0 */
+	pl = one_frame(&b, AP_CHECKED, &n);
+	CHECK_INT(ap_get_checked(pl, n, &k2), DT_ERR_PROTO);
+	/* A count of answers over AP_CHK_KV_MAX is refused before reading them. */
+	k.step = AP_CHK_GATHER;
+	dt_wbuf_reset(&b);
+	ap_put_checked(&b, &k);
+	p = b.p + b.len - 4;
+	p[0] = 0xff;
+	pl = one_frame(&b, AP_CHECKED, &n);
+	CHECK_INT(ap_get_checked(pl, n, &k2), DT_ERR_PROTO);
+	k.nkv = AP_CHK_KV_MAX + 1;
+	dt_wbuf_reset(&b);
+	CHECK_INT(ap_put_checked(&b, &k), DT_ERR_TOOBIG);
+	CHECK_INT(b.len, 0);
+	dt_wbuf_free(&b);
+}

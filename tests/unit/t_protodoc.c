@@ -292,7 +292,8 @@ static void
 put_job(struct dt_wbuf *b)
 {
 	char		*env[] = { "A=1", "B=" };
-	struct ap_job	 j = { AP_VERSION, "j1", "/w", 5000, 2, env, 2, "s" };
+	struct ap_job	 j = { AP_VERSION, "j1", "/w", 5000, 2, env, 2, "s",
+			    "eth0", "10.0.0.1", AP_IF_NCCL };
 
 	ap_put_job(b, &j);
 }
@@ -332,7 +333,8 @@ put_cont(struct dt_wbuf *b)
 {
 	static char	 big[AP_MAX_STR + 1];
 	char		*env[] = { big, big, big, big, big };
-	struct ap_job	 j = { AP_VERSION, "j1", "/w", 5000, 1, env, 5, "" };
+	struct ap_job	 j = { AP_VERSION, "j1", "/w", 5000, 1, env, 5, "", "",
+			    "", 0 };
 	uint32_t	 len;
 
 	memset(big, 'x', sizeof(big) - 1);
@@ -401,6 +403,33 @@ put_stack(struct dt_wbuf *b)
 }
 
 static void
+put_iface(struct dt_wbuf *b)
+{
+	struct ap_iface	f = { 1, "eth1", "10.0.0.2", "route" };
+
+	ap_put_iface(b, &f);
+}
+
+static void
+put_check(struct dt_wbuf *b)
+{
+	char		*env[] = { "PATH=/b" };
+	struct ap_check	 c = { AP_CHK_GATHER, AP_CHK_FAST, 7, "eth0",
+			    "10.0.0.1", "python3", "/w", env, 1 };
+
+	ap_put_check(b, &c);
+}
+
+static void
+put_checked(struct dt_wbuf *b)
+{
+	char			*kv[] = { "version=1", "iface=eth0" };
+	struct ap_checked	 k = { AP_CHK_PROBE, 8, 9, kv, 2 };
+
+	ap_put_checked(b, &k);
+}
+
+static void
 put_heartbeat(struct dt_wbuf *b)
 {
 	ap_put_heartbeat(b, 15000);
@@ -413,7 +442,8 @@ static const struct {
 	const char	*want;
 } samples[] = {
 	{ AP_JOB, put_job, "version=" PD_STR(AP_VERSION) " job_id=j1 cwd=/w "
-	    "kill_grace_ms=5000 nranks=2 env=[A=1,B=] setup=s" },
+	    "kill_grace_ms=5000 nranks=2 env=[A=1,B=] setup=s iface=eth0 "
+	    "rank0=10.0.0.1 ifvars=1" },
 	{ AP_RANK, put_rank, "rank=3 local_rank=1 argv=[python,t.py] "
 	    "env=[R=3]" },
 	{ AP_PREPARE, put_empty, "" },
@@ -434,6 +464,11 @@ static const struct {
 	{ AP_PORTLIST, put_portlist, "n=2 ports=[4000,4001]" },
 	{ AP_STACK, put_stack, "rank=3 pid=42 status=0 tool=gdb text=#0 main" },
 	{ AP_STACKASK, put_empty, "" },
+	{ AP_IFACE, put_iface, "ok=1 name=eth1 addr=10.0.0.2 why=route" },
+	{ AP_CHECK, put_check, "step=1 flags=1 now_ms=7 iface=eth0 "
+	    "target=10.0.0.1 cmd=python3 cwd=/w env=[PATH=/b]" },
+	{ AP_CHECKED, put_checked, "step=2 now_ms=8 took_ms=9 "
+	    "kv=[version=1,iface=eth0]" },
 	{ AP_HEARTBEAT, put_heartbeat, "timeout_ms=15000" },
 };
 

@@ -1,0 +1,623 @@
+/*
+ * hostcheck.c -- dtrun --check on one host. GATHER chooses the interface
+ * exactly as a run's agent does (iface_pick of the --iface candidates,
+ * else the route to rank 0's address), finds the command in PATH, tests
+ * NCCL_SOCKET_IFNAME/GLOO_SOCKET_IFNAME against the interfaces here, and,
+ * unless the check is the fast one, runs a small shell probe for the GPUs,
+ * libnccl and a python command's interpreter and torch, killed after
+ * HOSTCHECK_SUB_S. Rank 0's host also listens on its chosen address; a
+ * PROBE then connects there, so "reachable" means a real TCP connection
+ * from this host to that address. The event loop never blocks: heartbeats
+ * go on while a slow `import torch` runs.
+ */
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "envfile.h"
+#include "err.h"
+#include "hostcheck.h"
+#include "iface.h"
+#include "procs.h"
+#include "setup.h"
+#include "wire.h"
+
+extern char **environ;
+
+/*
+ * The slow part: GPUs, libnccl, and a python command's versions, as
+ * key=value lines. The interpreter and its code come in the environment,
+ * never spliced into the script.
+ */
+static const char probe_sh[] =
+"if command -v nvidia-smi >/dev/null 2>&1; then\n"
+"	if o=$(nvidia-smi -L 2>&1); then\n"
+"		printf '%s\\n' \"$o\" | sed -n 's/^GPU /gpu=GPU /p'\n"
+"	else\n"
+"		echo \"gpu_err=nvidia-smi -L failed: $(printf '%s' \"$o\" | head -n 1)\"\n"
+"	fi\n"
+"fi\n"
+"IFS=:; for d in ${LD_LIBRARY_PATH:-} /usr/local/cuda/lib64 "
+"/usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib; do\n"
+"	for f in \"$d\"/libnccl.so*; do\n"
+"		[ -e \"$f\" ] && { echo \"nccl=$f\"; break 2; }\n"
+"	done\n"
+"done; unset IFS\n"
+"if [ -n \"${DTRUN_CHECK_PY:-}\" ]; then\n"
+"	\"$DTRUN_CHECK_PY\" -c \"$DTRUN_CHECK_PYCODE\" 2>/dev/null ||\n"
+"	    echo \"python_err=$DTRUN_CHECK_PY -c ... exited with $?\"\n"
+"fi\n";
+
+static const char probe_py[] =
+"import sys\n"
+"print('python=' + sys.version.split()[0])\n"
+"try:\n"
+"    import torch\n"
+"except BaseException as e:\n"
+"    print('torch_err=' + (type(e).__name__ + ': ' + str(e)).replace('\\n', ' '))\n"
+"else:\n"
+"    print('torch=' + str(torch.__version__))\n"
+"    print('torch_cuda=' + str(torch.version.cuda))\n";
+
+struct hostcheck {
+	struct event_base	*base;
+	int			 devnull;
+	hostcheck_done_fn	 done;
+	void			*arg;
+	int			 busy;		/* a step is under way */
+	uint32_t		 step;
+	uint64_t		 t0_real;	/* the CHECK came (wall clock) */
+	uint64_t		 t0_mono;
+	char			**kv;		/* the answers so far */
+	size_t			 nkv;
+	int			 oom;
+	int			 lfd;		/* rank 0's listener, or -1 */
+	struct event		*lev;
+	int			 cfd;		/* a PROBE's connection, or -1 */
+	struct event		*cev;
+	char			 target[300];
+	struct setup		*sub;		/* the slow probe */
+	struct event		*sub_timer;
+	int			 sub_killed;	/* by sub_timer */
+	char			**env;		/* the probe's environment */
+};
+
+/* Milliseconds on clock c. */
+static uint64_t
+clock_ms(clockid_t c)
+{
+	struct timespec	ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Adds one "key=value" answer. */
+static void
+hc_add(struct hostcheck *hc, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void
+hc_add(struct hostcheck *hc, const char *key, const char *fmt, ...)
+{
+	char	**v, *val = NULL, *kv = NULL;
+	va_list	  ap;
+	int	  rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&val, fmt, ap);
+	va_end(ap);
+	/* An answer is a line for a person: a long one is cut, not refused. */
+	if (rc > HOSTCHECK_VAL_MAX)
+		val[HOSTCHECK_VAL_MAX] = '\0';
+	if (rc < 0 || asprintf(&kv, "%s=%s", key, val) < 0 ||
+	    hc->nkv >= AP_CHK_KV_MAX ||
+	    (v = reallocarray(hc->kv, hc->nkv + 2, sizeof(*v))) == NULL) {
+		if (rc >= 0)
+			free(val);
+		free(kv);
+		hc->oom = 1;
+		return;
+	}
+	free(val);
+	hc->kv = v;
+	hc->kv[hc->nkv++] = kv;
+	hc->kv[hc->nkv] = NULL;
+}
+
+/* Sends the step's answers and makes ready for the next step. */
+static void
+hc_finish(struct hostcheck *hc)
+{
+	struct ap_checked	c;
+
+	if (hc->oom)
+		hc_add(hc, "probe_err", "out of memory: answers left out");
+	c.step = hc->step;
+	c.now_ms = hc->t0_real;
+	c.took_ms = clock_ms(CLOCK_MONOTONIC) - hc->t0_mono;
+	c.kv = hc->kv;
+	c.nkv = hc->nkv;
+	hc->busy = 0;
+	hc->done(hc->arg, &c);
+	dt_strv_free(hc->kv);
+	hc->kv = NULL;
+	hc->nkv = 0;
+	hc->oom = 0;
+}
+
+int
+hostcheck_ifname_match(const char *spec, const char *name, int nccl)
+{
+	const char	*p, *end;
+	size_t		 l;
+	int		 not = 0, exact = !nccl, hit = 0;
+
+	if (nccl && *spec == '^') {
+		not = 1;
+		spec++;
+	}
+	if (nccl && *spec == '=') {
+		exact = 1;
+		spec++;
+	}
+	for (p = spec; *p != '\0' && !hit; p = *end == ',' ? end + 1 : end) {
+		end = p + strcspn(p, ",");
+		l = (size_t)(end - p);
+		if (l == 0)
+			continue;
+		hit = exact ? strlen(name) == l && strncmp(name, p, l) == 0 :
+		    strncmp(name, p, l) == 0;
+	}
+	return not ? !hit : hit;
+}
+
+int
+hostcheck_ifname(const char *var, const char *spec, const struct iface *list,
+    size_t n, char *why, size_t len)
+{
+	size_t	i, off;
+	int	nccl = strncmp(var, "NCCL", 4) == 0;
+
+	for (i = 0; i < n; i++)
+		if (list[i].up && hostcheck_ifname_match(spec, list[i].name,
+		    nccl))
+			return 0;
+	off = snprintf(why, len, "%s=%s selects no interface that is up here "
+	    "(%s; up with IPv4:", var, spec, nccl ? "NCCL's syntax: prefixes, "
+	    "^ excludes, = exact" : "Gloo's syntax: exact names");
+	for (i = 0; i < n && off < len; i++)
+		if (list[i].up && (i == 0 || strcmp(list[i].name,
+		    list[i - 1].name) != 0))
+			off += snprintf(why + off, len - off, " %s",
+			    list[i].name);
+	if (off < len)
+		snprintf(why + off, len - off, ")");
+	return -1;
+}
+
+/* The value of name in the CHECK's variables, else in our own environment. */
+static const char *
+hc_getenv(const struct ap_check *c, const char *name, int own)
+{
+	size_t	i, l = strlen(name);
+
+	for (i = 0; i < c->nenv; i++)
+		if (strncmp(c->env[i], name, l) == 0 && c->env[i][l] == '=')
+			return c->env[i] + l + 1;
+	return own ? getenv(name) : NULL;
+}
+
+/* ARGSUSED */
+static void
+hc_accept_cb(evutil_socket_t fd, short what, void *arg)
+{
+	int	c;
+
+	/* The connection is the answer: nothing is said on it. */
+	while ((c = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) >= 0)
+		close(c);
+}
+
+/* Rank 0's host: listens on addr, any port, for the others' PROBEs. */
+static void
+hc_listen(struct hostcheck *hc, const char *addr)
+{
+	struct sockaddr_in	sin;
+	socklen_t		sl = sizeof(sin);
+	int			fd, e;
+
+	hostcheck_close(hc);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1) {
+		hc_add(hc, "listen_err", "%s: not an IPv4 address", addr);
+		return;
+	}
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    listen(fd, 1024) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &sl) == -1) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		hc_add(hc, "listen_err", "cannot listen on %s: %s", addr,
+		    strerror(e));
+		return;
+	}
+	hc->lfd = fd;
+	hc->lev = event_new(hc->base, fd, EV_READ | EV_PERSIST, hc_accept_cb,
+	    hc);
+	if (hc->lev != NULL)
+		event_add(hc->lev, NULL);
+	hc_add(hc, "listen", "%s:%d", addr, ntohs(sin.sin_port));
+}
+
+/* The interface a run would choose here, and the interfaces there are. */
+static void
+hc_iface(struct hostcheck *hc, const struct ap_check *c, struct iface *list,
+    size_t n)
+{
+	struct iface_choice	ch;
+	struct dt_err		e;
+	char			have[1024];
+	size_t			i, off = 0;
+
+	have[0] = '\0';
+	for (i = 0; i < n && off < sizeof(have); i++)
+		off += snprintf(have + off, sizeof(have) - off, "%s%s %s%s",
+		    i ? ", " : "", list[i].name, list[i].addr, list[i].up ? "" :
+		    " (down)");
+	hc_add(hc, "ifaces", "%s", have);
+	dt_err_clear(&e);
+	if (iface_pick(list, n, c->iface, c->target, &ch, &e) != 0) {
+		hc_add(hc, "iface_err", "%s", e.msg);
+		if (c->flags & AP_CHK_LISTEN)
+			hc_add(hc, "listen_err", "no interface chosen");
+		return;
+	}
+	hc_add(hc, "iface", "%s", ch.name);
+	hc_add(hc, "addr", "%s", ch.addr);
+	hc_add(hc, "iface_why", "%s", ch.why);
+	if (c->flags & AP_CHK_LISTEN)
+		hc_listen(hc, ch.addr);
+}
+
+/* True if path's last part names a Python interpreter ("python3.11"). */
+static int
+hc_is_python(const char *path)
+{
+	const char	*b = strrchr(path, '/');
+
+	b = b == NULL ? path : b + 1;
+	if (strncmp(b, "python", 6) != 0)
+		return 0;
+	return b[6 + strspn(b + 6, "0123456789.")] == '\0';
+}
+
+/* environ with the CHECK's variables laid over it, plus the probe's own. */
+static int
+hc_env(struct hostcheck *hc, const struct ap_check *c, const char *py)
+{
+	size_t	n, i, k = 0;
+	char	*eq, *name;
+
+	for (n = 0; environ[n] != NULL; n++)
+		;
+	if ((hc->env = calloc(n + c->nenv + 3, sizeof(char *))) == NULL)
+		return -1;
+	/* Ours, unless the CHECK sets the name (strings are copied). */
+	for (i = 0; i < n; i++) {
+		if ((eq = strchr(environ[i], '=')) == NULL)
+			continue;
+		if ((name = strndup(environ[i], eq - environ[i])) == NULL)
+			return -1;
+		if (hc_getenv(c, name, 0) == NULL &&
+		    (hc->env[k] = strdup(environ[i])) != NULL)
+			k++;
+		free(name);
+	}
+	for (i = 0; i < c->nenv; i++)
+		if ((hc->env[k] = strdup(c->env[i])) != NULL)
+			k++;
+	if (py != NULL) {
+		if (asprintf(&hc->env[k], "DTRUN_CHECK_PY=%s", py) >= 0)
+			k++;
+		if (asprintf(&hc->env[k], "DTRUN_CHECK_PYCODE=%s", probe_py) >= 0)
+			k++;
+	}
+	hc->env[k] = NULL;
+	return 0;
+}
+
+/* The probe's stdout: its key=value lines are answers. */
+static void
+hc_sub_line(void *arg, const char *line, size_t len)
+{
+	/* Anything else it printed is noise (nvidia-smi's banners). */
+}
+
+/* The slow probe ended (or was killed): take its answers and reply. */
+static void
+hc_sub_done(void *arg)
+{
+	struct hostcheck	*hc = arg;
+	const char		*p;
+	char			**v = NULL;
+	size_t			 n, nv = 0, i;
+
+	if (hc->sub_timer != NULL)
+		event_del(hc->sub_timer);
+	p = setup_stdout(hc->sub, &n);
+	if (envfile_setup_output(p, n, &v, &nv, hc_sub_line, hc) != 0)
+		hc->oom = 1;
+	for (i = 0; i < nv; i++) {
+		char *eq = strchr(v[i], '=');
+
+		*eq = '\0';
+		hc_add(hc, v[i], "%s", eq + 1);
+	}
+	dt_strv_free(v);
+	if (hc->sub_killed)
+		hc_add(hc, "probe_err", "the GPU, NCCL and interpreter probe "
+		    "did not end within %d s, and was killed", HOSTCHECK_SUB_S);
+	hc_finish(hc);
+}
+
+/* ARGSUSED */
+static void
+hc_sub_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct hostcheck	*hc = arg;
+
+	hc->sub_killed = 1;
+	setup_kill(hc->sub);		/* its reaping calls hc_sub_done */
+}
+
+/* Starts the slow probe; 0, or -1 when it could not start (said in kv). */
+static int
+hc_sub_start(struct hostcheck *hc, const struct ap_check *c, const char *py)
+{
+	struct timeval	tv = { HOSTCHECK_SUB_S, 0 };
+	int		err = ENOMEM;
+
+	setup_free(hc->sub);
+	hc->sub = NULL;
+	dt_strv_free(hc->env);
+	hc->env = NULL;
+	hc->sub_killed = 0;
+	if (hc_env(hc, c, py) == 0)
+		hc->sub = setup_start(hc->base, probe_sh, hc->env, hc->devnull,
+		    hc_sub_done, hc, &err);
+	if (hc->sub == NULL) {
+		hc_add(hc, "probe_err", "cannot run the GPU, NCCL and "
+		    "interpreter probe: %s", strerror(err));
+		return -1;
+	}
+	if (hc->sub_timer == NULL)
+		hc->sub_timer = evtimer_new(hc->base, hc_sub_timer_cb, hc);
+	if (hc->sub_timer != NULL)
+		event_add(hc->sub_timer, &tv);
+	return 0;
+}
+
+/* GATHER: everything but the reachability. */
+static void
+hc_gather(struct hostcheck *hc, const struct ap_check *c)
+{
+	static const char *const vars[] = { "NCCL_SOCKET_IFNAME",
+	    "GLOO_SOCKET_IFNAME" };
+	struct iface	*list = NULL;
+	struct dt_err	 e;
+	const char	*v;
+	char		*path = NULL, *rel = NULL, why[1024], key[64];
+	size_t		 n = 0, i;
+	int		 err;
+
+	hc_add(hc, "version", "%s", DT_VERSION);
+	hc_add(hc, "proto", "%d", AP_VERSION);
+	dt_err_clear(&e);
+	if (iface_list(&list, &n, &e) != 0)
+		hc_add(hc, "iface_err", "%s", e.msg);
+	else
+		hc_iface(hc, c, list, n);
+	for (i = 0; list != NULL && i < 2; i++) {
+		if ((v = hc_getenv(c, vars[i], 0)) == NULL)
+			continue;
+		snprintf(key, sizeof(key), "%s_ifname", i == 0 ? "nccl" : "gloo");
+		if (hostcheck_ifname(vars[i], v, list, n, why, sizeof(why)) == 0)
+			hc_add(hc, key, "%s", v);
+		else
+			hc_add(hc, strcat(key, "_err"), "%s", why);
+	}
+	free(list);
+	if (c->cmd[0] != '\0') {
+		/* "./train" is where the job runs, as the run's agent finds it. */
+		if (c->cmd[0] != '/' && strchr(c->cmd, '/') != NULL &&
+		    c->cwd[0] != '\0') {
+			if (asprintf(&rel, "%s/%s", c->cwd, c->cmd +
+			    (strncmp(c->cmd, "./", 2) == 0 ? 2 : 0)) < 0)
+				rel = NULL;
+		}
+		path = spawn_resolve(rel != NULL ? rel : c->cmd,
+		    hc_getenv(c, "PATH", 1), &err);
+		free(rel);
+		if (path != NULL)
+			hc_add(hc, "cmd", "%s", path);
+		else
+			hc_add(hc, "cmd_err", "%s: %s", c->cmd,
+			    spawn_resolve_why(c->cmd, err));
+	}
+	if ((c->flags & AP_CHK_FAST) || hc_sub_start(hc, c, path != NULL &&
+	    hc_is_python(path) ? path : NULL) != 0)
+		hc_finish(hc);
+	free(path);
+}
+
+/* The PROBE's connection ended, one way or the other. */
+static void
+hc_probe_end(struct hostcheck *hc, int err)
+{
+	if (hc->cev != NULL) {
+		event_free(hc->cev);
+		hc->cev = NULL;
+	}
+	if (hc->cfd >= 0) {
+		close(hc->cfd);
+		hc->cfd = -1;
+	}
+	if (err == 0) {
+		hc_add(hc, "reach", "%s", hc->target);
+		hc_add(hc, "reach_ms", "%llu", (unsigned long long)
+		    (clock_ms(CLOCK_MONOTONIC) - hc->t0_mono));
+	} else if (err == ETIMEDOUT)
+		hc_add(hc, "reach_err", "no answer from %s within %d s",
+		    hc->target, HOSTCHECK_CONNECT_S);
+	else
+		hc_add(hc, "reach_err", "%s: %s", hc->target, strerror(err));
+	hc_finish(hc);
+}
+
+/* ARGSUSED */
+static void
+hc_connect_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct hostcheck	*hc = arg;
+	socklen_t		 l = sizeof(int);
+	int			 err = 0;
+
+	if (what & EV_TIMEOUT)
+		err = ETIMEDOUT;
+	else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &l) == -1)
+		err = errno;
+	hc_probe_end(hc, err);
+}
+
+/* PROBE: connect to rank 0's listener at c->target (ADDR:PORT). */
+static void
+hc_probe(struct hostcheck *hc, const struct ap_check *c)
+{
+	struct sockaddr_in	 sin;
+	struct timeval		 tv = { HOSTCHECK_CONNECT_S, 0 };
+	const char		*colon = strrchr(c->target, ':');
+	char			 addr[64];
+	int			 port;
+
+	snprintf(hc->target, sizeof(hc->target), "%s", c->target);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	if (colon == NULL || (size_t)(colon - c->target) >= sizeof(addr) ||
+	    (port = atoi(colon + 1)) <= 0 || port > 65535) {
+		hc_probe_end(hc, EINVAL);
+		return;
+	}
+	snprintf(addr, sizeof(addr), "%.*s", (int)(colon - c->target),
+	    c->target);
+	sin.sin_port = htons(port);
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1) {
+		hc_probe_end(hc, EINVAL);
+		return;
+	}
+	if ((hc->cfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1) {
+		hc_probe_end(hc, errno);
+		return;
+	}
+	if (connect(hc->cfd, (struct sockaddr *)&sin, sizeof(sin)) == 0) {
+		hc_probe_end(hc, 0);
+		return;
+	}
+	if (errno != EINPROGRESS) {
+		hc_probe_end(hc, errno);
+		return;
+	}
+	if ((hc->cev = event_new(hc->base, hc->cfd, EV_WRITE, hc_connect_cb,
+	    hc)) == NULL) {
+		hc_probe_end(hc, ENOMEM);
+		return;
+	}
+	event_add(hc->cev, &tv);
+}
+
+struct hostcheck *
+hostcheck_new(struct event_base *base, int devnull, hostcheck_done_fn done,
+    void *arg)
+{
+	struct hostcheck	*hc;
+
+	if ((hc = calloc(1, sizeof(*hc))) == NULL)
+		return NULL;
+	hc->base = base;
+	hc->devnull = devnull;
+	hc->done = done;
+	hc->arg = arg;
+	hc->lfd = hc->cfd = -1;
+	return hc;
+}
+
+int
+hostcheck_run(struct hostcheck *hc, const struct ap_check *c)
+{
+	if (hc->busy)
+		return -1;
+	hc->busy = 1;
+	hc->step = c->step;
+	hc->t0_real = clock_ms(CLOCK_REALTIME);
+	hc->t0_mono = clock_ms(CLOCK_MONOTONIC);
+	if (c->step == AP_CHK_GATHER)
+		hc_gather(hc, c);
+	else
+		hc_probe(hc, c);
+	return 0;
+}
+
+int
+hostcheck_reaped(struct hostcheck *hc, pid_t pid, int status)
+{
+	return hc != NULL && setup_reaped(hc->sub, pid, status);
+}
+
+void
+hostcheck_close(struct hostcheck *hc)
+{
+	if (hc == NULL)
+		return;
+	if (hc->lev != NULL) {
+		event_free(hc->lev);
+		hc->lev = NULL;
+	}
+	if (hc->lfd >= 0) {
+		close(hc->lfd);
+		hc->lfd = -1;
+	}
+}
+
+void
+hostcheck_free(struct hostcheck *hc)
+{
+	if (hc == NULL)
+		return;
+	hostcheck_close(hc);
+	if (hc->cev != NULL)
+		event_free(hc->cev);
+	if (hc->cfd >= 0)
+		close(hc->cfd);
+	if (hc->sub_timer != NULL)
+		event_free(hc->sub_timer);
+	setup_free(hc->sub);
+	dt_strv_free(hc->env);
+	dt_strv_free(hc->kv);
+	free(hc);
+}

@@ -1,0 +1,561 @@
+/*
+ * check.c -- dtrun --check and --preflight, the launcher's side. The job
+ * connects every host and starts every agent as a run does; then, instead
+ * of the job, each agent gets a CHECK(GATHER): it chooses its interface as
+ * a run's agent would, finds the command, tests the socket interface
+ * variables and (not --preflight) probes the interpreter, torch, GPUs and
+ * libnccl; rank 0's agent also listens on its chosen address. Once every
+ * host answered, each gets a CHECK(PROBE) with that address and really
+ * connects to it. The answers make one table and a list of problems, each
+ * with its fix. Clock skew is the agent's clock against ours at the
+ * moment the CHECK reached it, allowing half the round trip.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cli.h"
+#include "err.h"
+#include "iface.h"
+#include "job.h"
+#include "log.h"
+#include "plan.h"
+#include "strv.h"
+#include "sync.h"
+#include "wire.h"
+#include "xmalloc.h"
+
+/* One host's answers. */
+struct chost {
+	struct job_host	*h;
+	uint64_t	 sent_real;	/* GATHER sent: our wall clock */
+	uint64_t	 sent_mono;
+	int		 gathered;
+	int		 probed;
+	char		**kv;		/* GATHER's answers */
+	size_t		 nkv;
+	char		**pkv;		/* PROBE's */
+	size_t		 npkv;
+	int64_t		 skew_ms;	/* its clock minus ours */
+	uint64_t	 rtt_ms;	/* the round trip, less its work */
+};
+
+struct check {
+	struct job		*j;
+	const struct opts	*o;
+	const struct plan	*p;
+	int			 fast;
+	struct chost		*hs;
+	size_t			 ngathered, nprobed;
+	int			 probing;
+	int			 over;
+	struct dt_wbuf		 wb;
+	struct strv		 problems;
+};
+
+/* Milliseconds on clock c. */
+static uint64_t
+clock_ms(clockid_t c)
+{
+	struct timespec	ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The first answer named key, or NULL. */
+static const char *
+kv_get(char *const *kv, size_t n, const char *key)
+{
+	size_t	i, l = strlen(key);
+
+	for (i = 0; i < n; i++)
+		if (strncmp(kv[i], key, l) == 0 && kv[i][l] == '=')
+			return kv[i] + l + 1;
+	return NULL;
+}
+
+/* How many answers are named key. */
+static size_t
+kv_count(char *const *kv, size_t n, const char *key)
+{
+	size_t	i, l = strlen(key), k = 0;
+
+	for (i = 0; i < n; i++)
+		k += strncmp(kv[i], key, l) == 0 && kv[i][l] == '=';
+	return k;
+}
+
+/* h's GATHER answer named key. */
+static const char *
+ch_get(const struct chost *c, const char *key)
+{
+	return kv_get(c->kv, c->nkv, key);
+}
+
+struct check *
+check_new(struct job *j, const struct opts *o, const struct plan *p, int fast)
+{
+	struct check	*c = xcalloc(1, sizeof(*c));
+
+	c->j = j;
+	c->o = o;
+	c->p = p;
+	c->fast = fast;
+	c->hs = xcalloc(p->nhosts, sizeof(*c->hs));
+	dt_wbuf_init(&c->wb);
+	return c;
+}
+
+void
+check_free(struct check *c)
+{
+	size_t	i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < c->p->nhosts; i++) {
+		dt_strv_free(c->hs[i].kv);
+		dt_strv_free(c->hs[i].pkv);
+	}
+	free(c->hs);
+	dt_wbuf_free(&c->wb);
+	strv_free(&c->problems);
+	free(c);
+}
+
+/*
+ * What a rank would get from dtrun that matters here: the -x variables,
+ * and NCCL_SOCKET_IFNAME/GLOO_SOCKET_IFNAME from our environment (a run
+ * passes the user's own, not dtrun's choice, only when they are set).
+ */
+static void
+check_env(const struct check *c, struct strv *sv)
+{
+	static const char *const vars[] = { "NCCL_SOCKET_IFNAME",
+	    "GLOO_SOCKET_IFNAME" };
+	const char	*v;
+	size_t		 i, k, l;
+	int		 given;
+
+	strv_addv(sv, c->o->exports, c->o->nexports);
+	for (k = 0; k < 2; k++) {
+		l = strlen(vars[k]);
+		for (i = 0, given = 0; i < c->o->nexports && !given; i++)
+			given = strncmp(c->o->exports[i], vars[k], l) == 0 &&
+			    c->o->exports[i][l] == '=';
+		if (!given && (v = getenv(vars[k])) != NULL)
+			strv_setf(sv, vars[k], "%s", v);
+	}
+}
+
+/* Where every host routes to for rank 0's host, as the run's MASTER_ADDR. */
+static const char *
+check_rank0(const struct check *c)
+{
+	return c->p->local ? "127.0.0.1" : c->p->hosts[0].name;
+}
+
+/* Sends one CHECK to host i; 0, or an error code for the job. */
+static int
+check_send(struct check *c, size_t i, uint32_t step, const char *target)
+{
+	struct chost	*ch = &c->hs[i];
+	struct ap_check	 ak;
+	struct strv	 env = { 0 };
+	struct dt_err	 e;
+	char		 cands[1024], msg[512], dir[4096];
+	int		 rc;
+
+	memset(&ak, 0, sizeof(ak));
+	ak.step = step;
+	ak.flags = (c->fast ? AP_CHK_FAST : 0) |
+	    (i == 0 && step == AP_CHK_GATHER ? AP_CHK_LISTEN : 0);
+	dt_err_clear(&e);
+	if (iface_spec_host(c->o->iface, c->p->hosts[i].name, cands,
+	    sizeof(cands), &e) != 0) {
+		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
+		return 2;
+	}
+	ak.iface = cands;
+	ak.target = (char *)target;
+	ak.cmd = c->o->ncmd > 0 ? c->o->cmd[0] : "";
+	/* As JOB's: locally the agent is here; --preflight after a sync, there. */
+	ak.cwd = c->p->local || getcwd(dir, sizeof(dir)) == NULL ? "" : dir;
+	if (c->o->sync_dst != NULL && !c->o->check)
+		ak.cwd = (char *)sync_dir(c->o, &c->p->hosts[i], c->p->local,
+		    dir, sizeof(dir));
+	check_env(c, &env);
+	ak.env = env.v;
+	ak.nenv = env.n;
+	ch->sent_real = clock_ms(CLOCK_REALTIME);
+	ch->sent_mono = clock_ms(CLOCK_MONOTONIC);
+	ak.now_ms = ch->sent_real;
+	rc = ap_put_check(&c->wb, &ak);
+	strv_free(&env);
+	if (rc != 0) {
+		log_error("the variables for %s are too big to carry in one "
+		    "check (at most %d KiB)", c->p->hosts[i].name,
+		    AP_FRAME_MAX >> 10);
+		return 2;
+	}
+	job_host_send(ch->h, &c->wb);
+	return 0;
+}
+
+void
+check_begin(struct check *c, struct job_host *hosts)
+{
+	size_t	i;
+	int	rc;
+
+	log_info("%s: asking %zu agent%s", c->fast ? "--preflight" :
+	    "--check", c->p->nhosts, c->p->nhosts == 1 ? "" : "s");
+	for (i = 0; i < c->p->nhosts; i++)
+		c->hs[i].h = &hosts[i];
+	for (i = 0; i < c->p->nhosts; i++) {
+		if ((rc = check_send(c, i, AP_CHK_GATHER, check_rank0(c))) != 0) {
+			c->over = 1;
+			job_checked(c->j, rc);
+			return;
+		}
+	}
+}
+
+/* Adds a problem line. */
+static void
+check_problem(struct check *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void
+check_problem(struct check *c, const char *fmt, ...)
+{
+	char	buf[2048];
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	strv_addf(&c->problems, "%s", buf);
+}
+
+/* The problems of one host's answers. */
+static void
+check_host_problems(struct check *c, size_t i)
+{
+	const struct chost	*ch = &c->hs[i], *h0 = &c->hs[0];
+	const char		*name = c->p->hosts[i].name, *v, *var;
+	const char		*r0 = c->p->hosts[0].name;
+	int64_t			 off;
+
+	if ((v = ch_get(ch, "version")) != NULL && strcmp(v, DT_VERSION) != 0)
+		check_problem(c, "%s: its agent is dtrun %s, this is %s: install "
+		    "the same dtrun there (or remove its cached agent)", name, v,
+		    DT_VERSION);
+	if ((v = ch_get(ch, "iface_err")) != NULL)
+		check_problem(c, "%s: no interface to choose: %s: name one with "
+		    "--iface IFACE (or --iface %s=IFACE for this host alone)",
+		    name, v, name);
+	if (i == 0 && (v = ch_get(ch, "listen_err")) != NULL &&
+	    ch_get(ch, "iface_err") == NULL)
+		check_problem(c, "%s (rank 0's host): %s: choose another "
+		    "interface with --iface %s=IFACE", name, v, name);
+	if ((v = kv_get(ch->pkv, ch->npkv, "reach_err")) != NULL)
+		check_problem(c, "%s cannot reach rank 0's host %s at its "
+		    "address %s (%s): %s: choose an interface on %s that every "
+		    "host reaches (--iface %s=IFACE), or let TCP through "
+		    "between them", name, r0, ch_get(h0, "addr"),
+		    ch_get(h0, "iface"), v, r0, r0);
+	if ((v = ch_get(ch, "cmd_err")) != NULL)
+		check_problem(c, "%s: %s", name, v);
+	if ((v = ch_get(ch, "nccl_ifname_err")) != NULL ||
+	    (v = ch_get(ch, "gloo_ifname_err")) != NULL) {
+		var = ch_get(ch, "nccl_ifname_err") == v ? "NCCL_SOCKET_IFNAME" :
+		    "GLOO_SOCKET_IFNAME";
+		check_problem(c, "%s: %s: pass one it has (-x %s=IFACE), or "
+		    "leave %s unset and dtrun sets it", name, v, var, var);
+		if (var[0] == 'N' && (v = ch_get(ch, "gloo_ifname_err")) != NULL)
+			check_problem(c, "%s: %s: pass one it has (-x "
+			    "GLOO_SOCKET_IFNAME=IFACE), or leave it unset and "
+			    "dtrun sets it", name, v);
+	}
+	if ((v = ch_get(ch, "python_err")) != NULL)
+		check_problem(c, "%s: the interpreter does not run: %s: check "
+		    "that it works there", name, v);
+	if ((v = ch_get(ch, "gpu_err")) != NULL)
+		check_problem(c, "%s: %s: check its NVIDIA driver (a reboot "
+		    "after an upgrade, or nvidia-smi there, says more)", name, v);
+	if ((v = ch_get(ch, "probe_err")) != NULL)
+		check_problem(c, "%s: %s", name, v);
+	off = ch->skew_ms < 0 ? -ch->skew_ms : ch->skew_ms;
+	if (ch->gathered && off > CHECK_SKEW_MAX_MS + (int64_t)ch->rtt_ms / 2)
+		check_problem(c, "%s: its clock is %.1f s %s dtrun's: run NTP "
+		    "there (chrony, systemd-timesyncd)", name, off / 1000.0,
+		    ch->skew_ms > 0 ? "ahead of" : "behind");
+}
+
+/* torch (or python) versions that differ between hosts: one problem. */
+static void
+check_versions_differ(struct check *c, const char *key)
+{
+	const char	*first = NULL, *v;
+	char		 list[1024];
+	size_t		 i, off = 0;
+	int		 differ = 0;
+
+	for (i = 0; i < c->p->nhosts; i++) {
+		if ((v = ch_get(&c->hs[i], key)) == NULL)
+			continue;
+		if (first == NULL)
+			first = v;
+		else if (strcmp(first, v) != 0)
+			differ = 1;
+	}
+	if (!differ)
+		return;
+	list[0] = '\0';
+	for (i = 0; i < c->p->nhosts && off < sizeof(list); i++)
+		if ((v = ch_get(&c->hs[i], key)) != NULL)
+			off += snprintf(list + off, sizeof(list) - off, "%s%s "
+			    "on %s", off ? ", " : "", v, c->p->hosts[i].name);
+	check_problem(c, "%s differs between hosts (%s): install one "
+	    "version everywhere", key, list);
+}
+
+/* The RANK0 cell of host i. */
+static const char *
+check_reach_cell(const struct chost *ch)
+{
+	if (kv_get(ch->pkv, ch->npkv, "reach") != NULL)
+		return "ok";
+	if (kv_get(ch->pkv, ch->npkv, "reach_err") != NULL)
+		return "FAILED";
+	return NULL;
+}
+
+#define NCOL	12
+
+/* Prints the table (stdout), and with -v every host's details. */
+static void
+check_print(struct check *c)
+{
+	static const char *const head[NCOL] = { "HOST", "AGENT", "IFACE",
+	    "ADDRESS", "RANK0", "SKEW", "COMMAND", "PYTHON", "TORCH", "GPUS",
+	    "NCCL", "IFNAME" };
+	size_t		 i, k, nrows = c->p->nhosts + 1;
+	char		**cells = xcalloc(nrows * NCOL, sizeof(char *));
+	char		 skew[32], gpus[16], esc[512], esc2[512], *t;
+	struct chost	*ch;
+
+	for (k = 0; k < NCOL; k++)
+		cells[k] = (char *)head[k];
+	for (i = 0; i < c->p->nhosts; i++) {
+		char **row = cells + (i + 1) * NCOL;
+
+		ch = &c->hs[i];
+		row[0] = c->p->hosts[i].name;
+		row[1] = (char *)ch_get(ch, "version");
+		row[2] = (char *)ch_get(ch, "iface");
+		row[3] = (char *)ch_get(ch, "addr");
+		row[4] = (char *)check_reach_cell(ch);
+		snprintf(skew, sizeof(skew), "%+.3fs", ch->skew_ms / 1000.0);
+		row[5] = ch->gathered ? xstrdup(skew) : NULL;
+		row[6] = (char *)(ch_get(ch, "cmd_err") != NULL ? "MISSING" :
+		    ch_get(ch, "cmd"));
+		row[7] = (char *)ch_get(ch, "python");
+		row[8] = (char *)(ch_get(ch, "torch") != NULL ?
+		    ch_get(ch, "torch") : ch_get(ch, "torch_err") != NULL ?
+		    "none" : NULL);
+		snprintf(gpus, sizeof(gpus), "%zu", kv_count(ch->kv, ch->nkv,
+		    "gpu"));
+		row[9] = kv_count(ch->kv, ch->nkv, "gpu") > 0 ? xstrdup(gpus) :
+		    ch_get(ch, "gpu_err") != NULL ? xstrdup("FAILED") : NULL;
+		row[10] = (char *)(ch_get(ch, "nccl") != NULL ? "yes" : NULL);
+		row[11] = (char *)(ch_get(ch, "nccl_ifname_err") != NULL ||
+		    ch_get(ch, "gloo_ifname_err") != NULL ? "NONE" :
+		    ch_get(ch, "nccl_ifname") != NULL ||
+		    ch_get(ch, "gloo_ifname") != NULL ? "ok" : NULL);
+	}
+	if ((t = check_table(cells, nrows, NCOL)) != NULL)
+		fputs(t, stdout);
+	free(t);
+	for (i = 1; i < nrows; i++) {
+		free(cells[i * NCOL + 5]);
+		free(cells[i * NCOL + 9]);
+	}
+	free(cells);
+	if (c->o->verbose == 0)
+		return;
+	/* -v: every answer, and how the skew was measured. */
+	for (i = 0; i < c->p->nhosts; i++) {
+		ch = &c->hs[i];
+		log_escape(esc, sizeof(esc), c->p->hosts[i].name);
+		printf("%s: agent pid %d on %s; round trip %llu ms, clock %+lld "
+		    "ms (+/- %llu)\n", esc, (int)ch->h->agent_pid,
+		    log_escape(esc2, sizeof(esc2), ch->h->agent_host != NULL ?
+		    ch->h->agent_host : "?"), (unsigned long long)ch->rtt_ms,
+		    (long long)ch->skew_ms, (unsigned long long)ch->rtt_ms / 2);
+		for (k = 0; k < ch->nkv + ch->npkv; k++)
+			printf("%s:   %s\n", esc, log_escape(esc2, sizeof(esc2),
+			    k < ch->nkv ? ch->kv[k] : ch->pkv[k - ch->nkv]));
+	}
+}
+
+/* Every answer is in: the table, the problems, and the job's next step. */
+static void
+check_done(struct check *c)
+{
+	size_t	i;
+	int	code;
+
+	c->over = 1;
+	for (i = 0; i < c->p->nhosts; i++)
+		check_host_problems(c, i);
+	check_versions_differ(c, "torch");
+	check_versions_differ(c, "python");
+	job_status_done(c->j);
+	if (!c->fast || c->o->verbose > 0)
+		check_print(c);
+	fflush(stdout);
+	for (i = 0; i < c->problems.n; i++)
+		log_error("%s: %s", c->fast ? "preflight" : "check",
+		    c->problems.v[i]);
+	code = c->problems.n > 0 ? CHECK_EXIT : 0;
+	if (code != 0)
+		log_error("%s found %zu problem%s: %s", c->fast ? "--preflight" :
+		    "--check", c->problems.n, c->problems.n == 1 ? "" : "s",
+		    c->fast ? "no rank was started" : "see above");
+	else if (!c->fast)
+		printf("no problems on %zu host%s\n", c->p->nhosts,
+		    c->p->nhosts == 1 ? "" : "s");
+	else
+		log_info("--preflight: no problems on %zu hosts", c->p->nhosts);
+	job_checked(c->j, code);
+}
+
+/* Every host gathered: each probes rank 0's listener, if there is one. */
+static void
+check_probe_all(struct check *c)
+{
+	const char	*to = ch_get(&c->hs[0], "listen");
+	size_t		 i;
+	int		 rc;
+
+	if (to == NULL) {
+		check_done(c);
+		return;
+	}
+	c->probing = 1;
+	for (i = 0; i < c->p->nhosts && !c->over; i++) {
+		if ((rc = check_send(c, i, AP_CHK_PROBE, to)) != 0) {
+			c->over = 1;
+			job_checked(c->j, rc);
+			return;
+		}
+	}
+}
+
+int
+check_frame(struct check *c, struct job_host *h, const uint8_t *p, size_t n)
+{
+	struct ap_checked	 ak;
+	struct chost		*ch = &c->hs[h->index];
+	uint64_t		 now = clock_ms(CLOCK_MONOTONIC);
+
+	if (ap_get_checked(p, n, &ak) != 0)
+		return -1;
+	if (c->over) {
+		ap_checked_free(&ak);
+		return 0;	/* late: the check is over */
+	}
+	if (ak.step == AP_CHK_GATHER && !ch->gathered && !c->probing) {
+		ch->gathered = 1;
+		ch->kv = ak.kv;
+		ch->nkv = ak.nkv;
+		check_skew(ch->sent_real, now - ch->sent_mono, ak.took_ms,
+		    ak.now_ms, &ch->rtt_ms, &ch->skew_ms);
+		if (++c->ngathered == c->p->nhosts)
+			check_probe_all(c);
+		return 0;
+	}
+	if (ak.step == AP_CHK_PROBE && c->probing && !ch->probed) {
+		ch->probed = 1;
+		ch->pkv = ak.kv;
+		ch->npkv = ak.nkv;
+		if (++c->nprobed == c->p->nhosts)
+			check_done(c);
+		return 0;
+	}
+	ap_checked_free(&ak);
+	return -1;
+}
+
+void
+check_skew(uint64_t sent, uint64_t elapsed, uint64_t took, uint64_t at,
+    uint64_t *rtt, int64_t *skew)
+{
+	/* The network's share of the wait; the agent's work is not. */
+	*rtt = elapsed > took ? elapsed - took : 0;
+	/* It read our CHECK half a round trip after we sent it. */
+	*skew = (int64_t)at - (int64_t)(sent + *rtt / 2);
+}
+
+char *
+check_table(char *const *cells, size_t nrows, size_t ncol)
+{
+	size_t	*w, r, k, len, off = 0, cap = 0;
+	char	 esc[512], *buf = NULL, *nb;
+	const char *s;
+
+	if ((w = calloc(ncol, sizeof(*w))) == NULL)
+		return NULL;
+	for (r = 0; r < nrows; r++)
+		for (k = 0; k < ncol; k++) {
+			s = cells[r * ncol + k] != NULL ? cells[r * ncol + k] :
+			    "-";
+			len = strlen(log_escape(esc, sizeof(esc), s));
+			if (len > w[k])
+				w[k] = len;
+		}
+	for (r = 0; r < nrows; r++) {
+		for (k = 0; k < ncol; k++) {
+			s = cells[r * ncol + k] != NULL ? cells[r * ncol + k] :
+			    "-";
+			log_escape(esc, sizeof(esc), s);
+			len = w[k] + 3;
+			if (off + len + 2 > cap) {
+				cap = (off + len + 2) * 2;
+				if ((nb = realloc(buf, cap)) == NULL) {
+					free(buf);
+					free(w);
+					return NULL;
+				}
+				buf = nb;
+			}
+			/* The last column is not padded: no trailing blanks. */
+			off += snprintf(buf + off, cap - off, k + 1 < ncol ?
+			    "%-*s  " : "%-*s", k + 1 < ncol ? (int)w[k] : 0, esc);
+		}
+		buf[off++] = '\n';
+		buf[off] = '\0';
+	}
+	free(w);
+	return buf;
+}
+
+int
+check_run(const struct opts *o, const struct plan *p, const char *id)
+{
+	struct job_attempt	a;
+	int			rc;
+
+	memset(&a, 0, sizeof(a));
+	a.timeout = o->timeout;
+	job_hold_signals(1);
+	rc = job_run(o, p, id, &a);
+	job_attempt_free(&a);
+	return rc;
+}

@@ -1,0 +1,63 @@
+/*
+ * check.h -- dtrun --check and --preflight: ask every host's agent, over
+ * the connections a run uses, what it has for the job (CHECK/CHECKED,
+ * agentproto.h), print one table and the problems, each with its fix.
+ *
+ * --check runs the whole check and exits: 0 when all is well, else
+ * CHECK_EXIT. --preflight runs the fast part (agent, interface,
+ * reachability of rank 0's host, command, socket interface variables)
+ * before a job of more than one host; a problem ends the job with
+ * CHECK_EXIT before any rank starts.
+ */
+#ifndef DT_CHECK_H
+#define DT_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct check;
+struct job;
+struct job_host;
+struct opts;
+struct plan;
+
+#define CHECK_EXIT		78	/* problems found (sysexits' EX_CONFIG) */
+#define CHECK_SKEW_MAX_MS	1000	/* a clock further off is a problem */
+
+/* A check of j's hosts; fast: the --preflight subset. */
+struct check	*check_new(struct job *j, const struct opts *,
+		    const struct plan *, int fast);
+
+/* Every agent said HELLO: send each its first step (hosts: the job's, in node-rank order). */
+void		 check_begin(struct check *, struct job_host *hosts);
+
+/*
+ * A CHECKED from h's agent. Returns 0, or -1 when it is malformed or out
+ * of turn. Once every answer is in, the check calls job_checked.
+ */
+int		 check_frame(struct check *, struct job_host *h,
+		    const uint8_t *p, size_t n);
+
+void		 check_free(struct check *);
+
+/* dtrun --check: the whole check as one attempt of the job; dtrun's exit status. */
+int		 check_run(const struct opts *, const struct plan *,
+		    const char *id);
+
+/*
+ * The round trip and clock skew of one step: sent at our wall-clock time
+ * sent, answered elapsed ms later after the agent worked took ms on it,
+ * and read there at its wall-clock time at. *skew > 0: its clock is ahead.
+ */
+void		 check_skew(uint64_t sent, uint64_t elapsed, uint64_t took,
+		    uint64_t at, uint64_t *rtt, int64_t *skew);
+
+/*
+ * Writes the rows of a table (ncol strings each, NULL shown as "-")
+ * with every column as wide as its widest cell, to buf (malloc'd, one
+ * line per row). Cells are escaped for the terminal. NULL when out of
+ * memory.
+ */
+char		*check_table(char *const *cells, size_t nrows, size_t ncol);
+
+#endif

@@ -1,0 +1,196 @@
+#!/bin/bash
+# t3070-check.sh -- dtrun --check and --preflight: every host reached as a
+# run reaches it, one table, each problem with its fix, no rank started.
+# Locally, over three loopback ssh hosts, and between two network
+# namespaces where one host cannot reach rank 0's address (root and ip
+# netns; that part skips otherwise).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sshd.sh"
+. "$(dirname "$0")/netns-lib.sh"
+Q="'"
+
+# The column of the table's row for host $2 under heading $1, from file $3.
+col() {
+	awk -v h="$1" -v host="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == h) c = i; next }
+	    $1 == host { print $c }' "$3"
+}
+
+test_expect_success 'local: --check -n 2 CMD prints one row, starts no rank, exits 0' '
+	dtrun --check -n 2 sh -c "touch ran" >out 2>err &&
+	head -n 1 out | grep -q "^HOST  *AGENT  *IFACE  *ADDRESS  *RANK0  *SKEW  *COMMAND  *PYTHON  *TORCH  *GPUS  *NCCL  *IFNAME$" &&
+	test "$(col AGENT localhost out)" = "$(dtrun --version | cut -d" " -f2)" &&
+	test "$(col IFACE localhost out)" = lo &&
+	test "$(col ADDRESS localhost out)" = 127.0.0.1 &&
+	test "$(col RANK0 localhost out)" = ok &&
+	col SKEW localhost out | grep -q "^[-+][0-9]*\.[0-9]*s$" &&
+	test "$(col COMMAND localhost out)" = "$(command -v sh)" &&
+	grep -qx "no problems on 1 host" out &&
+	test ! -e ran
+'
+
+test_expect_success 'local: no command is needed; -v adds every answer' '
+	dtrun --check -v >out 2>err &&
+	test "$(col COMMAND localhost out)" = - &&
+	grep -q "^localhost: agent pid [0-9]* on .*; round trip [0-9]* ms, clock [-+][0-9]* ms" out &&
+	grep -q "^localhost:   iface_why=the route to 127.0.0.1$" out &&
+	grep -q "^localhost:   reach=127.0.0.1:[0-9]*$" out
+'
+
+test_expect_success 'a missing command: MISSING, a problem line with the fix, exit 78' '
+	test_expect_code 78 dtrun --check -n 2 no-such-cmd-$$ >out 2>err &&
+	test "$(col COMMAND localhost out)" = MISSING &&
+	grep -qx "dtrun: check: localhost: no-such-cmd-$$: command not found in PATH (check the name, or give a path)" err &&
+	grep -qx "dtrun: --check found 1 problem: see above" err
+'
+
+test_expect_success 'NCCL_SOCKET_IFNAME naming an interface the host lacks: a problem (env or -x)' '
+	test_expect_code 78 env NCCL_SOCKET_IFNAME=nosuch0 dtrun --check true >out 2>err &&
+	test "$(col IFNAME localhost out)" = NONE &&
+	grep -q "^dtrun: check: localhost: NCCL_SOCKET_IFNAME=nosuch0 selects no interface that is up here (.*lo.*): pass one it has (-x NCCL_SOCKET_IFNAME=IFACE)" err &&
+	test_expect_code 78 dtrun --check -x GLOO_SOCKET_IFNAME=lo,nosuch1 -x NCCL_SOCKET_IFNAME=^lo,eth,ens,en,ib,bond,docker,veth,wl,br true 2>err &&
+	grep -q "^dtrun: check: localhost: NCCL_SOCKET_IFNAME=^lo,eth,.*selects no interface" err &&
+	! grep -q GLOO_SOCKET_IFNAME err
+'
+
+test_expect_success 'NCCL syntax: a prefix, = exact and ^ exclusion that leave an interface are fine' '
+	dtrun --check true >out &&
+	test "$(col IFNAME localhost out)" = - &&
+	env NCCL_SOCKET_IFNAME=l dtrun --check true >out &&
+	test "$(col IFNAME localhost out)" = ok &&
+	dtrun --check -x NCCL_SOCKET_IFNAME==lo -x GLOO_SOCKET_IFNAME=lo true >out &&
+	env NCCL_SOCKET_IFNAME=^nosuch dtrun --check true >out &&
+	test_expect_code 78 env NCCL_SOCKET_IFNAME==l dtrun --check true >out
+'
+
+test_expect_success 'a python command: the interpreter and torch versions (torch: /usr/bin/python3)' '
+	/usr/bin/python3 -c "import torch" 2>/dev/null || skip_test "torch is not importable by /usr/bin/python3"
+	py=$(/usr/bin/python3 -c "import platform; print(platform.python_version())") &&
+	torch=$(/usr/bin/python3 -c "import torch; print(torch.__version__)") &&
+	dtrun --check -n 2 /usr/bin/python3 train.py >out &&
+	test "$(col PYTHON localhost out)" = "$py" &&
+	test "$(col TORCH localhost out)" = "$torch"
+'
+
+test_expect_success 'GPUs: the lines of nvidia-smi -L where it exists; a failing one is a problem' '
+	mkdir ok bad &&
+	printf "#!/bin/sh\necho \"GPU 0: Fake H100 (UUID: GPU-0)\"\necho \"GPU 1: Fake H100 (UUID: GPU-1)\"\n" >ok/nvidia-smi &&
+	printf "#!/bin/sh\necho \"NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.\"\nexit 9\n" >bad/nvidia-smi &&
+	chmod +x ok/nvidia-smi bad/nvidia-smi &&
+	dtrun --check -v -x PATH="$PWD/ok:$PATH" true >out &&
+	test "$(col GPUS localhost out)" = 2 &&
+	grep -qx "localhost:   gpu=GPU 1: Fake H100 (UUID: GPU-1)" out &&
+	test_expect_code 78 dtrun --check -x PATH="$PWD/bad:$PATH" true >out 2>err &&
+	test "$(col GPUS localhost out)" = FAILED &&
+	grep -qx "dtrun: check: localhost: nvidia-smi -L failed: NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.: check its NVIDIA driver (a reboot after an upgrade, or nvidia-smi there, says more)" err
+'
+
+test_expect_success 'bad input fails as a run does: exit 2, no agent' '
+	test_expect_code 2 dtrun --check -n 0 true 2>err &&
+	grep -q "^dtrun: -n 0: need at least 1" err &&
+	test_expect_code 2 dtrun --check --iface "" 2>err &&
+	grep -q "^dtrun: --iface needs an interface name" err
+'
+
+if why=$(sshd_skip_reason); then
+	test_skip 'three loopback ssh hosts' "$why"
+	test_skip 'two network-namespace hosts' "$why"
+	test_done
+fi
+sshd_start || { echo "could not start sshd"; exit 1; }
+H3=127.0.0.1,127.0.0.2,127.0.0.3
+AGENTS=$TRASH/agents
+
+test_expect_success 'ssh: three hosts, a row each, every one reaches rank 0 on 127.0.0.1' '
+	dtrun "${SSH_ARGS[@]}" --ssh-agent-dir "$AGENTS" --check -H $H3 /usr/bin/python3 x.py >out 2>err &&
+	test $(wc -l <out) -eq 5 &&
+	for h in 127.0.0.1 127.0.0.2 127.0.0.3; do
+		test "$(col RANK0 $h out)" = ok &&
+		test "$(col ADDRESS $h out)" = 127.0.0.1 &&
+		test "$(col COMMAND $h out)" = /usr/bin/python3 || return 1
+	done &&
+	grep -qx "no problems on 3 hosts" out &&
+	wait_for 10 eval "! agents_alive"
+'
+
+test_expect_success 'ssh: ./CMD is found where the job would run, not in the home directory' '
+	printf "#!/bin/sh\n" >job.sh && chmod +x job.sh &&
+	dtrun "${SSH_ARGS[@]}" --ssh-agent-dir "$AGENTS" --check -H 127.0.0.2 ./job.sh >out 2>err &&
+	test "$(col COMMAND 127.0.0.2 out)" = "$PWD/job.sh"
+'
+
+test_expect_success 'ssh: a command missing everywhere names every host, exit 78' '
+	test_expect_code 78 dtrun "${SSH_ARGS[@]}" --ssh-agent-dir "$AGENTS" --check -H $H3 no-such-cmd-$$ >out 2>err &&
+	test $(grep -c "^dtrun: check: 127.0.0.[123]: no-such-cmd-$$: command not found in PATH" err) -eq 3
+'
+
+test_expect_success 'ssh: a host that cannot be reached fails as in a run: 255, named, nothing left' '
+	test_expect_code 255 dtrun "${SSH_ARGS[@]}" --ssh-agent-dir "$AGENTS" --check -H 127.0.0.1,127.0.0.9 true >out 2>err &&
+	grep -q "^dtrun: 127.0.0.9: " err &&
+	wait_for 10 eval "! agents_alive"
+'
+
+test_expect_success 'ssh: --preflight finds nothing wrong and the job runs' '
+	dtrun "${SSH_ARGS[@]}" --ssh-agent-dir "$AGENTS" -v --preflight -H $H3 --prefix "%h " sh -c "echo ran" >out 2>err &&
+	test $(grep -c " ran$" out) -eq 3 &&
+	grep -q "^dtrun: --preflight: no problems on 3 hosts" err
+'
+
+test_expect_success 'ssh: --preflight stops a job whose command is missing before any rank starts' '
+	test_expect_code 78 dtrun "${SSH_ARGS[@]}" --ssh-agent-dir "$AGENTS" --preflight -H $H3 no-such-cmd-$$ >out 2>err &&
+	grep -q "^dtrun: preflight: 127.0.0.2: no-such-cmd-$$: command not found" err &&
+	grep -q "^dtrun: --preflight found 3 problems: no rank was started" err &&
+	test ! -s out
+'
+
+# Two hosts in network namespaces, joined by a veth (10.78.0.1, 10.78.0.2).
+# Rank 0's host is named by 10.99.0.1, an address of the first namespace's
+# loopback: that is the address its agent chooses (its route to itself).
+# The second namespace routes 10.99.0.0/24 through 10.78.0.3, which does
+# not exist: it has an interface and a route, but no connection gets there.
+NA=dtrun-ca-$$ NB=dtrun-cb-$$
+netns_pair 'two network-namespace hosts' "$NA" "$NB" 10.78.0
+D=$TRASH/ns
+ip -n "$NA" addr add 10.99.0.1/32 dev lo &&
+ip -n "$NB" route add 10.99.0.0/24 via 10.78.0.3 ||
+	{ echo "could not set up the addresses"; exit 1; }
+netns_sshd "$NA" a 10.99.0.1
+netns_sshd "$NB" b 10.78.0.2
+HN=10.99.0.1,10.78.0.2
+# dtrun ARGS... inside the first namespace.
+nsrun() {
+	ip netns exec "$NA" "$B/dtrun" --launcher ssh -i "$D/id" \
+	    --ssh-option UserKnownHostsFile="$D/known_hosts" --ssh-agent-dir "$AGENTS" "$@"
+}
+# A job whose rank 1 connects to rank 0 at MASTER_ADDR:MASTER_PORT.
+cat >"$TRASH/master.py" <<'EOP'
+import os, socket, sys
+r, a, p = int(os.environ["RANK"]), os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"])
+open(sys.argv[1] + "/ran.%d" % r, "w").close()
+if r == 0:
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((a, p)); s.listen(1); s.accept()
+else:
+    socket.create_connection((a, p), timeout=60)
+EOP
+
+test_expect_success 'netns: --check names the pair that cannot connect, with the fix' '
+	test_expect_code 78 nsrun --check -H $HN /usr/bin/python3 x.py >out 2>err &&
+	test "$(col ADDRESS 10.99.0.1 out)" = 10.99.0.1 &&
+	test "$(col RANK0 10.99.0.1 out)" = ok &&
+	test "$(col IFACE 10.78.0.2 out)" = "$NETNS_V2" &&
+	test "$(col RANK0 10.78.0.2 out)" = FAILED &&
+	grep -q "^dtrun: check: 10.78.0.2 cannot reach rank 0${Q}s host 10.99.0.1 at its address 10.99.0.1 (lo): 10.99.0.1:[0-9]*: .*: choose an interface on 10.99.0.1 that every host reaches (--iface 10.99.0.1=IFACE), or let TCP through between them$" err &&
+	test $(grep -c "^dtrun: check: " err) -eq 1
+'
+
+test_expect_success 'netns: the job fails without --preflight; with it, no rank starts (exit 78)' '
+	test_expect_code 1 nsrun -H $HN python3 "$TRASH/master.py" "$PWD" 2>err1 &&
+	test -e ran.0 && test -e ran.1 && rm ran.* &&
+	test_expect_code 78 nsrun --preflight -H $HN python3 "$TRASH/master.py" "$PWD" 2>err &&
+	grep -q "^dtrun: preflight: 10.78.0.2 cannot reach rank 0${Q}s host 10.99.0.1" err &&
+	grep -q "^dtrun: --preflight found 1 problem: no rank was started" err &&
+	test ! -e ran.0 && test ! -e ran.1 &&
+	wait_for 10 eval "! agents_alive"
+'
+
+test_done
