@@ -39,6 +39,7 @@ netns_sshd "$NA" a 10.78.0.1
 netns_sshd "$NB" b 10.78.0.2
 netns_sshd "$NA" alo 127.0.0.1
 H2=10.78.0.1,10.78.0.2
+AGENTS=$TRASH/agents
 # dtrun ARGS... inside the first namespace, reaching both hosts.
 nsrun() {
 	netns_dtrun "$NA" "$@"
