@@ -49,6 +49,7 @@ struct check {
 	const struct opts	*o;
 	const struct plan	*p;
 	int			 fast;
+	const char		*rank0;		/* the run's, or NULL */
 	struct chost		*hs;
 	size_t			 ngathered, nprobed;
 	int			 probing;
@@ -98,7 +99,8 @@ ch_get(const struct chost *c, const char *key)
 }
 
 struct check *
-check_new(struct job *j, const struct opts *o, const struct plan *p, int fast)
+check_new(struct job *j, const struct opts *o, const struct plan *p, int fast,
+    const char *rank0)
 {
 	struct check	*c = xcalloc(1, sizeof(*c));
 
@@ -106,6 +108,7 @@ check_new(struct job *j, const struct opts *o, const struct plan *p, int fast)
 	c->o = o;
 	c->p = p;
 	c->fast = fast;
+	c->rank0 = rank0;
 	c->hs = xcalloc(p->nhosts, sizeof(*c->hs));
 	dt_wbuf_init(&c->wb);
 	return c;
@@ -153,10 +156,15 @@ check_env(const struct check *c, struct strv *sv)
 	}
 }
 
-/* Where every host routes to for rank 0's host, as the run's MASTER_ADDR. */
+/*
+ * Where every host routes to for rank 0's host: the run's own rank0_addr
+ * when each host chooses (so the table shows the choice a run makes).
+ */
 static const char *
 check_rank0(const struct check *c)
 {
+	if (c->rank0 != NULL)
+		return c->rank0;
 	return c->p->local ? "127.0.0.1" : c->p->hosts[0].name;
 }
 

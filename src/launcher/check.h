@@ -24,9 +24,13 @@ struct plan;
 #define CHECK_EXIT		78	/* problems found (sysexits' EX_CONFIG) */
 #define CHECK_SKEW_MAX_MS	1000	/* a clock further off is a problem */
 
-/* A check of j's hosts; fast: the --preflight subset. */
+/*
+ * A check of j's hosts; fast: the --preflight subset. rank0: the address
+ * the hosts route to for rank 0's host, as the run's (env's rank0_addr), or
+ * NULL when dtrun chooses for them.
+ */
 struct check	*check_new(struct job *j, const struct opts *,
-		    const struct plan *, int fast);
+		    const struct plan *, int fast, const char *rank0);
 
 /* Every agent said HELLO: send each its first step (hosts: the job's, in node-rank order). */
 void		 check_begin(struct check *, struct job_host *hosts);

@@ -1569,7 +1569,8 @@ job_run(const struct opts *o, const struct plan *p, const char *id,
 	}
 	/* --check; --preflight before a job of more than one host. */
 	if (o->check || (o->preflight && p->nhosts > 1))
-		j.chk = check_new(&j, o, p, !o->check);
+		j.chk = check_new(&j, o, p, !o->check,
+		    j.env.per_host ? j.env.rank0_addr : NULL);
 	/* Agents connect while the sync runs; the job goes out after both. */
 	if (o->sync_dst != NULL && !o->check &&
 	    (j.sync = sync_start(j.base, o, p, job_synced, &j, &e)) == NULL) {
