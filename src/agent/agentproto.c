@@ -524,6 +524,7 @@ ap_type_name(int t)
 	case AP_STACKS:		return "STACKS";
 	case AP_STACK:		return "STACK";
 	case AP_STACKASK:	return "STACKASK";
+	case AP_AGAIN:		return "AGAIN";
 	}
 	return "?";
 }

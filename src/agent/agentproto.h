@@ -24,6 +24,15 @@
  *		 STACK(AP_NORANK, note)			-- any time once started
  *	agent	 STACKASK				-- the agent got SIGQUIT
  *						   (dtrun-kill --stacks)
+ *	launcher AGAIN -> agent HELLO			-- the next attempt
+ *						   (--max-restarts)
+ *
+ * After DONE the agent stays, its link and heartbeats kept, and waits:
+ * a restart sends AGAIN and the conversation starts over from HELLO (a
+ * fresh free port, the same pid) with the same agent, so an attempt costs
+ * no new connection. Until AGAIN it ignores STOP, SIGNAL and STACKS (the
+ * launcher may send them before it hears DONE) and refuses the rest. The
+ * launcher closes the stream when the job is over; the agent then exits.
  *
  * The agent kills everything it started if the stream breaks. A stream
  * that goes silent without breaking (a host powered off, a partition that
@@ -55,9 +64,10 @@
  * Bumped whenever a message changes. JOB's first field is the version and
  * the agent reads it before decoding the rest, so a launcher and agent of
  * different versions fail with a message naming both, not a protocol
- * error. 4: JOB carries the setup command.
+ * error. 4: JOB carries the setup command. 5: the agent stays after DONE
+ * and AGAIN starts the next attempt.
  */
-#define AP_VERSION	4
+#define AP_VERSION	5
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
 #define AP_MSG_MAX	(16 * 1024 * 1024) /* a JOB or RANK, all its parts */
 #define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
@@ -89,6 +99,7 @@ enum ap_type {
 	AP_HEARTBEAT = 128,	/* "still here"; carries the timeout */
 	AP_STACK = 80,		/* one rank's stack, or the end of a STACKS */
 	AP_STACKASK = 81,	/* please send STACKS to every agent */
+	AP_AGAIN = 24,		/* launcher -> agent: the next attempt, say HELLO */
 };
 
 enum ap_stream { AP_STDOUT = 1, AP_STDERR = 2 };

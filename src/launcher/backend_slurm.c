@@ -104,7 +104,7 @@ struct shost {
 /* The one srun and listener every host of the job shares. */
 struct slurm {
 	struct event_base *base;
-	struct job_host	*hosts;
+	struct job_host	**hosts;
 	size_t		 nhosts;
 	size_t		 refs;		/* shosts alive */
 	uint8_t		 secret[AC_SECRET_LEN];
@@ -148,8 +148,8 @@ srun_doom_name(const char *name, size_t len, void *arg)
 	size_t		 i;
 
 	for (i = 0; i < s->nhosts; i++)
-		if (strcmp(s->hosts[i].ph->name, name) == 0 &&
-		    (sh = s->hosts[i].priv) != NULL && sh->c == NULL)
+		if (strcmp(s->hosts[i]->ph->name, name) == 0 &&
+		    (sh = s->hosts[i]->priv) != NULL && sh->c == NULL)
 			sh->doomed = 1;
 	return 0;
 }
@@ -362,15 +362,15 @@ slurm_host(struct slurm *s, const char *node, const char **why)
 	size_t		 i;
 
 	for (i = 0; i < s->nhosts; i++) {
-		if (strcmp(s->hosts[i].ph->name, node) != 0)
+		if (strcmp(s->hosts[i]->ph->name, node) != 0)
 			continue;
-		sh = s->hosts[i].priv;
-		if (sh == NULL || s->hosts[i].done)
+		sh = s->hosts[i]->priv;
+		if (sh == NULL || s->hosts[i]->done)
 			*why = "has no agent in this job any more";
 		else if (sh->c != NULL)
 			*why = "already has its agent connected";
 		else
-			return &s->hosts[i];
+			return s->hosts[i];
 		return NULL;
 	}
 	*why = "is not a host of this job";
@@ -564,7 +564,7 @@ slurm_fail_doomed(struct slurm *s, const char *msg)
 	/* The first failure stops the job: its STOPs must not pre-empt msg. */
 	s->failing = 1;
 	for (i = 0; i < s->nhosts; i++) {
-		h = &s->hosts[i];
+		h = s->hosts[i];
 		sh = h->priv;
 		if (!h->done && sh != NULL && sh->c == NULL && sh->doomed)
 			job_host_closed(h, DT_ERR_CLOSED, msg);
@@ -580,7 +580,7 @@ slurm_fail_waiting(struct slurm *s, const char *msg)
 	size_t		 i;
 
 	for (i = 0; i < s->nhosts; i++)
-		if ((sh = s->hosts[i].priv) != NULL && sh->c == NULL)
+		if ((sh = s->hosts[i]->priv) != NULL && sh->c == NULL)
 			sh->doomed = 1;
 	slurm_fail_doomed(s, msg);
 }
@@ -631,15 +631,15 @@ slurm_timeout_cb(evutil_socket_t fd, short what, void *arg)
 
 	snprintf(msg, sizeof(msg), "its dtrun-agent did not connect to dtrun "
 	    "at %s within %g s (--start-timeout)%s%s", s->addr,
-	    s->hosts[0].o->start_timeout, s->last[0] ? "; srun said: " : "",
+	    s->hosts[0]->o->start_timeout, s->last[0] ? "; srun said: " : "",
 	    s->last);
 	slurm_fail_waiting(s, msg);
 	/* Connected, but silent or saying something else: as bad. */
 	snprintf(msg, sizeof(msg), "its dtrun-agent connected but did not say "
 	    "HELLO within %g s (--start-timeout)",
-	    s->hosts[0].o->start_timeout);
+	    s->hosts[0]->o->start_timeout);
 	for (i = 0; i < s->nhosts; i++) {
-		h = &s->hosts[i];
+		h = s->hosts[i];
 		if (h->done || h->hello || (sh = h->priv) == NULL ||
 		    sh->c == NULL)
 			continue;
@@ -688,7 +688,7 @@ slurm_pick_addr(struct slurm *s, char *buf, size_t len, int *family,
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_socktype = SOCK_DGRAM;
 	for (i = 0; i < s->nhosts && i < ADDR_PROBE_MAX && !found; i++) {
-		if (getaddrinfo(s->hosts[i].ph->name, "9", &hints, &ai) != 0)
+		if (getaddrinfo(s->hosts[i]->ph->name, "9", &hints, &ai) != 0)
 			continue;
 		if (is_loopback(ai->ai_addr))
 			nloop++;
@@ -764,10 +764,10 @@ slurm_argv(struct slurm *s, const char *srun, const char *agent,
 	char	*list, *p;
 
 	for (i = 0; i < s->nhosts; i++)
-		len += strlen(s->hosts[i].ph->name) + 1;
+		len += strlen(s->hosts[i]->ph->name) + 1;
 	list = p = xmalloc(len + 1);
 	for (i = 0; i < s->nhosts; i++)
-		p += sprintf(p, "%s%s", i ? "," : "", s->hosts[i].ph->name);
+		p += sprintf(p, "%s%s", i ? "," : "", s->hosts[i]->ph->name);
 	strv_addf(av, "%s", srun);
 	strv_addf(av, "--nodes=%zu", s->nhosts);
 	strv_addf(av, "--ntasks=%zu", s->nhosts);
@@ -897,21 +897,21 @@ slurm_setup(struct job_host *h, struct dt_err *e)
 static int
 slurm_start(struct job_host *h, struct dt_err *e)
 {
-	struct job_host	*hosts;
+	struct job_host	**hosts;
 	struct shost	*sh;
 	struct slurm	*s;
 	size_t		 n;
 
 	/* The first host starts them all; the others share its srun. */
 	hosts = job_hosts(h, &n);
-	if (h == &hosts[0]) {
+	if (h == hosts[0]) {
 		if ((s = slurm_setup(h, e)) == NULL)
 			return e->code;
-	} else if (hosts[0].priv == NULL)
+	} else if (hosts[0]->priv == NULL)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "srun was not "
 		    "started");
 	else
-		s = ((struct shost *)hosts[0].priv)->s;
+		s = ((struct shost *)hosts[0]->priv)->s;
 	sh = xcalloc(1, sizeof(*sh));
 	sh->s = s;
 	dt_wbuf_init(&sh->pending);

@@ -1405,6 +1405,7 @@ ssh_free(struct job_host *h)
 
 const struct backend backend_ssh = {
 	.name = "ssh",
+	.reuse = 1,
 	.start = ssh_start,
 	.send = ssh_send,
 	.pause = ssh_pause,

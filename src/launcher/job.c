@@ -89,7 +89,8 @@ struct job {
 	const struct opts	*o;
 	const struct plan	*plan;
 	const char		*id;
-	struct job_host		*hosts;
+	struct job_scope	*scope;
+	struct job_host		**hosts;	/* the plan's, in its order */
 	struct job_rank		*ranks;
 	struct output		*out;
 	struct dt_wbuf		 wb;
@@ -134,6 +135,15 @@ struct job {
 	enum job_cause		 cause;		/* what ended it first */
 };
 
+/* What outlives an attempt (job.h). */
+struct job_scope {
+	struct event_base	*base;
+	const struct opts	*o;
+	struct job_host		**all;		/* every host met, by name */
+	size_t			 nall;
+	struct dt_wbuf		 wb;		/* heartbeats between attempts */
+};
+
 /* The signals dtrun handles; job_hold_signals holds those that act. */
 static const int job_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2,
     SIGCHLD, SIGQUIT };
@@ -159,10 +169,10 @@ job_hold_signals(int on)
 struct event_base *
 job_base(struct job_host *h)
 {
-	return h->job->base;
+	return h->scope->base;
 }
 
-struct job_host *
+struct job_host **
 job_hosts(struct job_host *h, size_t *n)
 {
 	*n = h->job->plan->nhosts;
@@ -308,12 +318,12 @@ watchdog_cb(evutil_socket_t fd, short what, void *arg)
 	size_t		 h;
 
 	for (h = 0; h < j->plan->nhosts; h++) {
-		if (j->hosts[h].done)
+		if (j->hosts[h]->done)
 			continue;
 		log_error("agent on %s did not finish stopping its ranks: "
-		    "cutting it off", j->hosts[h].ph->name);
-		j->hosts[h].be->kill(&j->hosts[h]);
-		j->hosts[h].done = 1;
+		    "cutting it off", j->hosts[h]->ph->name);
+		j->hosts[h]->be->kill(j->hosts[h]);
+		j->hosts[h]->done = 1;
 		j->ndone++;
 	}
 	job_set_exit(j, EXIT_LOST);
@@ -357,10 +367,10 @@ job_stop(struct job *j, int sig, double grace)
 	j->stopping = 1;
 	sync_stop(j->sync);
 	for (h = 0; h < j->plan->nhosts; h++) {
-		if (j->hosts[h].done)
+		if (j->hosts[h]->done)
 			continue;
 		ap_put_stop(&j->wb, &st);
-		job_send(&j->hosts[h]);
+		job_send(j->hosts[h]);
 	}
 	/* Agents kill after the grace; this only catches an agent that hangs. */
 	if (!event_pending(j->ev_watchdog, EV_TIMEOUT, NULL) || sig == SIGKILL) {
@@ -434,11 +444,11 @@ job_stacks_done(struct job *j)
 
 	event_del(j->ev_stk);
 	for (h = 0; h < j->plan->nhosts; h++) {
-		if (!j->hosts[h].stk_waiting)
+		if (!j->hosts[h]->stk_waiting)
 			continue;
-		j->hosts[h].stk_waiting = 0;
-		for (k = 0; k < j->hosts[h].ph->nranks; k++) {
-			r = j->hosts[h].ph->ranks[k];
+		j->hosts[h]->stk_waiting = 0;
+		for (k = 0; k < j->hosts[h]->ph->nranks; k++) {
+			r = j->hosts[h]->ph->ranks[k];
 			if (j->ranks[r].state == R_RUNNING &&
 			    job_stacks_cover(j, r))
 				stk_report_missing(j->stk, r, "no reply from "
@@ -514,13 +524,13 @@ job_stacks_ask(struct job *j, const char *why)
 		log_notice("%s: asking every agent for its ranks' stacks (the "
 		    "job goes on)", why);
 	for (h = 0; h < j->plan->nhosts; h++) {
-		if (j->hosts[h].done || !j->hosts[h].hello ||
-		    !job_stacks_host(j, &j->hosts[h]))
+		if (j->hosts[h]->done || !j->hosts[h]->hello ||
+		    !job_stacks_host(j, j->hosts[h]))
 			continue;
 		ap_put_empty(&j->wb, AP_STACKS);
-		j->hosts[h].stk_waiting = 1;
+		j->hosts[h]->stk_waiting = 1;
 		j->stk_pending++;
-		job_send(&j->hosts[h]);
+		job_send(j->hosts[h]);
 	}
 	if (j->stk_pending == 0) {
 		job_stacks_done(j);
@@ -780,14 +790,14 @@ job_ask_ports(struct job *j)
 	 * read and handled inside job_send, before the next host is asked.
 	 */
 	for (h = 0; h < j->plan->nhosts; h++)
-		if (j->hosts[h].ph->nworkers > 0)
+		if (j->hosts[h]->ph->nworkers > 0)
 			asked++;
 	j->nports_pending = asked;
 	for (h = 0; h < j->plan->nhosts; h++) {
-		if (j->hosts[h].ph->nworkers == 0)
+		if (j->hosts[h]->ph->nworkers == 0)
 			continue;
-		ap_put_ports(&j->wb, j->hosts[h].ph->nworkers);
-		job_send(&j->hosts[h]);
+		ap_put_ports(&j->wb, j->hosts[h]->ph->nworkers);
+		job_send(j->hosts[h]);
 	}
 	return asked;
 }
@@ -821,11 +831,11 @@ job_send_all(struct job *j)
 			return;		/* PORTLIST replies call us again */
 	}
 	/* MASTER_PORT must be free on rank 0's host: its agent found one. */
-	if (j->hosts[0].free_port != 0 &&
-	    (int)j->hosts[0].free_port != j->att->prev_port)
-		j->env.master_port = j->hosts[0].free_port;
+	if (j->hosts[0]->free_port != 0 &&
+	    (int)j->hosts[0]->free_port != j->att->prev_port)
+		j->env.master_port = j->hosts[0]->free_port;
 	for (h = 0; h < j->plan->nhosts && !j->stopping; h++)
-		job_host_hello(&j->hosts[h]);
+		job_host_hello(j->hosts[h]);
 }
 
 /* The --sync-dst-dir copies are done (code 0) or one failed. */
@@ -852,7 +862,7 @@ job_start_all(struct job *j)
 	j->started = 1;
 	for (h = 0; h < j->plan->nhosts; h++) {
 		ap_put_empty(&j->wb, AP_START);
-		job_send(&j->hosts[h]);
+		job_send(j->hosts[h]);
 	}
 	j->life_ms = now_ms();
 	if (j->o->hang_timeout > 0)
@@ -875,6 +885,9 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 	uint64_t	 ms;
 
 	h->beat.heard = 1;
+	/* Between attempts an idle agent only beats; the rest is stale. */
+	if (j == NULL)
+		return;
 	switch (type) {
 	case AP_PORTLIST:
 		if (h->got_ports || ap_get_portlist(p, n, &ports, &nports) != 0)
@@ -894,6 +907,7 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		if (h->hello || ap_get_hello(p, n, &hello) != 0)
 			break;
 		h->hello = 1;
+		free(h->agent_host);
 		h->agent_host = hello.hostname;
 		h->agent_pid = (pid_t)hello.pid;
 		h->free_port = hello.free_port;
@@ -988,6 +1002,8 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		if (h->done || ap_get_empty(p, n) != 0)
 			break;
 		h->done = 1;
+		/* Its ranks and what they left are gone; it waits for AGAIN. */
+		h->idle = !h->lost;
 		j->ndone++;
 		job_check_done(j);
 		return;
@@ -1029,7 +1045,9 @@ job_host_closed(struct job_host *h, int err, const char *why)
 	struct status_end *end;
 	size_t		 lost;
 
-	if (h->done)
+	h->down = 1;
+	h->idle = 0;
+	if (j == NULL || h->done)
 		return;
 	h->done = 1;
 	j->ndone++;
@@ -1069,7 +1087,7 @@ beat_cb(evutil_socket_t fd, short what, void *arg)
 	size_t		 i;
 
 	for (i = 0; i < j->plan->nhosts; i++) {
-		h = &j->hosts[i];
+		h = j->hosts[i];
 		if (!h->hello || h->done)
 			continue;
 		/* Not reading agents: their frames wait unread, not lost. */
@@ -1100,8 +1118,8 @@ job_pressure(void *arg, int on)
 
 	j->paused = on;
 	for (h = 0; h < j->plan->nhosts; h++)
-		if (!j->hosts[h].done)
-			j->hosts[h].be->pause(&j->hosts[h], on);
+		if (!j->hosts[h]->done)
+			j->hosts[h]->be->pause(j->hosts[h], on);
 }
 
 /*
@@ -1151,10 +1169,10 @@ job_forward_signal(struct job *j, int sig)
 	log_notice("got SIG%s: passing it to %zu rank%s", sigabbrev_np(sig),
 	    n, n == 1 ? "" : "s");
 	for (h = 0; h < j->plan->nhosts; h++) {
-		if (j->hosts[h].done)
+		if (j->hosts[h]->done)
 			continue;
 		ap_put_signal(&j->wb, sig);
-		job_send(&j->hosts[h]);
+		job_send(j->hosts[h]);
 	}
 }
 
@@ -1174,7 +1192,7 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 			if (sync_reaped(j->sync, pid, status))
 				continue;
 			for (h = 0; h < j->plan->nhosts; h++)
-				j->hosts[h].be->reaped(&j->hosts[h], pid,
+				j->hosts[h]->be->reaped(j->hosts[h], pid,
 				    status);
 		}
 		return;
@@ -1391,10 +1409,10 @@ job_attempt_result(struct job *j, const char *summary)
 		snprintf(a->host, sizeof(a->host), "%s", j->end.host);
 	a->master_port = j->env.master_port;
 	for (h = 0; j->hosts != NULL && h < j->plan->nhosts; h++) {
-		if (!j->hosts[h].lost)
+		if (!j->hosts[h]->lost)
 			continue;
 		a->lost = xreallocarray(a->lost, a->nlost + 1, sizeof(char *));
-		a->lost[a->nlost++] = xstrdup(j->hosts[h].ph->name);
+		a->lost[a->nlost++] = xstrdup(j->hosts[h]->ph->name);
 	}
 }
 
@@ -1410,172 +1428,378 @@ job_attempt_free(struct job_attempt *a)
 	a->nlost = 0;
 }
 
-int
-job_run(const struct opts *o, const struct plan *p, const char *id,
-    struct job_attempt *a)
+/* The host named name in scope, made (not yet connected) if it is new. */
+static struct job_host *
+job_scope_host(struct job_scope *sc, const char *name)
 {
-	const int		*sigs = job_sigs;
-	struct job		 j;
-	int			 sig;
+	struct job_host	*h;
+	size_t		 i;
+
+	for (i = 0; i < sc->nall; i++)
+		if (strcmp(sc->all[i]->name, name) == 0)
+			return sc->all[i];
+	h = xcalloc(1, sizeof(*h));
+	h->scope = sc;
+	h->o = sc->o;
+	h->name = xstrdup(name);
+	h->be = sc->o->launcher == LAUNCH_SSH ? &backend_ssh :
+	    sc->o->launcher == LAUNCH_SLURM ? &backend_slurm : &backend_local;
+	sc->all = xreallocarray(sc->all, sc->nall + 1, sizeof(*sc->all));
+	sc->all[sc->nall++] = h;
+	return h;
+}
+
+/* Closes h's connection (its agent exits) and forgets the agent. */
+static void
+job_host_disconnect(struct job_host *h)
+{
+	if (h->priv != NULL)
+		h->be->free(h);
+	h->priv = NULL;
+	h->idle = h->down = 0;
+	free(h->agent_host);
+	h->agent_host = NULL;
+	h->agent_pid = 0;
+}
+
+/*
+ * Gives the attempt its hosts, in the plan's order: the scope's, their
+ * agents kept where still up, their per-attempt state fresh. Hosts the
+ * plan dropped are disconnected.
+ */
+static void
+job_attach(struct job *j)
+{
+	struct job_scope	*sc = j->scope;
+	struct job_host		*h;
+	size_t			 i;
+
+	for (i = 0; i < sc->nall; i++)
+		sc->all[i]->index = -1;
+	j->hosts = xcalloc(j->plan->nhosts, sizeof(*j->hosts));
+	for (i = 0; i < j->plan->nhosts; i++) {
+		h = j->hosts[i] = job_scope_host(sc, j->plan->hosts[i].name);
+		h->job = j;
+		h->index = (int)i;
+		h->ph = &j->plan->hosts[i];
+		h->hello = h->got_ports = h->prepared = h->done = 0;
+		h->stk_waiting = h->lost = 0;
+		h->free_port = 0;
+		memset(&h->beat, 0, sizeof(h->beat));
+		/* Only an agent that said DONE, on a link still up, is kept. */
+		if (h->priv != NULL && (!h->idle || h->down))
+			job_host_disconnect(h);
+	}
+	for (i = 0; i < sc->nall; i++)
+		if (sc->all[i]->index < 0)
+			job_host_disconnect(sc->all[i]);
+}
+
+/*
+ * The attempt is over: its hosts go back to the scope. An agent that
+ * said DONE stays for the next attempt where its backend allows; any
+ * other is disconnected now, so that nothing of this attempt runs on.
+ */
+static void
+job_detach(struct job *j)
+{
+	struct job_host	*h;
+	size_t		 i;
+
+	for (i = 0; j->hosts != NULL && i < j->plan->nhosts; i++) {
+		h = j->hosts[i];
+		h->job = NULL;
+		if (!h->idle || h->down || h->lost || !h->be->reuse)
+			job_host_disconnect(h);
+		h->ph = NULL;
+	}
+	free(j->hosts);
+	j->hosts = NULL;
+}
+
+struct job_scope *
+job_scope_new(const struct opts *o)
+{
+	struct job_scope	*sc;
+
+	if ((sc = calloc(1, sizeof(*sc))) == NULL)
+		return NULL;
+	sc->o = o;
+	if ((sc->base = event_base_new()) == NULL) {
+		free(sc);
+		return NULL;
+	}
+	return sc;
+}
+
+double
+job_scope_tick(struct job_scope *sc)
+{
+	struct job_host	*h;
+	uint64_t	 ms = (uint64_t)(sc->o->heartbeat_timeout * 1000 + 0.5);
+	size_t		 i;
+
+	event_base_loop(sc->base, EVLOOP_NONBLOCK);
+	if (sc->o->heartbeat_timeout <= 0)
+		return 1;
+	for (i = 0; i < sc->nall; i++) {
+		h = sc->all[i];
+		if (h->priv == NULL || !h->idle || h->down)
+			continue;
+		switch (ap_beat_look(&h->beat)) {
+		case AP_BEAT_SEND:
+			ap_put_heartbeat(&sc->wb, ms);
+			h->be->send(h, sc->wb.p, sc->wb.len);
+			dt_wbuf_reset(&sc->wb);
+			h->beat.sent = 1;
+			break;
+		case AP_BEAT_LOST:
+			log_warn("%s: its agent went silent between attempts: "
+			    "connecting again", h->name);
+			h->be->kill(h);
+			h->down = 1;
+			break;
+		}
+	}
+	event_base_loop(sc->base, EVLOOP_NONBLOCK);
+	return ap_beat_period_ms(ms) / 1000.0;
+}
+
+void
+job_scope_free(struct job_scope *sc)
+{
+	size_t	i;
+
+	if (sc == NULL)
+		return;
+	for (i = 0; i < sc->nall; i++) {
+		job_host_disconnect(sc->all[i]);
+		free(sc->all[i]->name);
+		free(sc->all[i]);
+	}
+	free(sc->all);
+	dt_wbuf_free(&sc->wb);
+	event_base_free(sc->base);
+	free(sc);
+}
+
+/* The attempt's signal handlers and timers, on the scope's base. */
+static void
+job_events_new(struct job *j)
+{
+	char	msg[1024];
+	size_t	i;
+	int	sig;
+
+	signal(SIGPIPE, SIG_IGN);
+	for (i = 0; i < sizeof(job_sigs) / sizeof(job_sigs[0]); i++)
+		j->ev_sig[j->nev_sig++] = evsignal_new(j->base, job_sigs[i],
+		    signal_cb, j);
+	/* --forward-signals beyond USR1 and USR2 (cli.c allows no others of sigs). */
+	job_fwd_mask = j->o->fwd_signals & ~((1ULL << SIGUSR1) |
+	    (1ULL << SIGUSR2));
+	for (sig = 1; sig < 64 && sig < NSIG; sig++)
+		if (job_fwd_mask & (1ULL << sig))
+			j->ev_sig[j->nev_sig++] = evsignal_new(j->base, sig,
+			    signal_cb, j);
+	for (i = 0; i < j->nev_sig; i++)
+		event_add(j->ev_sig[i], NULL);
+	/* Signals held since the last attempt now reach the handlers above. */
+	job_hold_signals(0);
+	log_info("signals passed to the ranks (--forward-signals): %s",
+	    cli_signals_str(j->o->fwd_signals, msg, sizeof(msg)));
+	j->ev_timeout = evtimer_new(j->base, timeout_cb, j);
+	j->ev_watchdog = evtimer_new(j->base, watchdog_cb, j);
+	j->ev_beat = event_new(j->base, -1, EV_PERSIST, beat_cb, j);
+	j->ev_stk = evtimer_new(j->base, stk_timer_cb, j);
+	j->ev_hang = evtimer_new(j->base, hang_cb, j);
+}
+
+/* Frees what job_events_new made. */
+static void
+job_events_free(struct job *j)
+{
+	size_t	i;
+
+	for (i = 0; i < j->nev_sig; i++)
+		event_free(j->ev_sig[i]);
+	event_free(j->ev_timeout);
+	event_free(j->ev_watchdog);
+	event_free(j->ev_beat);
+	event_free(j->ev_stk);
+	event_free(j->ev_hang);
+}
+
+/* The attempt's output: prefixes, files, back-pressure. 0, or EXIT_CONFIG. */
+static int
+job_output_new(struct job *j)
+{
+	const struct plan	*p = j->plan;
 	struct output_cfg	 oc;
 	struct dt_err		 e;
-	struct timeval		 tv;
 	char			 msg[1024];
 	size_t			 i;
-	uint64_t		 ms;
-	int			 started = 0;
+
+	memset(&oc, 0, sizeof(oc));
+	oc.prefix = j->o->prefix;
+	oc.dir = j->att->output_dir;
+	oc.attempt = j->att->n;
+	oc.timestamp = j->o->timestamp;
+	oc.escape = j->o->escape_output;
+	oc.color[0] = status_color_ok(STDOUT_FILENO);
+	oc.color[1] = status_color_ok(STDERR_FILENO);
+	oc.pressure = job_pressure;
+	oc.closed = job_output_closed;
+	oc.arg = j;
+	j->out = output_new(j->base, &oc, p->nranks);
+	for (i = 0; i < p->nranks; i++) {
+		if (output_rank(j->out, i, p->ranks[i].local_rank,
+		    p->hosts[p->ranks[i].host].name, &e) != 0) {
+			log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
+			return EXIT_CONFIG;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Reaches every host's agent: a kept one is asked to start over (AGAIN,
+ * it answers HELLO), a new one is started by the backend. If one cannot
+ * be, the job stops before anything ran.
+ */
+static void
+job_hosts_start(struct job *j)
+{
+	struct job_host	*h;
+	struct dt_err	 e;
+	char		 msg[1024];
+	size_t		 i;
+
+	for (i = 0; i < j->plan->nhosts && !j->stopping; i++) {
+		h = j->hosts[i];
+		if (h->priv != NULL) {
+			ap_put_empty(&j->wb, AP_AGAIN);
+			job_send(h);
+			continue;
+		}
+		if (h->be->start(h, &e) == 0)
+			continue;
+		log_error("%s: %s", h->ph->name, dt_err_str(&e, msg,
+		    sizeof(msg)));
+		/* Nothing ran yet: the started agents get STOP, reply DONE. */
+		h->done = 1;
+		j->ndone++;
+		job_set_exit(j, EXIT_CONFIG);
+		job_stop(j, SIGTERM, j->o->kill_grace);
+	}
+	for (; i < j->plan->nhosts; i++) {
+		j->hosts[i]->done = 1;
+		j->ndone++;
+	}
+}
+
+/* Sets up the attempt's environment, ports and rendezvous. 0, or EXIT_CONFIG. */
+static int
+job_prepare(struct job *j)
+{
+	struct dt_err	e;
+	char		msg[1024];
+
+	if (env_prepare(&j->env, j->o, j->plan, j->id, &e) != 0) {
+		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
+		return EXIT_CONFIG;
+	}
+	j->env.attempt = j->att->n;
+	j->env.max_restarts = j->att->max;
+	job_fresh_ports(j);
+	if (job_rdzv_start(j, &e) != 0) {
+		log_error("rendezvous: %s", dt_err_str(&e, msg, sizeof(msg)));
+		return EXIT_CONFIG;
+	}
+	/* Agents connect while the sync runs; the job goes out after both. */
+	if (j->o->sync_dst != NULL && (j->sync = sync_start(j->base, j->o,
+	    j->plan, job_synced, j, &e)) == NULL) {
+		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
+		return EXIT_CONFIG;
+	}
+	return 0;
+}
+
+/* Runs the attempt's event loop until every host is done. */
+static void
+job_loop(struct job *j)
+{
+	struct timeval	tv;
+	uint64_t	ms;
+
+	if (j->o->heartbeat_timeout > 0) {
+		ms = ap_beat_period_ms(job_beat_ms(j));
+		tv.tv_sec = (time_t)(ms / 1000);
+		tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+		event_add(j->ev_beat, &tv);
+	}
+	if (j->att->timeout > 0)
+		timer_arm(j->ev_timeout, j->att->timeout);
+	if (j->ndone < j->plan->nhosts)
+		event_base_dispatch(j->base);
+}
+
+/* The attempt is over: its summary and results, then free what it made. */
+static void
+job_finish(struct job *j)
+{
+	char	msg[1024];
+
+	/*
+	 * Hold the stop signals for the restart loop; one caught just now
+	 * is handled here, so it still counts for this attempt.
+	 */
+	job_hold_signals(1);
+	event_base_loop(j->base, EVLOOP_NONBLOCK);
+	status_free(j->st);
+	sync_free(j->sync);
+	/* Wait for a slow reader as long as it lives: nothing is dropped. */
+	output_finish(j->out, -1);
+	j->end.started = j->nstarted;
+	j->end.stopped = j->nstopped;
+	if (status_summary(&j->end, msg, sizeof(msg)) != NULL) {
+		log_error("%s", msg);
+		job_attempt_result(j, msg);
+	} else
+		job_attempt_result(j, NULL);
+	job_detach(j);
+	output_free(j->out);
+	if (j->rdzv != NULL)
+		rdzv_server_free(j->rdzv);
+	free(j->ranks);
+	dt_wbuf_free(&j->wb);
+	env_release(&j->env);
+	job_events_free(j);
+	stk_report_free(j->stk);
+}
+
+int
+job_run(struct job_scope *sc, const struct opts *o, const struct plan *p,
+    const char *id, struct job_attempt *a)
+{
+	struct job	j;
 
 	memset(&j, 0, sizeof(j));
 	j.o = o;
 	j.plan = p;
 	j.id = id;
 	j.att = a;
-	if ((j.base = event_base_new()) == NULL) {
-		log_error("cannot make an event base");
-		return 70;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	for (i = 0; i < sizeof(job_sigs) / sizeof(job_sigs[0]); i++)
-		j.ev_sig[j.nev_sig++] = evsignal_new(j.base, sigs[i], signal_cb,
-		    &j);
-	/* --forward-signals beyond USR1 and USR2 (cli.c allows no others of sigs). */
-	job_fwd_mask = o->fwd_signals & ~((1ULL << SIGUSR1) | (1ULL << SIGUSR2));
-	for (sig = 1; sig < 64 && sig < NSIG; sig++)
-		if (job_fwd_mask & (1ULL << sig))
-			j.ev_sig[j.nev_sig++] = evsignal_new(j.base, sig,
-			    signal_cb, &j);
-	for (i = 0; i < j.nev_sig; i++)
-		event_add(j.ev_sig[i], NULL);
-	/* Signals held since the last attempt now reach the handlers above. */
-	job_hold_signals(0);
-	log_info("signals passed to the ranks (--forward-signals): %s",
-	    cli_signals_str(o->fwd_signals, msg, sizeof(msg)));
-	j.ev_timeout = evtimer_new(j.base, timeout_cb, &j);
-	j.ev_watchdog = evtimer_new(j.base, watchdog_cb, &j);
-	j.ev_beat = event_new(j.base, -1, EV_PERSIST, beat_cb, &j);
-	j.ev_stk = evtimer_new(j.base, stk_timer_cb, &j);
-	j.ev_hang = evtimer_new(j.base, hang_cb, &j);
-
-	memset(&oc, 0, sizeof(oc));
-	oc.prefix = o->prefix;
-	oc.dir = a->output_dir;
-	oc.attempt = a->n;
-	oc.timestamp = o->timestamp;
-	oc.escape = o->escape_output;
-	oc.color[0] = status_color_ok(STDOUT_FILENO);
-	oc.color[1] = status_color_ok(STDERR_FILENO);
-	oc.pressure = job_pressure;
-	oc.closed = job_output_closed;
-	oc.arg = &j;
-	j.out = output_new(j.base, &oc, p->nranks);
+	j.scope = sc;
+	j.base = sc->base;
+	job_events_new(&j);
 	j.ranks = xcalloc(p->nranks, sizeof(*j.ranks));
-	for (i = 0; i < p->nranks; i++) {
-		if (output_rank(j.out, i, p->ranks[i].local_rank,
-		    p->hosts[p->ranks[i].host].name, &e) != 0) {
-			log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
-			j.exit_code = EXIT_CONFIG;
-			goto out;
-		}
+	job_attach(&j);
+	if ((j.exit_code = job_output_new(&j)) == 0 &&
+	    (j.exit_code = job_prepare(&j)) == 0) {
+		j.st = status_new(!o->quiet, p->nhosts, p->nranks);
+		job_hosts_start(&j);
+		job_loop(&j);
 	}
-
-	if (env_prepare(&j.env, o, p, id, &e) != 0) {
-		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
-		j.exit_code = EXIT_CONFIG;
-		goto out;
-	}
-	j.env.attempt = a->n;
-	j.env.max_restarts = a->max;
-	job_fresh_ports(&j);
-	if (job_rdzv_start(&j, &e) != 0) {
-		log_error("rendezvous: %s", dt_err_str(&e, msg, sizeof(msg)));
-		j.exit_code = EXIT_CONFIG;
-		goto out;
-	}
-
-	j.st = status_new(!o->quiet, p->nhosts, p->nranks);
-	j.hosts = xcalloc(p->nhosts, sizeof(*j.hosts));
-	for (i = 0; i < p->nhosts; i++) {
-		j.hosts[i].job = &j;
-		j.hosts[i].o = o;
-		j.hosts[i].index = i;
-		j.hosts[i].ph = &p->hosts[i];
-		j.hosts[i].be = o->launcher == LAUNCH_SSH ? &backend_ssh :
-		    o->launcher == LAUNCH_SLURM ? &backend_slurm :
-		    &backend_local;
-	}
-	/* Agents connect while the sync runs; the job goes out after both. */
-	if (o->sync_dst != NULL &&
-	    (j.sync = sync_start(j.base, o, p, job_synced, &j, &e)) == NULL) {
-		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
-		j.exit_code = EXIT_CONFIG;
-		goto out;
-	}
-	for (i = 0; i < p->nhosts; i++) {
-		if (j.hosts[i].be->start(&j.hosts[i], &e) != 0) {
-			log_error("%s: %s", p->hosts[i].name,
-			    dt_err_str(&e, msg, sizeof(msg)));
-			/* Nothing ran yet: the started agents get STOP, reply DONE. */
-			j.hosts[i].done = 1;
-			j.ndone++;
-			job_set_exit(&j, EXIT_CONFIG);
-			job_stop(&j, SIGTERM, o->kill_grace);
-			break;
-		}
-		started++;
-	}
-	for (i = started + 1; i < p->nhosts && j.stopping; i++) {
-		j.hosts[i].done = 1;
-		j.ndone++;
-	}
-	if (o->heartbeat_timeout > 0) {
-		ms = ap_beat_period_ms(job_beat_ms(&j));
-		tv.tv_sec = (time_t)(ms / 1000);
-		tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
-		event_add(j.ev_beat, &tv);
-	}
-	if (a->timeout > 0)
-		timer_arm(j.ev_timeout, a->timeout);
-	if (j.ndone < p->nhosts)
-		event_base_dispatch(j.base);
-
-out:
-	/*
-	 * Hold the stop signals for the restart loop; one caught just now
-	 * is handled here, so it still counts for this attempt.
-	 */
-	job_hold_signals(1);
-	event_base_loop(j.base, EVLOOP_NONBLOCK);
-	status_free(j.st);
-	sync_free(j.sync);
-	/* Wait for a slow reader as long as it lives: nothing is dropped. */
-	output_finish(j.out, -1);
-	j.end.started = j.nstarted;
-	j.end.stopped = j.nstopped;
-	if (status_summary(&j.end, msg, sizeof(msg)) != NULL) {
-		log_error("%s", msg);
-		job_attempt_result(&j, msg);
-	} else
-		job_attempt_result(&j, NULL);
-	for (i = 0; j.hosts != NULL && i < p->nhosts; i++) {
-		if (j.hosts[i].priv != NULL)
-			j.hosts[i].be->free(&j.hosts[i]);
-		free(j.hosts[i].agent_host);
-	}
-	output_free(j.out);
-	if (j.rdzv != NULL)
-		rdzv_server_free(j.rdzv);
-	free(j.hosts);
-	free(j.ranks);
-	dt_wbuf_free(&j.wb);
-	env_release(&j.env);
-	for (i = 0; i < j.nev_sig; i++)
-		event_free(j.ev_sig[i]);
-	event_free(j.ev_timeout);
-	event_free(j.ev_watchdog);
-	event_free(j.ev_beat);
-	event_free(j.ev_stk);
-	event_free(j.ev_hang);
-	stk_report_free(j.stk);
-	event_base_free(j.base);
+	job_finish(&j);
 	return j.exit_code;
 }
