@@ -65,6 +65,13 @@ test_expect_success 'nothing of an attempt is left when the next starts' '
 	wait_gone 3 pids/*
 '
 
+test_expect_success 'a restart keeps the agent (the ranks'"'"' parent): one agent for every attempt' '
+	dtrun -n 2 --max-restarts 2 --restart-delay 0 --timeout 60 \
+	    sh -c "echo \"attempt \$DTRUN_RESTART_COUNT agent \$PPID\"; test \$DTRUN_RESTART_COUNT = 2" >out 2>err &&
+	test "$(sed -n "s/.*attempt [0-2] agent //p" out | sort -u | wc -l)" = 1 &&
+	test "$(grep -c "attempt [0-2] agent " out)" = 6
+'
+
 test_expect_success 'the budget is for the whole job: the last attempt sets the exit status' '
 	test_expect_code 12 env FAIL="1:0 0:1 1:2" dtrun -n 2 --max-restarts 2 --restart-delay 0 "$R" >out 2>err &&
 	grep -q "no restart left (--max-restarts 2): exit 12" err &&
