@@ -1474,6 +1474,8 @@ job_attach(struct job *j)
 	struct job_host		*h;
 	size_t			 i;
 
+	/* Hear of links that closed while no attempt ran, before choosing. */
+	event_base_loop(sc->base, EVLOOP_NONBLOCK);
 	for (i = 0; i < sc->nall; i++)
 		sc->all[i]->index = -1;
 	j->hosts = xcalloc(j->plan->nhosts, sizeof(*j->hosts));
