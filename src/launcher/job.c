@@ -72,6 +72,19 @@ _Static_assert(AP_MAX_RANKS >= HF_RANKS_MAX, "AP_MAX_RANKS < HF_RANKS_MAX");
 
 enum rank_state { R_WAITING, R_RUNNING, R_EXITED };
 
+/*
+ * Where an attempt is. Each phase waits for every host's reply to what
+ * the one before sent; job_advance moves on once it is in. A stop (a
+ * failure, a signal, a timeout) can come in any phase and is the last.
+ */
+enum job_phase {
+	JP_CONNECTING,		/* agents starting: every HELLO, and the sync */
+	JP_PORTS,		/* PORTS sent where needed: every PORTLIST */
+	JP_PREPARING,		/* JOB, RANKs, PREPARE sent: every PREPARED */
+	JP_RUNNING,		/* START sent: ranks run until they end */
+	JP_STOPPING		/* STOP sent: every DONE (or link lost) */
+};
+
 /* What a stack report ends in. */
 enum stk_then {
 	STK_THEN_NONE,			/* the job goes on */
@@ -100,8 +113,8 @@ struct job {
 	struct rdzv_server	*rdzv;
 	char			 rdzv_addr[300];
 	char			 rdzv_token[2 * RDZV_SECRET_LEN + 1];
+	enum job_phase		 phase;
 	size_t			 nhello;
-	int			 ports_asked;	/* PORTS sent (or not needed) */
 	size_t			 nports_pending; /* PORTLIST replies owed */
 	size_t			 nprepared;
 	size_t			 ndone;
@@ -109,8 +122,7 @@ struct job {
 	size_t			 nexited;
 	size_t			 nstarted;	/* ranks that ever ran */
 	size_t			 nstopped;	/* ran, and ended once we stopped */
-	int			 started;	/* START sent */
-	int			 stopping;
+	int			 started;	/* START sent (and maybe stopped since) */
 	int			 exit_set;
 	int			 exit_code;
 	int			 signals;	/* how many stop signals dtrun got */
@@ -143,6 +155,8 @@ struct job_scope {
 	size_t			 nall;
 	struct dt_wbuf		 wb;		/* heartbeats between attempts */
 };
+
+static void	job_advance(struct job *);
 
 /* The signals dtrun handles; job_hold_signals holds those that act. */
 static const int job_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2,
@@ -217,6 +231,13 @@ job_cause(struct job *j, enum job_cause c)
 		j->cause = c;
 }
 
+/* True once STOP went out: nothing new starts. */
+static int
+job_stopping(const struct job *j)
+{
+	return j->phase == JP_STOPPING;
+}
+
 /* The first cause of the job's end sets the exit status. */
 static void
 job_set_exit(struct job *j, int code)
@@ -261,7 +282,7 @@ job_rank_ended(struct job *j, struct job_rank *r)
 {
 	if (r->state == R_RUNNING) {
 		j->nrunning--;
-		if (j->stopping)
+		if (job_stopping(j))
 			j->nstopped++;
 	}
 	if (r->state != R_EXITED)
@@ -362,9 +383,9 @@ job_stop(struct job *j, int sig, double grace)
 	st.signo = sig;
 	st.grace_ms = sig == SIGKILL ? 0 : (uint64_t)(grace * 1000);
 	/* Workers blocked in a rendezvous wait hear of it, not hang. */
-	if (!j->stopping && j->rdzv != NULL)
+	if (!job_stopping(j) && j->rdzv != NULL)
 		rdzv_server_abort(j->rdzv, "the job is stopping");
-	j->stopping = 1;
+	j->phase = JP_STOPPING;
 	sync_stop(j->sync);
 	for (h = 0; h < j->plan->nhosts; h++) {
 		if (j->hosts[h]->done)
@@ -410,7 +431,7 @@ job_stacks_then(struct job *j)
 	enum stk_then		 then = j->stk_then;
 
 	j->stk_then = STK_THEN_NONE;
-	if (then == STK_THEN_NONE || j->stopping)
+	if (then == STK_THEN_NONE || job_stopping(j))
 		return;
 	if (then == STK_THEN_HANG) {
 		if (j->o->on_hang_report)
@@ -508,7 +529,7 @@ job_stacks_ask(struct job *j, const char *why)
 
 	if (j->stk != NULL)
 		return;
-	if (!j->started || j->nrunning == 0 || j->stopping) {
+	if (!j->started || j->nrunning == 0 || job_stopping(j)) {
 		log_warn("%s: no rank is running: no stacks to show", why);
 		free(j->stk_only);
 		j->stk_only = NULL;
@@ -591,7 +612,7 @@ hang_cb(evutil_socket_t fd, short what, void *arg)
 	uint64_t	 idle = now_ms() - j->life_ms;
 	uint64_t	 limit = (uint64_t)(j->o->hang_timeout * 1000);
 
-	if (j->stopping)
+	if (job_stopping(j))
 		return;
 	if (idle < limit || j->stk != NULL || j->nrunning == 0) {
 		timer_arm(j->ev_hang, idle < limit ? (limit - idle) / 1000.0 :
@@ -646,7 +667,7 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 		code = x->code == ENOEXEC || x->code == EACCES ? 126 : 127;
 	else
 		code = x->code;
-	if (j->stopping || j->stk_then == STK_THEN_START)
+	if (job_stopping(j) || j->stk_then == STK_THEN_START)
 		return;		/* stopped by us, or after the first failure;
 				   or ending, once the missing ranks' stacks
 				   are in (their peers were told to abort) */
@@ -819,22 +840,17 @@ job_host_ports(struct job_host *h, const uint32_t *ports, uint32_t n)
 	    h->ph->name, n, n == 1 ? "" : "s");
 }
 
-/* Every agent said HELLO: hand each its part of the job. */
+/* Every agent said HELLO (and sent ports if asked): hand each its part of the job. */
 static void
 job_send_all(struct job *j)
 {
 	size_t	h;
 
-	if (!j->ports_asked) {
-		j->ports_asked = 1;
-		if (job_ask_ports(j) > 0)
-			return;		/* PORTLIST replies call us again */
-	}
 	/* MASTER_PORT must be free on rank 0's host: its agent found one. */
 	if (j->hosts[0]->free_port != 0 &&
 	    (int)j->hosts[0]->free_port != j->att->prev_port)
 		j->env.master_port = j->hosts[0]->free_port;
-	for (h = 0; h < j->plan->nhosts && !j->stopping; h++)
+	for (h = 0; h < j->plan->nhosts && !job_stopping(j); h++)
 		job_host_hello(j->hosts[h]);
 }
 
@@ -847,10 +863,10 @@ job_synced(void *arg, int code)
 	j->synced = 1;
 	if (code != 0) {
 		job_set_exit(j, code);
-		if (!j->stopping)
+		if (!job_stopping(j))
 			job_stop(j, SIGTERM, j->o->kill_grace);
-	} else if (j->nhello == j->plan->nhosts && !j->stopping)
-		job_send_all(j);
+	}
+	job_advance(j);
 }
 
 /* Every host has checked its commands: start all ranks everywhere. */
@@ -870,6 +886,45 @@ job_start_all(struct job *j)
 	log_info("started %zu rank%s on %zu host%s (job %s)", j->plan->nranks,
 	    j->plan->nranks == 1 ? "" : "s", j->plan->nhosts,
 	    j->plan->nhosts == 1 ? "" : "s", j->id);
+}
+
+/*
+ * Moves the attempt on once its phase's wait is over: every HELLO (and the
+ * sync), then every PORTLIST where asked, then every PREPARED. Call it
+ * after anything that may end a wait. What it sends can bring replies
+ * handled before it returns (ssh), which call it again: each phase is
+ * entered before its messages go out, so none is entered twice.
+ */
+static void
+job_advance(struct job *j)
+{
+	size_t	n = j->plan->nhosts;
+
+	for (;;) {
+		switch (j->phase) {
+		case JP_CONNECTING:
+			if (j->nhello < n || (j->sync != NULL && !j->synced))
+				return;
+			j->phase = JP_PORTS;
+			job_ask_ports(j);
+			break;
+		case JP_PORTS:
+			if (j->nports_pending > 0)
+				return;
+			j->phase = JP_PREPARING;
+			job_send_all(j);
+			break;
+		case JP_PREPARING:
+			if (j->nprepared < n)
+				return;
+			j->phase = JP_RUNNING;
+			job_start_all(j);
+			return;
+		case JP_RUNNING:
+		case JP_STOPPING:
+			return;
+		}
+	}
 }
 
 void
@@ -899,9 +954,9 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		h->got_ports = 1;
 		job_host_ports(h, ports, nports);
 		free(ports);
-		if (j->nports_pending > 0 && --j->nports_pending == 0 &&
-		    !j->stopping)
-			job_send_all(j);
+		if (j->nports_pending > 0)
+			j->nports_pending--;
+		job_advance(j);
 		return;
 	case AP_HELLO:
 		if (h->hello || ap_get_hello(p, n, &hello) != 0)
@@ -925,17 +980,16 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 			ap_put_heartbeat(&j->wb, job_beat_ms(j));
 			job_send(h);
 		}
-		if (++j->nhello == j->plan->nhosts && !j->stopping &&
-		    (j->sync == NULL || j->synced))
-			job_send_all(j);
+		j->nhello++;
+		job_advance(j);
 		return;
 	case AP_PREPARED:
 		if (h->prepared || ap_get_empty(p, n) != 0)
 			break;
 		h->prepared = 1;
 		status_add(j->st, ST_READY);
-		if (++j->nprepared == j->plan->nhosts && !j->stopping)
-			job_start_all(j);
+		j->nprepared++;
+		job_advance(j);
 		return;
 	case AP_STARTED:
 		if (ap_get_started(p, n, &rank, &pid) != 0 ||
@@ -964,7 +1018,7 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 	case AP_ERROR:
 		if (ap_get_error(p, n, &e) != 0)
 			break;
-		if (!j->stopping || !j->started)
+		if (!job_stopping(j) || !j->started)
 			job_log_lines(e.msg);
 		/* 143: the agent got SIGTERM (a host going down); 255: its keeper died. */
 		if (e.rank == AP_NORANK && (e.code == 128 + SIGTERM ||
@@ -977,7 +1031,7 @@ job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		}
 		job_set_exit(j, e.code);
 		ap_error_free(&e);
-		if (!j->stopping)
+		if (!job_stopping(j))
 			job_stop(j, SIGTERM, j->o->kill_grace);
 		return;
 	case AP_HEARTBEAT:
@@ -1053,16 +1107,16 @@ job_host_closed(struct job_host *h, int err, const char *why)
 	j->ndone++;
 	if ((end = job_end(j, END_LOST)) != NULL)
 		end->host = h->ph->name;
-	if (err != DT_ERR_ABORTED && (h->hello || !j->stopping))
+	if (err != DT_ERR_ABORTED && (h->hello || !job_stopping(j)))
 		h->lost = 1;
 	job_cause(j, JC_LOST);
-	if (err == DT_ERR_ABORTED || (!h->hello && j->stopping))
+	if (err == DT_ERR_ABORTED || (!h->hello && job_stopping(j)))
 		;		/* the job was already stopping: no news */
 	else if (!h->hello)	/* never got as far as its agent */
 		log_error("%s: %s", h->ph->name, why);
-	else if (!j->stopping || j->started)
+	else if (!job_stopping(j) || j->started)
 		log_error("lost the agent on %s (%s)%s", h->ph->name, why,
-		    j->stopping ? "" : ": stopping the job");
+		    job_stopping(j) ? "" : ": stopping the job");
 	job_set_exit(j, EXIT_LOST);
 	if (h->stk_waiting) {
 		h->stk_waiting = 0;
@@ -1072,7 +1126,7 @@ job_host_closed(struct job_host *h, int err, const char *why)
 	lost = job_ranks_orphaned(h);
 	if (end != NULL)
 		end->rank = (int)lost;
-	if (!j->stopping)
+	if (!job_stopping(j))
 		job_stop(j, SIGTERM, j->o->kill_grace);
 	job_check_done(j);
 }
@@ -1161,9 +1215,9 @@ job_forward_signal(struct job *j, int sig)
 {
 	size_t	h, n = job_live(j);
 
-	if (j->stopping || n == 0 || !j->started) {
+	if (job_stopping(j) || n == 0 || !j->started) {
 		log_warn("got SIG%s %s: not passed on", sigabbrev_np(sig),
-		    j->stopping ? "while stopping" : "before any rank started");
+		    job_stopping(j) ? "while stopping" : "before any rank started");
 		return;
 	}
 	log_notice("got SIG%s: passing it to %zu rank%s", sigabbrev_np(sig),
@@ -1212,10 +1266,10 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	}
 	if (++j->signals == 1) {
 		n = job_live(j);
-		if (!j->stopping && n == 0)
+		if (!job_stopping(j) && n == 0)
 			log_warn("got SIG%s before any rank started: stopping "
 			    "(again to kill at once)", sigabbrev_np(sig));
-		else if (!j->stopping)
+		else if (!job_stopping(j))
 			log_warn("got SIG%s: stopping %zu rank%s (again to "
 			    "kill at once)", sigabbrev_np(sig), n,
 			    n == 1 ? "" : "s");
@@ -1239,7 +1293,7 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 	struct status_end *end;
 	size_t		 n = job_live(j);
 
-	if (j->stopping)
+	if (job_stopping(j))
 		return;
 	if ((end = job_end(j, END_TIMEOUT)) != NULL)
 		end->timeout = j->o->timeout;
@@ -1264,7 +1318,7 @@ rdzv_timeout_cb(void *arg, const char *msg)
 	struct status_end	*end;
 	int			 r, n = 0;
 
-	if (j->stopping)
+	if (job_stopping(j))
 		return;
 	log_error("%s (--start-timeout %g)", msg, j->o->start_timeout);
 	for (r = 0; r < j->plan->nworkers; r++)
@@ -1677,7 +1731,7 @@ job_hosts_start(struct job *j)
 	char		 msg[1024];
 	size_t		 i;
 
-	for (i = 0; i < j->plan->nhosts && !j->stopping; i++) {
+	for (i = 0; i < j->plan->nhosts && !job_stopping(j); i++) {
 		h = j->hosts[i];
 		if (h->priv != NULL) {
 			ap_put_empty(&j->wb, AP_AGAIN);
