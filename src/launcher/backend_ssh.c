@@ -862,292 +862,393 @@ sshc_resolved(int rc, struct addrinfo *ai, void *arg)
 	sshc_step(c);
 }
 
-/* Runs c's state machine until it must wait. */
-static void
-sshc_step(struct sshc *c)
+/*
+ * The states' steps: each does what its state needs and returns 1 to go
+ * on with the state it moved c to, or 0 when c must wait (armed: an event
+ * steps it again) or has failed.
+ */
+
+/* QUEUED, RESOLVE, TUNNEL, DEAD: something else steps c on. */
+static int
+sshc_st_wait(struct sshc *c)
+{
+	return 0;
+}
+
+/* Asks the resolver thread for c's address (once). */
+static int
+sshc_resolve(struct sshc *c)
+{
+	char	port[16];
+
+	snprintf(port, sizeof(port), "%d", c->t.port);
+	c->st = SS_RESOLVE;
+	c->rs = resolve_start(c->base, c->t.hostname, port, sshc_resolved, c);
+	return 0;
+}
+
+/* The TCP connect in progress finished: on to the next address, or the session. */
+static int
+sshc_connected(struct sshc *c)
+{
+	int		soerr;
+	socklen_t	sl = sizeof(soerr);
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == -1)
+		soerr = errno;
+	if (soerr == EINPROGRESS) {
+		sshc_arm(c, EV_WRITE);
+		return 0;
+	}
+	if (soerr != 0) {
+		c->ai_cur = c->ai_cur->ai_next;
+		if (c->ai_cur != NULL && sshc_connect(c) == 0) {
+			sshc_arm(c, EV_WRITE);
+			return 0;
+		}
+		sshc_fail(c, DT_ERR_SYS, "cannot connect to %s port %d: %s",
+		    c->t.hostname, c->t.port, strerror(soerr));
+		return 0;
+	}
+	sshc_keepalive(c->fd);
+	return sshc_session_new(c) == 0;
+}
+
+/* CONNECT: through the jump host, a ProxyCommand, or TCP to the resolved address. */
+static int
+sshc_st_connect(struct sshc *c)
+{
+	struct dt_err	e;
+
+	if (c->jump != NULL) {
+		/* Its jump host opens the way, then steps it. */
+		c->st = SS_TUNNEL;
+		c->jump->st = SS_CONNECT;
+		sshc_step(c->jump);
+		return 0;
+	}
+	if (c->t.proxy_command != NULL && c->proxy == NULL) {
+		if (proxy_cmd_start(c->base, c->name, c->t.proxy_command,
+		    &c->fd, &c->proxy, &e) != 0) {
+			sshc_fail(c, e.code, "%s", e.msg);
+			return 0;
+		}
+		log_debug("%s: ProxyCommand %s", c->name, c->t.proxy_command);
+		return sshc_session_new(c) == 0;
+	}
+	if (c->ai == NULL && c->gai_rc == 0)
+		return sshc_resolve(c);
+	if (c->ai == NULL) {
+		sshc_fail(c, DT_ERR_NOTFOUND, "cannot resolve %s: %s",
+		    c->t.hostname, gai_strerror(c->gai_rc));
+		return 0;
+	}
+	if (c->fd >= 0)
+		return sshc_connected(c);
+	c->ai_cur = c->ai;
+	if (sshc_connect(c) != 0) {
+		sshc_fail(c, DT_ERR_SYS, "connect: %s", strerror(errno));
+		return 0;
+	}
+	sshc_arm(c, EV_WRITE);
+	return 0;
+}
+
+/* HANDSHAKE: the ssh handshake, then the host key check. */
+static int
+sshc_st_handshake(struct sshc *c)
+{
+	int	rc;
+
+	rc = libssh2_session_handshake(c->s, c->fd);
+	if (rc == LIBSSH2_ERROR_EAGAIN) {
+		sshc_arm(c, 0);
+		return 0;
+	}
+	if (rc != 0) {
+		sshc_fail(c, DT_ERR_PROTO, "ssh handshake failed: %s",
+		    ssh_errmsg(c));
+		return 0;
+	}
+	if (sshc_hostkey(c) != 0)
+		return 0;
+	c->st = SS_AUTH;
+	return 1;
+}
+
+/* AUTH: then a channel for the agent, or (a jump host) onwards. */
+static int
+sshc_st_auth(struct sshc *c)
+{
+	if (sshc_auth(c) <= 0)
+		return 0;
+	c->st = c->h != NULL ? SS_OPEN : SS_FORWARD;
+	return 1;
+}
+
+/* FORWARD: a jump host opens the channel to the next host. */
+static int
+sshc_st_forward(struct sshc *c)
+{
+	sshc_forward(c);
+	return 0;
+}
+
+/* JUMP: a jump host pumps its tunnel. */
+static int
+sshc_st_jump(struct sshc *c)
+{
+	sshc_pump(c);
+	return 0;
+}
+
+/* OPEN, UP_OPEN: a session channel, for the agent or its upload. */
+static int
+sshc_st_open(struct sshc *c)
+{
+	LIBSSH2_CHANNEL	*ch;
+
+	if ((ch = libssh2_channel_open_session(c->s)) == NULL) {
+		if (libssh2_session_last_errno(c->s) == LIBSSH2_ERROR_EAGAIN)
+			sshc_arm(c, 0);
+		else
+			sshc_fail(c, DT_ERR_PROTO, "cannot open an ssh "
+			    "channel: %s", ssh_errmsg(c));
+		return 0;
+	}
+	if (c->st == SS_OPEN) {
+		c->ch = ch;
+		c->st = SS_EXEC;
+	} else {
+		c->up = ch;
+		c->st = SS_UP_EXEC;
+	}
+	return 1;
+}
+
+/*
+ * Runs cmd (made by mk from the agent cache directory) on ch; then
+ * next. What: for the message if it cannot. Returns as a step does.
+ */
+static int
+sshc_exec(struct sshc *c, LIBSSH2_CHANNEL *ch, const char *what,
+    void (*mk)(char *, size_t, const char *), enum sstate next)
 {
 	const unsigned char	*bin;
 	const char		*id;
 	char			 cmd[4096], dir[2048];
 	struct dt_err		 e;
-	ssize_t			 n;
 	size_t			 len;
-	int			 rc, soerr;
-	socklen_t		 sl;
+	int			 rc;
 
-	c->busy++;
-	for (;;) {
-		switch (c->st) {
-		case SS_QUEUED:
-		case SS_RESOLVE:
-		case SS_TUNNEL:
-		case SS_DEAD:
-			goto out;
-		case SS_CONNECT:
-			if (c->jump != NULL) {
-				/* Its jump host opens the way, then steps it. */
-				c->st = SS_TUNNEL;
-				c->jump->st = SS_CONNECT;
-				sshc_step(c->jump);
-				goto out;
-			}
-			if (c->t.proxy_command != NULL && c->proxy == NULL) {
-				if (proxy_cmd_start(c->base, c->name,
-				    c->t.proxy_command, &c->fd, &c->proxy,
-				    &e) != 0) {
-					sshc_fail(c, e.code, "%s", e.msg);
-					goto out;
-				}
-				log_debug("%s: ProxyCommand %s", c->name,
-				    c->t.proxy_command);
-				if (sshc_session_new(c) != 0)
-					goto out;
-				break;
-			}
-			if (c->ai == NULL && c->gai_rc == 0) {
-				char	port[16];
-
-				snprintf(port, sizeof(port), "%d", c->t.port);
-				c->st = SS_RESOLVE;
-				c->rs = resolve_start(c->base,
-				    c->t.hostname, port, sshc_resolved, c);
-				goto out;
-			}
-			if (c->ai == NULL) {
-				sshc_fail(c, DT_ERR_NOTFOUND, "cannot resolve "
-				    "%s: %s", c->t.hostname,
-				    gai_strerror(c->gai_rc));
-				goto out;
-			}
-			if (c->fd < 0) {
-				c->ai_cur = c->ai;
-				if (sshc_connect(c) != 0) {
-					sshc_fail(c, DT_ERR_SYS, "connect: %s",
-					    strerror(errno));
-					goto out;
-				}
-				sshc_arm(c, EV_WRITE);
-				goto out;
-			}
-			sl = sizeof(soerr);
-			if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr,
-			    &sl) == -1)
-				soerr = errno;
-			if (soerr == EINPROGRESS) {
-				sshc_arm(c, EV_WRITE);
-				goto out;
-			}
-			if (soerr != 0) {
-				c->ai_cur = c->ai_cur->ai_next;
-				if (c->ai_cur != NULL && sshc_connect(c) == 0) {
-					sshc_arm(c, EV_WRITE);
-					goto out;
-				}
-				sshc_fail(c, DT_ERR_SYS, "cannot connect to "
-				    "%s port %d: %s", c->t.hostname, c->t.port,
-				    strerror(soerr));
-				goto out;
-			}
-			sshc_keepalive(c->fd);
-			if (sshc_session_new(c) != 0)
-				goto out;
-			break;
-		case SS_HANDSHAKE:
-			rc = libssh2_session_handshake(c->s, c->fd);
-			if (rc == LIBSSH2_ERROR_EAGAIN) {
-				sshc_arm(c, 0);
-				goto out;
-			}
-			if (rc != 0) {
-				sshc_fail(c, DT_ERR_PROTO, "ssh handshake "
-				    "failed: %s", ssh_errmsg(c));
-				goto out;
-			}
-			if (sshc_hostkey(c) != 0)
-				goto out;
-			c->st = SS_AUTH;
-			break;
-		case SS_AUTH:
-			if ((rc = sshc_auth(c)) <= 0)
-				goto out;
-			c->st = c->h != NULL ? SS_OPEN : SS_FORWARD;
-			break;
-		case SS_FORWARD:
-			sshc_forward(c);
-			goto out;
-		case SS_JUMP:
-			sshc_pump(c);
-			goto out;
-		case SS_OPEN:
-		case SS_UP_OPEN:
-			{
-				LIBSSH2_CHANNEL *ch =
-				    libssh2_channel_open_session(c->s);
-				if (ch == NULL) {
-					if (libssh2_session_last_errno(c->s) ==
-					    LIBSSH2_ERROR_EAGAIN) {
-						sshc_arm(c, 0);
-						goto out;
-					}
-					sshc_fail(c, DT_ERR_PROTO, "cannot open "
-					    "an ssh channel: %s", ssh_errmsg(c));
-					goto out;
-				}
-				if (c->st == SS_OPEN) {
-					c->ch = ch;
-					c->st = SS_EXEC;
-				} else {
-					c->up = ch;
-					c->st = SS_UP_EXEC;
-				}
-			}
-			break;
-		case SS_EXEC:
-			if (agentbin_load(&bin, &len, &id, &e) != 0) {
-				sshc_fail(c, DT_ERR_NOTFOUND, "%s", e.msg);
-				goto out;
-			}
-			cache_dir(dir, sizeof(dir), c->h->o, id);
-			snprintf(cmd, sizeof(cmd), "a=%s/dtrun-agent; "
-			    "if [ -x \"$a\" ]; then exec \"$a\"; fi; "
-			    "if p=$(command -v dtrun-agent 2>/dev/null) && "
-			    "[ \"$(\"$p\" --version 2>/dev/null)\" = '%s' ]; "
-			    "then exec \"$p\"; fi; exit %d", dir,
-			    agentbin_version_line(), EXIT_NEED_AGENT);
-			rc = libssh2_channel_exec(c->ch, cmd);
-			if (rc == LIBSSH2_ERROR_EAGAIN) {
-				sshc_arm(c, 0);
-				goto out;
-			}
-			if (rc != 0) {
-				sshc_fail(c, DT_ERR_PROTO, "cannot run the "
-				    "agent: %s", ssh_errmsg(c));
-				goto out;
-			}
-			c->st = SS_PROBE;
-			break;
-		case SS_PROBE:
-			{
-				unsigned char buf[16384];
-
-				n = libssh2_channel_read(c->ch, (char *)buf,
-				    sizeof(buf));
-				if (n > 0) {
-					/* Its HELLO, or whatever came instead. */
-					evbuffer_add(c->in, buf, n);
-					c->st = SS_RUNNING;
-					sshc_release(c);
-					break;
-				}
-				if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
-					sshc_fail(c, DT_ERR_CLOSED, "ssh: %s",
-					    ssh_errmsg(c));
-					goto out;
-				}
-				sshc_stderr(c, c->ch);
-				if (c->st != SS_PROBE)
-					goto out;
-				if (!libssh2_channel_eof(c->ch)) {
-					sshc_arm(c, 0);
-					goto out;
-				}
-				if ((rc = sshc_exit_status(c, c->ch)) < 0)
-					goto out;
-				if (rc == EXIT_NEED_AGENT && !c->uploaded) {
-					log_info("%s: no dtrun-agent of this "
-					    "build there: uploading it",
-					    c->t.alias);
-					c->st = SS_UP_OPEN;
-					break;
-				}
-				sshc_fail(c, DT_ERR_NOTFOUND, "could not start "
-				    "dtrun-agent there (exit status %d)", rc);
-				goto out;
-			}
-		case SS_UP_EXEC:
-			if (agentbin_load(&bin, &len, &id, &e) != 0) {
-				sshc_fail(c, DT_ERR_NOTFOUND, "%s", e.msg);
-				goto out;
-			}
-			cache_dir(dir, sizeof(dir), c->h->o, id);
-			snprintf(cmd, sizeof(cmd), "umask 077; d=%s; "
-			    "mkdir -p \"$d\" && t=$(mktemp \"$d/.up.XXXXXX\") "
-			    "&& cat >\"$t\" && chmod 700 \"$t\" && "
-			    "mv -f \"$t\" \"$d/dtrun-agent\"", dir);
-			rc = libssh2_channel_exec(c->up, cmd);
-			if (rc == LIBSSH2_ERROR_EAGAIN) {
-				sshc_arm(c, 0);
-				goto out;
-			}
-			if (rc != 0) {
-				sshc_fail(c, DT_ERR_PROTO, "cannot upload the "
-				    "agent: %s", ssh_errmsg(c));
-				goto out;
-			}
-			c->up_off = 0;
-			c->st = SS_UP_WRITE;
-			break;
-		case SS_UP_WRITE:
-			agentbin_load(&bin, &len, &id, &e);
-			while (c->up_off < len) {
-				n = libssh2_channel_write(c->up, (const char *)
-				    bin + c->up_off, len - c->up_off);
-				if (n == LIBSSH2_ERROR_EAGAIN) {
-					sshc_stderr(c, c->up);
-					sshc_arm(c, 0);
-					goto out;
-				}
-				if (n < 0) {
-					sshc_fail(c, DT_ERR_IO, "uploading the "
-					    "agent: %s", ssh_errmsg(c));
-					goto out;
-				}
-				c->up_off += n;
-			}
-			c->st = SS_UP_EOF;
-			break;
-		case SS_UP_EOF:
-			rc = libssh2_channel_send_eof(c->up);
-			if (rc == LIBSSH2_ERROR_EAGAIN) {
-				sshc_arm(c, 0);
-				goto out;
-			}
-			c->st = SS_UP_WAIT;
-			break;
-		case SS_UP_WAIT:
-			{
-				char buf[512];
-
-				while ((n = libssh2_channel_read(c->up, buf,
-				    sizeof(buf))) > 0)
-					;
-				sshc_stderr(c, c->up);
-				if (!libssh2_channel_eof(c->up)) {
-					sshc_arm(c, 0);
-					goto out;
-				}
-				if ((rc = sshc_exit_status(c, c->up)) < 0)
-					goto out;
-				if (rc != 0) {
-					c->up_err[c->up_errlen] = '\0';
-					c->up_err[strcspn(c->up_err, "\n")] =
-					    '\0';
-					sshc_fail(c, DT_ERR_IO, "could not "
-					    "store the agent there (exit %d%s%s)",
-					    rc, c->up_errlen ? ": " : "",
-					    c->up_err);
-					goto out;
-				}
-				c->uploaded = 1;
-				c->st = SS_OPEN;
-			}
-			break;
-		case SS_RUNNING:
-			sshc_run(c);
-			goto out;
-		}
+	if (agentbin_load(&bin, &len, &id, &e) != 0) {
+		sshc_fail(c, DT_ERR_NOTFOUND, "%s", e.msg);
+		return 0;
 	}
-out:
+	cache_dir(dir, sizeof(dir), c->h->o, id);
+	mk(cmd, sizeof(cmd), dir);
+	rc = libssh2_channel_exec(ch, cmd);
+	if (rc == LIBSSH2_ERROR_EAGAIN) {
+		sshc_arm(c, 0);
+		return 0;
+	}
+	if (rc != 0) {
+		sshc_fail(c, DT_ERR_PROTO, "cannot %s: %s", what,
+		    ssh_errmsg(c));
+		return 0;
+	}
+	c->st = next;
+	return 1;
+}
+
+/* The remote command that runs the cached agent, or a dtrun-agent of this build on PATH, or exits 97. */
+static void
+sshc_agent_cmd(char *cmd, size_t len, const char *dir)
+{
+	snprintf(cmd, len, "a=%s/dtrun-agent; "
+	    "if [ -x \"$a\" ]; then exec \"$a\"; fi; "
+	    "if p=$(command -v dtrun-agent 2>/dev/null) && "
+	    "[ \"$(\"$p\" --version 2>/dev/null)\" = '%s' ]; "
+	    "then exec \"$p\"; fi; exit %d", dir, agentbin_version_line(),
+	    EXIT_NEED_AGENT);
+}
+
+/* The remote command that stores the agent it reads into the cache, atomically. */
+static void
+sshc_upload_cmd(char *cmd, size_t len, const char *dir)
+{
+	snprintf(cmd, len, "umask 077; d=%s; "
+	    "mkdir -p \"$d\" && t=$(mktemp \"$d/.up.XXXXXX\") "
+	    "&& cat >\"$t\" && chmod 700 \"$t\" && "
+	    "mv -f \"$t\" \"$d/dtrun-agent\"", dir);
+}
+
+/* EXEC: start the agent. */
+static int
+sshc_st_exec(struct sshc *c)
+{
+	return sshc_exec(c, c->ch, "run the agent", sshc_agent_cmd, SS_PROBE);
+}
+
+/* UP_EXEC: start the upload's receiving end. */
+static int
+sshc_st_up_exec(struct sshc *c)
+{
+	c->up_off = 0;
+	return sshc_exec(c, c->up, "upload the agent", sshc_upload_cmd,
+	    SS_UP_WRITE);
+}
+
+/* PROBE: the agent's first bytes (RUNNING), or its exit: 97 asks for the upload. */
+static int
+sshc_st_probe(struct sshc *c)
+{
+	unsigned char	buf[16384];
+	ssize_t		n;
+	int		rc;
+
+	n = libssh2_channel_read(c->ch, (char *)buf, sizeof(buf));
+	if (n > 0) {
+		/* Its HELLO, or whatever came instead. */
+		evbuffer_add(c->in, buf, n);
+		c->st = SS_RUNNING;
+		sshc_release(c);
+		return 1;
+	}
+	if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
+		sshc_fail(c, DT_ERR_CLOSED, "ssh: %s", ssh_errmsg(c));
+		return 0;
+	}
+	sshc_stderr(c, c->ch);
+	if (c->st != SS_PROBE)
+		return 0;
+	if (!libssh2_channel_eof(c->ch)) {
+		sshc_arm(c, 0);
+		return 0;
+	}
+	if ((rc = sshc_exit_status(c, c->ch)) < 0)
+		return 0;
+	if (rc == EXIT_NEED_AGENT && !c->uploaded) {
+		log_info("%s: no dtrun-agent of this build there: uploading "
+		    "it", c->t.alias);
+		c->st = SS_UP_OPEN;
+		return 1;
+	}
+	sshc_fail(c, DT_ERR_NOTFOUND, "could not start dtrun-agent there "
+	    "(exit status %d)", rc);
+	return 0;
+}
+
+/* UP_WRITE: the agent binary into the upload channel. */
+static int
+sshc_st_up_write(struct sshc *c)
+{
+	const unsigned char	*bin;
+	const char		*id;
+	struct dt_err		 e;
+	size_t			 len;
+	ssize_t			 n;
+
+	if (agentbin_load(&bin, &len, &id, &e) != 0) {
+		sshc_fail(c, DT_ERR_NOTFOUND, "%s", e.msg);
+		return 0;
+	}
+	while (c->up_off < len) {
+		n = libssh2_channel_write(c->up, (const char *)bin + c->up_off,
+		    len - c->up_off);
+		if (n == LIBSSH2_ERROR_EAGAIN) {
+			sshc_stderr(c, c->up);
+			sshc_arm(c, 0);
+			return 0;
+		}
+		if (n < 0) {
+			sshc_fail(c, DT_ERR_IO, "uploading the agent: %s",
+			    ssh_errmsg(c));
+			return 0;
+		}
+		c->up_off += n;
+	}
+	c->st = SS_UP_EOF;
+	return 1;
+}
+
+/* UP_EOF: the end of the binary. */
+static int
+sshc_st_up_eof(struct sshc *c)
+{
+	if (libssh2_channel_send_eof(c->up) == LIBSSH2_ERROR_EAGAIN) {
+		sshc_arm(c, 0);
+		return 0;
+	}
+	c->st = SS_UP_WAIT;
+	return 1;
+}
+
+/* UP_WAIT: the upload's exit status; then the agent again (OPEN). */
+static int
+sshc_st_up_wait(struct sshc *c)
+{
+	char	buf[512];
+	int	rc;
+
+	while (libssh2_channel_read(c->up, buf, sizeof(buf)) > 0)
+		;
+	sshc_stderr(c, c->up);
+	if (!libssh2_channel_eof(c->up)) {
+		sshc_arm(c, 0);
+		return 0;
+	}
+	if ((rc = sshc_exit_status(c, c->up)) < 0)
+		return 0;
+	if (rc != 0) {
+		c->up_err[c->up_errlen] = '\0';
+		c->up_err[strcspn(c->up_err, "\n")] = '\0';
+		sshc_fail(c, DT_ERR_IO, "could not store the agent there "
+		    "(exit %d%s%s)", rc, c->up_errlen ? ": " : "", c->up_err);
+		return 0;
+	}
+	c->uploaded = 1;
+	c->st = SS_OPEN;
+	return 1;
+}
+
+/* RUNNING: the agent's link. */
+static int
+sshc_st_running(struct sshc *c)
+{
+	sshc_run(c);
+	return 0;
+}
+
+/* Each state's step. */
+static int (*const sshc_steps[])(struct sshc *) = {
+	[SS_QUEUED] = sshc_st_wait,
+	[SS_RESOLVE] = sshc_st_wait,
+	[SS_CONNECT] = sshc_st_connect,
+	[SS_TUNNEL] = sshc_st_wait,
+	[SS_HANDSHAKE] = sshc_st_handshake,
+	[SS_AUTH] = sshc_st_auth,
+	[SS_OPEN] = sshc_st_open,
+	[SS_EXEC] = sshc_st_exec,
+	[SS_PROBE] = sshc_st_probe,
+	[SS_UP_OPEN] = sshc_st_open,
+	[SS_UP_EXEC] = sshc_st_up_exec,
+	[SS_UP_WRITE] = sshc_st_up_write,
+	[SS_UP_EOF] = sshc_st_up_eof,
+	[SS_UP_WAIT] = sshc_st_up_wait,
+	[SS_RUNNING] = sshc_st_running,
+	[SS_FORWARD] = sshc_st_forward,
+	[SS_JUMP] = sshc_st_jump,
+	[SS_DEAD] = sshc_st_wait,
+};
+
+/* Runs c's state machine until it must wait. */
+static void
+sshc_step(struct sshc *c)
+{
+	c->busy++;
+	while (sshc_steps[c->st](c))
+		;
 	if (!c->dead)
 		sshc_phase(c);
 	c->busy--;
