@@ -927,141 +927,205 @@ job_advance(struct job *j)
 	}
 }
 
-void
-job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
+/* PORTLIST: the ports h's agent found for its workers (TF_CONFIG). */
+static int
+job_on_portlist(struct job_host *h, const uint8_t *p, size_t n)
+{
+	struct job	*j = h->job;
+	uint32_t	 nports, *ports;
+
+	if (h->got_ports || ap_get_portlist(p, n, &ports, &nports) != 0)
+		return -1;
+	if (nports != (uint32_t)h->ph->nworkers) {
+		free(ports);
+		return -1;
+	}
+	h->got_ports = 1;
+	job_host_ports(h, ports, nports);
+	free(ports);
+	if (j->nports_pending > 0)
+		j->nports_pending--;
+	job_advance(j);
+	return 0;
+}
+
+/* HELLO: h's agent is up (first, or again after AGAIN). */
+static int
+job_on_hello(struct job_host *h, const uint8_t *p, size_t n)
 {
 	struct job	*j = h->job;
 	struct ap_hello	 hello;
-	struct ap_output out;
-	struct ap_exit	 x;
-	struct ap_error	 e;
-	struct ap_stack	 stk;
-	uint32_t	 rank, pid, nports, *ports;
-	uint64_t	 ms;
 
-	h->beat.heard = 1;
-	/* Between attempts an idle agent only beats; the rest is stale. */
-	if (j == NULL)
-		return;
-	switch (type) {
-	case AP_PORTLIST:
-		if (h->got_ports || ap_get_portlist(p, n, &ports, &nports) != 0)
-			break;
-		if (nports != (uint32_t)h->ph->nworkers) {
-			free(ports);
-			break;
-		}
-		h->got_ports = 1;
-		job_host_ports(h, ports, nports);
-		free(ports);
-		if (j->nports_pending > 0)
-			j->nports_pending--;
-		job_advance(j);
-		return;
-	case AP_HELLO:
-		if (h->hello || ap_get_hello(p, n, &hello) != 0)
-			break;
-		h->hello = 1;
-		free(h->agent_host);
-		h->agent_host = hello.hostname;
-		h->agent_pid = (pid_t)hello.pid;
-		h->free_port = hello.free_port;
-		status_connected(j->st, h->ph->name, hello.hostname, hello.pid);
-		if (hello.version != AP_VERSION) {
-			log_error("%s: agent speaks protocol %u, dtrun %d: "
-			    "install the same dtrun version there",
-			    h->ph->name, hello.version, AP_VERSION);
-			job_set_exit(j, EXIT_CONFIG);
-			job_stop(j, SIGTERM, j->o->kill_grace);
-			return;
-		}
-		/* From now on it hears from us, and we expect to hear from it. */
-		if (j->o->heartbeat_timeout > 0) {
-			ap_put_heartbeat(&j->wb, job_beat_ms(j));
-			job_send(h);
-		}
-		j->nhello++;
-		job_advance(j);
-		return;
-	case AP_PREPARED:
-		if (h->prepared || ap_get_empty(p, n) != 0)
-			break;
+	if (h->hello || ap_get_hello(p, n, &hello) != 0)
+		return -1;
+	h->hello = 1;
+	free(h->agent_host);
+	h->agent_host = hello.hostname;
+	h->agent_pid = (pid_t)hello.pid;
+	h->free_port = hello.free_port;
+	status_connected(j->st, h->ph->name, hello.hostname, hello.pid);
+	if (hello.version != AP_VERSION) {
+		log_error("%s: agent speaks protocol %u, dtrun %d: install the "
+		    "same dtrun version there", h->ph->name, hello.version,
+		    AP_VERSION);
+		job_set_exit(j, EXIT_CONFIG);
+		job_stop(j, SIGTERM, j->o->kill_grace);
+		return 0;
+	}
+	/* From now on it hears from us, and we expect to hear from it. */
+	if (j->o->heartbeat_timeout > 0) {
+		ap_put_heartbeat(&j->wb, job_beat_ms(j));
+		job_send(h);
+	}
+	j->nhello++;
+	job_advance(j);
+	return 0;
+}
+
+/* STARTED: one of h's ranks runs. */
+static int
+job_on_started(struct job_host *h, const uint8_t *p, size_t n)
+{
+	struct job	*j = h->job;
+	uint32_t	 rank, pid;
+
+	if (ap_get_started(p, n, &rank, &pid) != 0 || rank >= j->plan->nranks)
+		return -1;
+	j->ranks[rank].pid = pid;
+	if (j->ranks[rank].state == R_WAITING) {
+		j->ranks[rank].state = R_RUNNING;
+		j->nrunning++;
+		j->nstarted++;
+		status_add(j->st, ST_STARTED);
+	}
+	return 0;
+}
+
+/* ERROR: h's agent could not go on; a host going down counts as lost. */
+static int
+job_on_error(struct job_host *h, const uint8_t *p, size_t n)
+{
+	struct job	*j = h->job;
+	struct ap_error	 e;
+
+	if (ap_get_error(p, n, &e) != 0)
+		return -1;
+	if (!job_stopping(j) || !j->started)
+		job_log_lines(e.msg);
+	/* 143: the agent got SIGTERM (a host going down); 255: its keeper died. */
+	if (e.rank == AP_NORANK && (e.code == 128 + SIGTERM ||
+	    e.code == EXIT_LOST)) {
+		h->lost = 1;
+		job_cause(j, JC_LOST);
+		if (j->att != NULL && j->att->what[0] == '\0')
+			snprintf(j->att->what, sizeof(j->att->what), "%s",
+			    e.msg);
+	}
+	job_set_exit(j, e.code);
+	ap_error_free(&e);
+	if (!job_stopping(j))
+		job_stop(j, SIGTERM, j->o->kill_grace);
+	return 0;
+}
+
+/* STACK, STACKASK: a rank's stack for the report, or an agent asking for one. */
+static int
+job_on_stack(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
+{
+	struct job	*j = h->job;
+	struct ap_stack	 stk;
+
+	if (type == AP_STACK) {
+		if (ap_get_stack(p, n, &stk) != 0)
+			return -1;
+		job_host_stack(h, &stk);
+		ap_stack_free(&stk);
+		return 0;
+	}
+	if (ap_get_empty(p, n) != 0)
+		return -1;
+	/* Ctrl-\ reaches dtrun and a local agent: one report. */
+	if (j->stk == NULL && now_ms() - j->stk_end_ms > 1000)
+		job_stacks_ask(j, "an agent got SIGQUIT (dtrun-kill --stacks)");
+	return 0;
+}
+
+/* PREPARED, DONE: one of the phases' replies (job_advance), or the end of h's part. */
+static int
+job_on_empty(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
+{
+	struct job	*j = h->job;
+
+	if (ap_get_empty(p, n) != 0)
+		return -1;
+	if (type == AP_PREPARED) {
+		if (h->prepared)
+			return -1;
 		h->prepared = 1;
 		status_add(j->st, ST_READY);
 		j->nprepared++;
 		job_advance(j);
-		return;
+		return 0;
+	}
+	if (h->done)
+		return -1;
+	h->done = 1;
+	/* Its ranks and what they left are gone; it waits for AGAIN. */
+	h->idle = !h->lost;
+	j->ndone++;
+	job_check_done(j);
+	return 0;
+}
+
+/* One frame of h's attempt; -1 if it is malformed or out of place. */
+static int
+job_on_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
+{
+	struct job	*j = h->job;
+	struct ap_output out;
+	struct ap_exit	 x;
+	uint64_t	 ms;
+
+	switch (type) {
+	case AP_PORTLIST:
+		return job_on_portlist(h, p, n);
+	case AP_HELLO:
+		return job_on_hello(h, p, n);
 	case AP_STARTED:
-		if (ap_get_started(p, n, &rank, &pid) != 0 ||
-		    rank >= j->plan->nranks)
-			break;
-		j->ranks[rank].pid = pid;
-		if (j->ranks[rank].state == R_WAITING) {
-			j->ranks[rank].state = R_RUNNING;
-			j->nrunning++;
-			j->nstarted++;
-			status_add(j->st, ST_STARTED);
-		}
-		return;
+		return job_on_started(h, p, n);
 	case AP_OUTPUT:
 		if (ap_get_output(p, n, &out) != 0 || out.rank >= j->plan->nranks)
-			break;
+			return -1;
 		status_done(j->st);
 		j->life_ms = now_ms();
 		output_feed(j->out, out.rank, out.stream, out.data, out.len);
-		return;
+		return 0;
 	case AP_EXIT:
 		if (ap_get_exit(p, n, &x) != 0)
-			break;
+			return -1;
 		job_rank_exit(h, &x);
-		return;
+		return 0;
 	case AP_ERROR:
-		if (ap_get_error(p, n, &e) != 0)
-			break;
-		if (!job_stopping(j) || !j->started)
-			job_log_lines(e.msg);
-		/* 143: the agent got SIGTERM (a host going down); 255: its keeper died. */
-		if (e.rank == AP_NORANK && (e.code == 128 + SIGTERM ||
-		    e.code == EXIT_LOST)) {
-			h->lost = 1;
-			job_cause(j, JC_LOST);
-			if (j->att != NULL && j->att->what[0] == '\0')
-				snprintf(j->att->what, sizeof(j->att->what),
-				    "%s", e.msg);
-		}
-		job_set_exit(j, e.code);
-		ap_error_free(&e);
-		if (!job_stopping(j))
-			job_stop(j, SIGTERM, j->o->kill_grace);
-		return;
+		return job_on_error(h, p, n);
 	case AP_HEARTBEAT:
-		if (ap_get_heartbeat(p, n, &ms) != 0)
-			break;
-		return;
+		return ap_get_heartbeat(p, n, &ms) != 0 ? -1 : 0;
 	case AP_STACK:
-		if (ap_get_stack(p, n, &stk) != 0)
-			break;
-		job_host_stack(h, &stk);
-		ap_stack_free(&stk);
-		return;
 	case AP_STACKASK:
-		if (ap_get_empty(p, n) != 0)
-			break;
-		/* Ctrl-\ reaches dtrun and a local agent: one report. */
-		if (j->stk == NULL && now_ms() - j->stk_end_ms > 1000)
-			job_stacks_ask(j, "an agent got SIGQUIT (dtrun-kill "
-			    "--stacks)");
-		return;
+		return job_on_stack(h, type, p, n);
+	case AP_PREPARED:
 	case AP_DONE:
-		if (h->done || ap_get_empty(p, n) != 0)
-			break;
-		h->done = 1;
-		/* Its ranks and what they left are gone; it waits for AGAIN. */
-		h->idle = !h->lost;
-		j->ndone++;
-		job_check_done(j);
-		return;
+		return job_on_empty(h, type, p, n);
 	}
+	return -1;
+}
+
+void
+job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
+{
+	h->beat.heard = 1;
+	/* Between attempts an idle agent only beats; the rest is stale. */
+	if (h->job == NULL || job_on_frame(h, type, p, n) == 0)
+		return;
 	log_error("%s: agent sent a bad %s message: cutting it off",
 	    h->ph->name, ap_type_name(type));
 	h->be->kill(h);
