@@ -64,6 +64,7 @@
 #include "mac.h"
 #include "plan.h"
 #include "slurm.h"
+#include "sock.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -502,13 +503,12 @@ sconn_new(struct slurm *s, int fd, const struct sockaddr_storage *ss)
 	struct dt_wbuf	 b;
 	struct timeval	 tv = { HANDSHAKE_SECS, 0 };
 	char		 host[INET6_ADDRSTRLEN];
-	int		 one = 1;
 
 	if (getnameinfo((const struct sockaddr *)ss, sizeof(*ss), host,
 	    sizeof(host), NULL, 0, NI_NUMERICHOST) != 0)
 		snprintf(host, sizeof(host), "?");
 	slurm_make_room(s, host);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	sock_nodelay(fd);
 	c = xcalloc(1, sizeof(*c));
 	c->s = s;
 	c->fd = fd;
@@ -723,29 +723,29 @@ slurm_listen(struct slurm *s, struct dt_err *e)
 	struct sockaddr_storage	 ss;
 	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
-	socklen_t		 sl;
+	struct addrinfo		 ai;
 	char			 host[256];
 	int			 family, local, port;
 
 	slurm_pick_addr(s, host, sizeof(host), &family, &local);
 	memset(&ss, 0, sizeof(ss));
+	memset(&ai, 0, sizeof(ai));
 	ss.ss_family = family;
 	if (family == AF_INET6) {
 		sin6->sin6_addr = in6addr_any;
-		sl = sizeof(*sin6);
+		ai.ai_addrlen = sizeof(*sin6);
 	} else {
 		sin->sin_addr.s_addr = htonl(local ? INADDR_LOOPBACK :
 		    INADDR_ANY);
-		sl = sizeof(*sin);
+		ai.ai_addrlen = sizeof(*sin);
 	}
-	if ((s->lfd = socket(family, SOCK_STREAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0)) == -1 ||
-	    bind(s->lfd, (struct sockaddr *)&ss, sl) == -1 ||
-	    listen(s->lfd, 1024) == -1 ||
-	    getsockname(s->lfd, (struct sockaddr *)&ss, &sl) == -1)
+	ai.ai_family = family;
+	ai.ai_socktype = SOCK_STREAM;
+	ai.ai_addr = (struct sockaddr *)&ss;
+	if ((s->lfd = sock_listen(&ai, 1024)) == -1 ||
+	    (port = sock_port(s->lfd)) < 0)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "cannot listen for "
 		    "agents: %s", strerror(errno));
-	port = ntohs(family == AF_INET6 ? sin6->sin6_port : sin->sin_port);
 	snprintf(s->addr, sizeof(s->addr), strchr(host, ':') != NULL ?
 	    "[%s]:%d" : "%s:%d", host, port);
 	s->lev = event_new(s->base, s->lfd, EV_READ | EV_PERSIST,

@@ -56,6 +56,7 @@
 #include "proxy.h"
 #include "agentproto.h"
 #include "resolve.h"
+#include "sock.h"
 #include "sshconf.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -362,38 +363,15 @@ sshc_release(struct sshc *c)
 static int
 sshc_connect(struct sshc *c)
 {
+	int	inprogress;
+
 	for (; c->ai_cur != NULL; c->ai_cur = c->ai_cur->ai_next) {
 		if (c->fd >= 0)
 			close(c->fd);
-		c->fd = socket(c->ai_cur->ai_family, c->ai_cur->ai_socktype |
-		    SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (c->fd == -1)
-			continue;
-		if (connect(c->fd, c->ai_cur->ai_addr, c->ai_cur->ai_addrlen) ==
-		    0 || errno == EINPROGRESS)
+		if ((c->fd = sock_connect(c->ai_cur, &inprogress)) != -1)
 			return 0;
 	}
 	return -1;
-}
-
-/*
- * A host that vanishes without a word (power, a cut link) must not leave
- * the job waiting forever: TCP keepalives find the dead link within about
- * a minute, the read fails, and the job treats the host as lost.
- */
-static void
-sshc_keepalive(int fd)
-{
-	int	on = 1, idle = 30, intvl = 10, cnt = 3;
-	unsigned timeout = (30 + 10 * 3) * 1000;
-
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-	/* Also when unacknowledged data is what is stuck. */
-	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &timeout,
-	    sizeof(timeout));
 }
 
 /* Adds a key file to try, once. */
@@ -891,11 +869,8 @@ sshc_resolve(struct sshc *c)
 static int
 sshc_connected(struct sshc *c)
 {
-	int		soerr;
-	socklen_t	sl = sizeof(soerr);
+	int	soerr = sock_connect_error(c->fd);
 
-	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == -1)
-		soerr = errno;
 	if (soerr == EINPROGRESS) {
 		sshc_arm(c, EV_WRITE);
 		return 0;
@@ -910,7 +885,12 @@ sshc_connected(struct sshc *c)
 		    c->t.hostname, c->t.port, strerror(soerr));
 		return 0;
 	}
-	sshc_keepalive(c->fd);
+	/*
+	 * A host that vanishes without a word (power, a cut link) must not
+	 * leave the job waiting forever: keepalives find the dead link, the
+	 * read fails, and the job treats the host as lost.
+	 */
+	sock_keepalive(c->fd);
 	return sshc_session_new(c) == 0;
 }
 
