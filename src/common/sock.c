@@ -13,26 +13,39 @@
 
 #include "sock.h"
 
-int
-sock_connect(const struct addrinfo *ai, int *inprogress)
+/* A non-blocking, close-on-exec socket for ai; -1 with errno. */
+static int
+sock_new(const struct addrinfo *ai)
 {
-	int	fd, err;
-
-	*inprogress = 0;
-	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
+	return socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, ai->ai_protocol);
-	if (fd == -1)
-		return -1;
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-		return fd;
-	if (errno == EINPROGRESS) {
-		*inprogress = 1;
-		return fd;
-	}
-	err = errno;
+}
+
+/* Closes fd and returns -1, errno kept for the caller. */
+static int
+sock_fail(int fd)
+{
+	int	err = errno;
+
 	close(fd);
 	errno = err;
 	return -1;
+}
+
+int
+sock_connect(const struct addrinfo *ai, int *inprogress)
+{
+	int	fd;
+
+	*inprogress = 0;
+	if ((fd = sock_new(ai)) == -1)
+		return -1;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		return fd;
+	if (errno != EINPROGRESS)
+		return sock_fail(fd);
+	*inprogress = 1;
+	return fd;
 }
 
 int
@@ -50,20 +63,15 @@ sock_connect_error(int fd)
 int
 sock_listen(const struct addrinfo *ai, int backlog)
 {
-	int	fd, on = 1, err;
+	int	fd, on = 1;
 
-	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, ai->ai_protocol);
-	if (fd == -1)
+	if ((fd = sock_new(ai)) == -1)
 		return -1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
 	    listen(fd, backlog) == 0)
 		return fd;
-	err = errno;
-	close(fd);
-	errno = err;
-	return -1;
+	return sock_fail(fd);
 }
 
 int
