@@ -439,24 +439,10 @@ static void
 sconn_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 {
 	struct sconn	*c = arg;
-	struct slurm	*s = c->s;
 	struct job_host	*h = c->h;
-	int		 hello;
 
 	if (h != NULL) {
-		/*
-		 * With --kill-on-bad-exit, an agent that failed to start makes
-		 * Slurm stop the others, which then report SIGTERM: name the
-		 * cause first.
-		 */
-		if (type == AP_ERROR &&
-		    event_pending(s->task_timer, EV_TIMEOUT, NULL))
-			slurm_fail_tasks(s);
-		hello = h->hello;
 		job_host_frame(h, type, p, n);
-		/* --start-timeout waits for every agent's HELLO, not less. */
-		if (!hello && h->hello && ++s->nhello == s->nhosts)
-			event_del(s->timer);
 		return;
 	}
 	if (type != AC_ANSWER) {
@@ -929,18 +915,40 @@ slurm_send(struct job_host *h, const void *p, size_t n)
 		return DT_ERR_CLOSED;
 	if (sh->c != NULL)
 		return link_send(sh->c->link, p, n);
-	/*
-	 * Not connected yet. A STOP means nothing will run here: the host is
-	 * done, and srun's step ends when we are. Anything else waits.
-	 */
-	if (!(sh->s->failing && sh->doomed) && n > DT_FRAME_HDR &&
-	    ((const uint8_t *)p)[4] == AP_STOP) {
-		job_host_closed(h, DT_ERR_ABORTED, "stopped before its agent "
-		    "connected");
-		return DT_ERR_CLOSED;
-	}
+	/* Not connected yet: it hears it once it is. */
 	dt_wbuf_put(&sh->pending, p, n);
 	return sh->pending.oom ? DT_ERR_NOMEM : 0;
+}
+
+/*
+ * The job stops before h's agent connected: nothing will run there, and
+ * srun's step ends when we are done. A host srun said is failing is left
+ * to slurm_fail_doomed, which names why.
+ */
+static int
+slurm_unreached(struct job_host *h)
+{
+	struct shost	*sh = h->priv;
+
+	return sh != NULL && sh->c == NULL && !(sh->s->failing && sh->doomed);
+}
+
+/* What the job heard from h's agent. */
+static void
+slurm_news(struct job_host *h, int what)
+{
+	struct shost	*sh = h->priv;
+	struct slurm	*s = sh->s;
+
+	/*
+	 * With --kill-on-bad-exit, an agent that failed to start makes Slurm
+	 * stop the others, which then report SIGTERM: name the cause first.
+	 */
+	if (what == JN_ERROR && event_pending(s->task_timer, EV_TIMEOUT, NULL))
+		slurm_fail_tasks(s);
+	/* --start-timeout waits for every agent's HELLO, not less. */
+	if (what == JN_HELLO && ++s->nhello == s->nhosts)
+		event_del(s->timer);
 }
 
 static void
@@ -1067,6 +1075,8 @@ const struct backend backend_slurm = {
 	.name = "slurm",
 	.start = slurm_start,
 	.send = slurm_send,
+	.unreached = slurm_unreached,
+	.news = slurm_news,
 	.pause = slurm_pause,
 	.kill = slurm_kill,
 	.reaped = slurm_reaped,

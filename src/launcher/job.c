@@ -390,6 +390,12 @@ job_stop(struct job *j, int sig, double grace)
 	for (h = 0; h < j->plan->nhosts; h++) {
 		if (j->hosts[h]->done)
 			continue;
+		if (!j->hosts[h]->hello && j->hosts[h]->be->unreached != NULL &&
+		    j->hosts[h]->be->unreached(j->hosts[h])) {
+			job_host_closed(j->hosts[h], DT_ERR_ABORTED, "stopped "
+			    "before its agent connected");
+			continue;
+		}
 		ap_put_stop(&j->wb, &st);
 		job_send(j->hosts[h]);
 	}
@@ -959,6 +965,8 @@ job_on_hello(struct job_host *h, const uint8_t *p, size_t n)
 	if (h->hello || ap_get_hello(p, n, &hello) != 0)
 		return -1;
 	h->hello = 1;
+	if (h->be->news != NULL)
+		h->be->news(h, JN_HELLO);
 	free(h->agent_host);
 	h->agent_host = hello.hostname;
 	h->agent_pid = (pid_t)hello.pid;
@@ -1010,6 +1018,8 @@ job_on_error(struct job_host *h, const uint8_t *p, size_t n)
 
 	if (ap_get_error(p, n, &e) != 0)
 		return -1;
+	if (h->be->news != NULL)
+		h->be->news(h, JN_ERROR);
 	if (!job_stopping(j) || !j->started)
 		job_log_lines(e.msg);
 	/* 143: the agent got SIGTERM (a host going down); 255: its keeper died. */

@@ -36,12 +36,26 @@ struct backend {
 	int		(*send)(struct job_host *, const void *, size_t);
 	/* Stops (1) or resumes (0) reading from the agent. */
 	void		(*pause)(struct job_host *, int);
+	/*
+	 * May be NULL. The job stops before h's agent is reached: returns 1
+	 * if the backend gives it up (nothing will run there; the job counts
+	 * the host done), 0 if the agent is still to come and hear STOP.
+	 */
+	int		(*unreached)(struct job_host *);
+	/*
+	 * May be NULL. What the job learned of h's agent, for a backend that
+	 * acts on it without reading frames: JN_HELLO once it is up, JN_ERROR
+	 * before an error it reported is acted on.
+	 */
+	void		(*news)(struct job_host *, int what);
 	/* Last resort when an agent does not answer: tear the connection down. */
 	void		(*kill)(struct job_host *);
 	/* A child process exited: the backend reaps what is its own. */
 	void		(*reaped)(struct job_host *, pid_t, int status);
 	void		(*free)(struct job_host *);
 };
+
+enum { JN_HELLO, JN_ERROR };	/* backend.news */
 
 extern const struct backend backend_local;
 extern const struct backend backend_ssh;
