@@ -167,7 +167,7 @@ local_free(struct job_host *h)
 
 const struct backend backend_local = {
 	.name = "local",
-	.reuse = 1,
+	.reuse = BE_REUSE_HOST,
 	.start = local_start,
 	.send = local_send,
 	.pause = local_pause,

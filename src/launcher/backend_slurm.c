@@ -149,7 +149,7 @@ srun_doom_name(const char *name, size_t len, void *arg)
 	size_t		 i;
 
 	for (i = 0; i < s->nhosts; i++)
-		if (strcmp(s->hosts[i]->ph->name, name) == 0 &&
+		if (strcmp(s->hosts[i]->name, name) == 0 &&
 		    (sh = s->hosts[i]->priv) != NULL && sh->c == NULL)
 			sh->doomed = 1;
 	return 0;
@@ -363,7 +363,7 @@ slurm_host(struct slurm *s, const char *node, const char **why)
 	size_t		 i;
 
 	for (i = 0; i < s->nhosts; i++) {
-		if (strcmp(s->hosts[i]->ph->name, node) != 0)
+		if (strcmp(s->hosts[i]->name, node) != 0)
 			continue;
 		sh = s->hosts[i]->priv;
 		if (sh == NULL || s->hosts[i]->done)
@@ -430,7 +430,7 @@ sconn_answer(struct sconn *c, const uint8_t *p, size_t n)
 	dt_wbuf_free(&sh->pending);
 	if (sh->paused)
 		link_pause(c->link, 1);
-	log_debug("%s: agent connected from %s", h->ph->name, c->peer);
+	log_debug("%s: agent connected from %s", h->name, c->peer);
 	s->nconnected++;
 }
 
@@ -674,7 +674,7 @@ slurm_pick_addr(struct slurm *s, char *buf, size_t len, int *family,
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_socktype = SOCK_DGRAM;
 	for (i = 0; i < s->nhosts && i < ADDR_PROBE_MAX && !found; i++) {
-		if (getaddrinfo(s->hosts[i]->ph->name, "9", &hints, &ai) != 0)
+		if (getaddrinfo(s->hosts[i]->name, "9", &hints, &ai) != 0)
 			continue;
 		if (is_loopback(ai->ai_addr))
 			nloop++;
@@ -750,10 +750,10 @@ slurm_argv(struct slurm *s, const char *srun, const char *agent,
 	char	*list, *p;
 
 	for (i = 0; i < s->nhosts; i++)
-		len += strlen(s->hosts[i]->ph->name) + 1;
+		len += strlen(s->hosts[i]->name) + 1;
 	list = p = xmalloc(len + 1);
 	for (i = 0; i < s->nhosts; i++)
-		p += sprintf(p, "%s%s", i ? "," : "", s->hosts[i]->ph->name);
+		p += sprintf(p, "%s%s", i ? "," : "", s->hosts[i]->name);
 	strv_addf(av, "%s", srun);
 	strv_addf(av, "--nodes=%zu", s->nhosts);
 	strv_addf(av, "--ntasks=%zu", s->nhosts);
@@ -844,7 +844,8 @@ slurm_free(struct slurm *s)
 		close(s->ofd);
 	if (s->obuf != NULL)
 		evbuffer_free(s->obuf);
-	memset(s->secret, 0, sizeof(s->secret));
+	explicit_bzero(s->secret, sizeof(s->secret));
+	free(s->hosts);
 	free(s);
 }
 
@@ -852,13 +853,17 @@ slurm_free(struct slurm *s)
 static struct slurm *
 slurm_setup(struct job_host *h, struct dt_err *e)
 {
+	struct job_host	**hosts;
 	struct slurm	*s;
 	struct timeval	 tv;
 	double		 t = h->o->start_timeout;
 
 	s = xcalloc(1, sizeof(*s));
 	s->base = job_base(h);
-	s->hosts = job_hosts(h, &s->nhosts);
+	/* The hosts outlive the attempt (job.h): keep them, not its array. */
+	hosts = job_hosts(h, &s->nhosts);
+	s->hosts = xreallocarray(NULL, s->nhosts, sizeof(*s->hosts));
+	memcpy(s->hosts, hosts, s->nhosts * sizeof(*s->hosts));
 	s->lfd = s->ofd = -1;
 	if (dt_random(s->secret, sizeof(s->secret)) != 0) {
 		dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "getrandom: %s",
@@ -1073,6 +1078,7 @@ slurm_hfree(struct job_host *h)
 
 const struct backend backend_slurm = {
 	.name = "slurm",
+	.reuse = BE_REUSE_ALL,
 	.start = slurm_start,
 	.send = slurm_send,
 	.unreached = slurm_unreached,

@@ -1486,7 +1486,7 @@ ssh_free(struct job_host *h)
 
 const struct backend backend_ssh = {
 	.name = "ssh",
-	.reuse = 1,
+	.reuse = BE_REUSE_HOST,
 	.start = ssh_start,
 	.send = ssh_send,
 	.pause = ssh_pause,

@@ -1601,6 +1601,7 @@ job_attach(struct job *j)
 	struct job_scope	*sc = j->scope;
 	struct job_host		*h;
 	size_t			 i;
+	int			 all = 1;
 
 	/* Hear of links that closed while no attempt ran, before choosing. */
 	event_base_loop(sc->base, EVLOOP_NONBLOCK);
@@ -1619,10 +1620,27 @@ job_attach(struct job *j)
 		/* Only an agent that said DONE, on a link still up, is kept. */
 		if (h->priv != NULL && (!h->idle || h->down))
 			job_host_disconnect(h);
+		if (h->priv == NULL)
+			all = 0;
 	}
-	for (i = 0; i < sc->nall; i++)
-		if (sc->all[i]->index < 0)
-			job_host_disconnect(sc->all[i]);
+	for (i = 0; i < sc->nall; i++) {
+		if (sc->all[i]->index >= 0)
+			continue;
+		if (sc->all[i]->priv != NULL)
+			all = 0;
+		job_host_disconnect(sc->all[i]);
+	}
+	/* Agents that share one srun step are kept all together, or none. */
+	for (i = 0; !all && i < j->plan->nhosts; i++)
+		if (j->hosts[i]->be->reuse == BE_REUSE_ALL)
+			job_host_disconnect(j->hosts[i]);
+}
+
+/* True if h's agent can serve the next attempt: it said DONE, its link is up. */
+static int
+job_host_reusable(const struct job_host *h)
+{
+	return h->idle && !h->down && !h->lost && h->be->reuse != BE_REUSE_NONE;
 }
 
 /*
@@ -1635,11 +1653,16 @@ job_detach(struct job *j)
 {
 	struct job_host	*h;
 	size_t		 i;
+	int		 all = 1;
 
+	for (i = 0; j->hosts != NULL && i < j->plan->nhosts; i++)
+		all &= job_host_reusable(j->hosts[i]);
 	for (i = 0; j->hosts != NULL && i < j->plan->nhosts; i++) {
 		h = j->hosts[i];
 		h->job = NULL;
-		if (!h->idle || h->down || h->lost || !h->be->reuse)
+		/* Agents that share one srun step are kept all together, or none. */
+		if (!job_host_reusable(h) ||
+		    (h->be->reuse == BE_REUSE_ALL && !all))
 			job_host_disconnect(h);
 		h->ph = NULL;
 	}

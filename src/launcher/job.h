@@ -29,7 +29,7 @@ struct plan_host;
  */
 struct backend {
 	const char	*name;
-	int		 reuse;		/* an idle agent serves the next attempt */
+	int		 reuse;		/* BE_REUSE_*: idle agents serve the next attempt */
 	/* Starts the agent of h; its frames go to job_host_frame. 0 or DT_ERR_*. */
 	int		(*start)(struct job_host *, struct dt_err *);
 	/* Queues bytes (whole frames) to the agent; 0 or DT_ERR_CLOSED. */
@@ -56,6 +56,11 @@ struct backend {
 };
 
 enum { JN_HELLO, JN_ERROR };	/* backend.news */
+enum {
+	BE_REUSE_NONE,		/* every attempt reaches its agents anew */
+	BE_REUSE_HOST,		/* each idle agent is kept, others reached anew */
+	BE_REUSE_ALL		/* all are kept if all can be (srun's one step) */
+};
 
 extern const struct backend backend_local;
 extern const struct backend backend_ssh;
