@@ -116,8 +116,10 @@ struct sshc {
 	struct event		*ev;
 	struct event		*timer;		/* ConnectTimeout, each phase */
 	enum sstate		 timed;		/* the phase it is armed for */
-	struct evbuffer		*in, *out, *err;
-	int			 paused;
+	struct link		*link;		/* to the agent (a host's, not a jump's) */
+	struct evbuffer		*in;		/* read while probing, not yet the link's */
+	struct evbuffer		*err;
+	char			 why[300];	/* why the channel broke */
 	int			 slot;		/* holds a fan-out slot */
 	/* agent upload */
 	int			 uploaded;
@@ -242,7 +244,8 @@ sshc_arm(struct sshc *c, short what)
 			what |= EV_WRITE;
 	}
 	/* A running channel must always hear the agent, unless paused. */
-	if ((c->st == SS_RUNNING && !c->paused) || c->st == SS_JUMP)
+	if ((c->st == SS_RUNNING && !link_paused(c->link)) ||
+	    c->st == SS_JUMP)
 		what |= EV_READ;
 	if (what == 0)
 		what = EV_READ;
@@ -251,15 +254,16 @@ sshc_arm(struct sshc *c, short what)
 	event_add(c->ev, NULL);
 }
 
-/* The first bytes of what c's remote command sent, printable, for a message. */
+/* The first bytes of what c's remote command sent and the link did not take, printable, for a message. */
 static void
 sshc_junk(struct sshc *c, char *buf, size_t len)
 {
-	const unsigned char	*p;
-	size_t			 n, i, o = 0;
+	unsigned char	p[40];
+	size_t		n, i, o = 0;
 
-	n = evbuffer_get_length(c->in);
-	p = evbuffer_pullup(c->in, n < 40 ? n : 40);
+	if (c->link == NULL || (n = link_peek(c->link, p, sizeof(p))) == 0)
+		n = evbuffer_copyout(c->in, p, sizeof(p)) > 0 ?
+		    evbuffer_get_length(c->in) : 0;
 	for (i = 0; i < n && i < 40 && o + 5 < len; i++) {
 		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' &&
 		    p[i] != '\\')
@@ -658,15 +662,6 @@ sshc_exit_status(struct sshc *c, LIBSSH2_CHANNEL *ch)
 	return libssh2_channel_get_exit_status(ch);
 }
 
-/* Whether link_frames goes on handing c's frames to the job. */
-static int
-sshc_more(void *arg)
-{
-	struct sshc	*c = arg;
-
-	return !c->dead && c->st == SS_RUNNING && !c->paused;
-}
-
 /* Frames from the agent. */
 static void
 sshc_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
@@ -679,72 +674,111 @@ sshc_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 		event_del(c->timer);
 }
 
-/* RUNNING: move bytes both ways until libssh2 would block either way. */
+/* The agent's link ended: its last complaints first, then why. */
 static void
-sshc_run(struct sshc *c)
+sshc_link_close(void *arg, int err, const char *why)
 {
-	unsigned char	 buf[64 * 1024];
+	struct sshc	*c = arg;
 	char		 junk[256];
-	const char	*why;
-	ssize_t		 n;
-	size_t		 len;
-	unsigned char	*p;
-	int		 progress;
 
-	do {
-		progress = 0;
-		/* Frames already here first: a HELLO may be waiting. */
-		why = NULL;
-		c->busy++;
-		if (link_frames(c->in, AP_FRAME_MAX, sshc_frame, c, sshc_more,
-		    c, &why) != 0 && !c->dead)
-			sshc_fail(c, DT_ERR_PROTO, "agent: %s", why);
-		c->busy--;
-		if (c->dead || c->st != SS_RUNNING)
-			return;
-		/* Writes before reads: STOP must not wait behind output. */
-		while ((len = evbuffer_get_length(c->out)) > 0) {
-			len = len < sizeof(buf) ? len : sizeof(buf);
-			p = evbuffer_pullup(c->out, len);
-			n = libssh2_channel_write(c->ch, (char *)p, len);
-			if (n == LIBSSH2_ERROR_EAGAIN)
-				break;
-			if (n < 0) {
-				sshc_fail(c, DT_ERR_CLOSED, "ssh: %s",
-				    ssh_errmsg(c));
-				return;
-			}
-			evbuffer_drain(c->out, n);
-			progress = 1;
-		}
-		if (c->paused)
-			break;
-		n = libssh2_channel_read(c->ch, (char *)buf, sizeof(buf));
-		if (n > 0) {
-			evbuffer_add(c->in, buf, n);
-			progress = 1;
-		} else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
-			sshc_fail(c, DT_ERR_CLOSED, "ssh: %s", ssh_errmsg(c));
-			return;
-		}
-	} while (progress);
-	sshc_stderr(c, c->ch);
-	if (!c->paused && libssh2_channel_eof(c->ch)) {
-		/* Not paused: every whole frame was taken, this is a part. */
-		if (evbuffer_get_length(c->in) > 0) {
-			sshc_junk(c, junk, sizeof(junk));
-			sshc_fail(c, DT_ERR_PROTO, "the ssh channel closed "
-			    "inside a frame, after \"%s\"%s", junk,
-			    c->h->hello ? "" :
-			    " (a login banner, or a ForceCommand?)");
-			return;
-		}
+	if (c->dead || c->st == SS_DEAD)
+		return;
+	if (c->ch != NULL)
+		sshc_stderr(c, c->ch);
+	if (err == DT_ERR_PROTO && strcmp(why, LINK_TRUNCATED) == 0) {
+		sshc_junk(c, junk, sizeof(junk));
+		sshc_fail(c, DT_ERR_PROTO, "the ssh channel closed inside a "
+		    "frame, after \"%s\"%s", junk, c->h->hello ? "" :
+		    " (a login banner, or a ForceCommand?)");
+	} else if (err == 0) {
 		c->st = SS_DEAD;
 		event_del(c->ev);
 		job_host_closed(c->h, 0, "the ssh channel closed");
-		return;
+	} else if (err == DT_ERR_CLOSED)
+		sshc_fail(c, err, "%s", why);
+	else
+		sshc_fail(c, err, "agent: %s", why);
+}
+
+/* The link reads the channel: bytes read while probing first; EAGAIN until it runs. */
+static ssize_t
+sshc_io_read(void *arg, void *buf, size_t n)
+{
+	struct sshc	*c = arg;
+	ssize_t		 r;
+
+	if (c->st != SS_RUNNING) {
+		errno = EAGAIN;
+		return -1;
 	}
-	sshc_arm(c, 0);
+	if (evbuffer_get_length(c->in) > 0)
+		return evbuffer_remove(c->in, buf, n);
+	r = libssh2_channel_read(c->ch, buf, n);
+	if (r > 0)
+		return r;
+	/* 0 without EOF: only stderr or window news came. */
+	if (r == 0 && libssh2_channel_eof(c->ch))
+		return 0;
+	if (r == 0 || r == LIBSSH2_ERROR_EAGAIN) {
+		errno = EAGAIN;
+		return -1;
+	}
+	snprintf(c->why, sizeof(c->why), "ssh: %s", ssh_errmsg(c));
+	errno = EIO;
+	return -1;
+}
+
+/* The link writes the channel; EAGAIN until it runs. */
+static ssize_t
+sshc_io_write(void *arg, const void *buf, size_t n)
+{
+	struct sshc	*c = arg;
+	ssize_t		 r;
+
+	if (c->st != SS_RUNNING) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if ((r = libssh2_channel_write(c->ch, buf, n)) >= 0)
+		return r;
+	if (r == LIBSSH2_ERROR_EAGAIN) {
+		errno = EAGAIN;
+		return -1;
+	}
+	snprintf(c->why, sizeof(c->why), "ssh: %s", ssh_errmsg(c));
+	errno = EPIPE;
+	return -1;
+}
+
+/* The link has bytes to move: step now, unless a step is under way (it arms at its end). */
+static void
+sshc_io_kick(void *arg)
+{
+	struct sshc	*c = arg;
+
+	if (c->st == SS_RUNNING && c->busy == 0)
+		sshc_step(c);
+}
+
+/* Why the channel broke, as the link reports it. */
+static const char *
+sshc_io_why(void *arg)
+{
+	struct sshc	*c = arg;
+
+	return c->why[0] != '\0' ? c->why : "ssh: the channel broke";
+}
+
+/* RUNNING: the link moves the agent's bytes; the agent's stderr is logged. */
+static void
+sshc_run(struct sshc *c)
+{
+	link_io_ready(c->link);
+	if (c->dead || c->st != SS_RUNNING)
+		return;
+	sshc_stderr(c, c->ch);
+	if (c->st == SS_RUNNING)
+		sshc_arm(c, 0);
 }
 
 /* Starts c's ssh session on c->fd; 0, or -1 (c failed). */
@@ -1248,7 +1282,6 @@ sshc_new(struct event_base *base)
 	c->base = base;
 	c->fd = -1;
 	c->in = evbuffer_new();
-	c->out = evbuffer_new();
 	c->err = evbuffer_new();
 	c->ev = event_new(base, -1, 0, sshc_ev_cb, c);
 	c->timer = evtimer_new(base, sshc_timeout_cb, c);
@@ -1338,7 +1371,6 @@ sshc_close(struct sshc *c)
 		event_free(c->ev);
 	if (c->timer != NULL)
 		event_free(c->timer);
-	evbuffer_free(c->out);
 	evbuffer_free(c->err);
 	for (i = 0; i < c->nkeys; i++)
 		free(c->keys[i]);
@@ -1375,6 +1407,12 @@ ssh_start(struct job_host *h, struct dt_err *e)
 	warnings_log(warn, nwarn);
 	if (rc == 0)
 		rc = sshc_jumps(c, h->o, 0, e);
+	/* The job's frames queue in the link until the channel runs. */
+	if (rc == 0 && (c->link = link_new_io(job_base(h), &(struct link_io){
+	    sshc_io_read, sshc_io_write, sshc_io_kick, sshc_io_why, c },
+	    AP_FRAME_MAX, &(struct link_cbs){ sshc_frame, sshc_link_close,
+	    NULL, c })) == NULL)
+		rc = dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
 	if (rc != 0) {
 		sshc_close(c);
 		evbuffer_free(c->in);
@@ -1399,10 +1437,7 @@ ssh_send(struct job_host *h, const void *p, size_t n)
 
 	if (c == NULL || c->st == SS_DEAD)
 		return DT_ERR_CLOSED;
-	evbuffer_add(c->out, p, n);
-	if (c->st == SS_RUNNING && c->busy == 0)
-		sshc_step(c);
-	return 0;
+	return link_send(c->link, p, n);
 }
 
 static void
@@ -1410,11 +1445,8 @@ ssh_pause(struct job_host *h, int on)
 {
 	struct sshc	*c = h->priv;
 
-	if (c == NULL || c->paused == on)
-		return;
-	c->paused = on;
-	if (!on && c->st == SS_RUNNING && c->busy == 0)
-		sshc_step(c);
+	if (c != NULL)
+		link_pause(c->link, on);
 }
 
 static void
@@ -1475,9 +1507,12 @@ ssh_free(struct job_host *h)
 		return;
 	h->priv = NULL;
 	ssh_unqueue(c);
+	/* Inside its own callback the link defers this; it reads no more. */
+	link_free(c->link);
+	c->link = NULL;
 	sshc_close(c);
 	if (c->busy > 0)
-		c->dead = 1;	/* link_frames may still be draining c->in */
+		c->dead = 1;	/* a step is under way: it frees c */
 	else {
 		evbuffer_free(c->in);
 		free(c);
