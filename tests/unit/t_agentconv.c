@@ -130,34 +130,44 @@ TEST(agent_refuses_a_job_of_4g_ranks)
 	dt_wbuf_free(&out);
 }
 
-TEST(agent_takes_a_job_in_parts)
+/* Appends a job of one rank running true, with env, and PREPARE. */
+static void
+put_true_job(struct dt_wbuf *in, const char *id, char **env, size_t nenv)
 {
-	struct dt_wbuf	 in, out;
 	struct ap_job	 j = { 0 };
 	struct ap_rank	 r = { 0 };
 	char		*argv[] = { "true", NULL };
-	int		 status;
 
-	dt_wbuf_init(&in);
-	dt_wbuf_init(&out);
 	j.version = AP_VERSION;
-	j.job_id = "parts";
+	j.job_id = (char *)id;
 	j.cwd = "";
 	j.kill_grace_ms = BIG_GRACE_MS;
 	j.nranks = 1;
-	j.env = t_strs(10, 120 * 1024, 1);
-	j.nenv = 10;
-	CHECK_INT(ap_put_job(&in, &j), 0);
-	CHECK(in.len > AP_FRAME_MAX);
+	j.env = env;
+	j.nenv = nenv;
+	j.setup = "";
+	CHECK_INT(ap_put_job(in, &j), 0);
 	r.argv = argv;
 	r.argc = 1;
-	CHECK_INT(ap_put_rank(&in, &r), 0);
-	CHECK_INT(ap_put_empty(&in, AP_PREPARE), 0);
+	CHECK_INT(ap_put_rank(in, &r), 0);
+	CHECK_INT(ap_put_empty(in, AP_PREPARE), 0);
+}
+
+TEST(agent_takes_a_job_in_parts)
+{
+	struct dt_wbuf	 in, out;
+	char		**env = t_strs(10, 120 * 1024, 1);
+	int		  status;
+
+	dt_wbuf_init(&in);
+	dt_wbuf_init(&out);
+	put_true_job(&in, "parts", env, 10);
+	CHECK(in.len > AP_FRAME_MAX);
 	status = agent_talk(in.p, in.len, &out);
 	CHECK(WIFEXITED(status));
 	CHECK(has_frame(&out, AP_PREPARED));
 	CHECK(!has_frame(&out, AP_ERROR));
-	dt_strv_free(j.env);
+	dt_strv_free(env);
 	dt_wbuf_free(&in);
 	dt_wbuf_free(&out);
 }
@@ -198,9 +208,6 @@ TEST(agent_stays_after_done_for_the_next_attempt)
 {
 	struct dt_wbuf	 in, out;
 	struct ap_stop	 st = { 15, 0 };
-	struct ap_job	 j = { 0 };
-	struct ap_rank	 r = { 0 };
-	char		*argv[] = { "true", NULL };
 	int		 status;
 
 	dt_wbuf_init(&in);
@@ -214,17 +221,7 @@ TEST(agent_stays_after_done_for_the_next_attempt)
 	ap_put_ports(&in, 1);
 	ap_put_stop(&in, &st);
 	ap_put_empty(&in, AP_AGAIN);
-	j.version = AP_VERSION;
-	j.job_id = "again";
-	j.cwd = "";
-	j.kill_grace_ms = BIG_GRACE_MS;
-	j.nranks = 1;
-	j.setup = "";
-	CHECK_INT(ap_put_job(&in, &j), 0);
-	r.argv = argv;
-	r.argc = 1;
-	CHECK_INT(ap_put_rank(&in, &r), 0);
-	CHECK_INT(ap_put_empty(&in, AP_PREPARE), 0);
+	put_true_job(&in, "again", NULL, 0);
 	status = agent_talk(in.p, in.len, &out);
 	CHECK(WIFEXITED(status));
 	CHECK_INT(count_frames(&out, AP_HELLO), 3);
