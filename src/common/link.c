@@ -22,7 +22,8 @@
 #include "wire.h"
 
 struct link {
-	int		 rfd, wfd;	/* -1 with io */
+	struct event_base *base;
+	int		 rfd, wfd;	/* -1 with io, or before link_attach */
 	struct link_io	 io;
 	int		 has_io;
 	int		 ioing;		/* inside link_io_ready */
@@ -40,6 +41,7 @@ struct link {
 };
 
 static void	link_read_cb(evutil_socket_t, short, void *);
+static void	link_write_some(struct link *);
 static void	link_write_cb(evutil_socket_t, short, void *);
 
 /* Sets O_NONBLOCK on fd. */
@@ -75,24 +77,65 @@ link_alloc(size_t max_frame, const struct link_cbs *cbs)
 }
 
 struct link *
+link_new_later(struct event_base *base, size_t max_frame,
+    const struct link_cbs *cbs)
+{
+	struct link	*l;
+
+	if ((l = link_alloc(max_frame, cbs)) != NULL)
+		l->base = base;
+	return l;
+}
+
+int
+link_attach(struct link *l, int rfd, int wfd)
+{
+	l->rfd = rfd;
+	l->wfd = wfd;
+	set_nonblock(rfd);
+	set_nonblock(wfd);
+	l->rev = event_new(l->base, rfd, EV_READ | EV_PERSIST, link_read_cb, l);
+	l->wev = event_new(l->base, wfd, EV_WRITE | EV_PERSIST, link_write_cb,
+	    l);
+	if (l->rev == NULL || l->wev == NULL)
+		return DT_ERR_NOMEM;
+	if (!l->paused)
+		event_add(l->rev, NULL);
+	if (evbuffer_get_length(l->out) > 0) {
+		l->busy++;
+		link_write_some(l);
+		l->busy--;
+		if (l->dead && l->busy == 0) {
+			link_free(l);	/* its drain callback freed it */
+			return DT_ERR_CLOSED;
+		}
+	}
+	return 0;
+}
+
+int
+link_take_fd(struct link *l)
+{
+	int	fd = l->rfd;
+
+	l->rfd = l->wfd = -1;
+	link_free(l);
+	return fd;
+}
+
+struct link *
 link_new(struct event_base *base, int rfd, int wfd, size_t max_frame,
     const struct link_cbs *cbs)
 {
 	struct link	*l;
 
-	if ((l = link_alloc(max_frame, cbs)) == NULL)
+	if ((l = link_new_later(base, max_frame, cbs)) == NULL)
 		return NULL;
-	l->rfd = rfd;
-	l->wfd = wfd;
-	set_nonblock(rfd);
-	set_nonblock(wfd);
-	l->rev = event_new(base, rfd, EV_READ | EV_PERSIST, link_read_cb, l);
-	l->wev = event_new(base, wfd, EV_WRITE | EV_PERSIST, link_write_cb, l);
-	if (l->rev == NULL || l->wev == NULL) {
+	if (link_attach(l, rfd, wfd) != 0) {
+		l->rfd = l->wfd = -1;	/* the caller's still */
 		link_free(l);
 		return NULL;
 	}
-	event_add(l->rev, NULL);
 	return l;
 }
 
@@ -125,6 +168,10 @@ link_out(struct link *l)
 	size_t		 len;
 	ssize_t		 n;
 
+	if (!l->has_io && l->wfd < 0) {
+		errno = EAGAIN;		/* not attached yet: it waits */
+		return -1;
+	}
 	if (!l->has_io)
 		return evbuffer_write(l->out, l->wfd);
 	len = evbuffer_get_length(l->out);
@@ -198,7 +245,9 @@ link_write_some(struct link *l)
 	if (l->has_io) {
 		if (evbuffer_get_length(l->out) > 0)
 			link_kick(l);
-	} else if (evbuffer_get_length(l->out) > 0)
+	} else if (l->wev == NULL)
+		;			/* not attached yet */
+	else if (evbuffer_get_length(l->out) > 0)
 		event_add(l->wev, NULL);
 	else
 		event_del(l->wev);
@@ -253,7 +302,9 @@ link_pause(struct link *l, int on)
 	if (l->has_io) {
 		if (!on)
 			link_kick(l);	/* frames may be buffered already */
-	} else if (on)
+	} else if (l->rev == NULL)
+		;			/* not attached yet: link_attach looks */
+	else if (on)
 		event_del(l->rev);
 	else {
 		event_add(l->rev, NULL);

@@ -60,6 +60,21 @@ struct link_io {
 /* The close callback's why when the stream ended inside a frame. */
 #define LINK_TRUNCATED	"stream ended inside a frame"
 
+/*
+ * Makes a link whose fds come later (link_attach): what is sent meanwhile
+ * waits in its queue, in order. NULL only if out of memory.
+ */
+struct link	*link_new_later(struct event_base *, size_t max_frame,
+		    const struct link_cbs *);
+/* Gives a link_new_later link its fds and writes what waited. 0, or DT_ERR_NOMEM. */
+int		 link_attach(struct link *, int rfd, int wfd);
+/*
+ * Takes the fd (one for both ways) back from l and frees l without
+ * closing it; safe inside l's callbacks. What l had read and not
+ * delivered, or queued and not written, is dropped. Returns the fd.
+ */
+int		 link_take_fd(struct link *);
+
 /* Makes a link over io; NULL only if out of memory. */
 struct link	*link_new_io(struct event_base *, const struct link_io *,
 		    size_t max_frame, const struct link_cbs *);

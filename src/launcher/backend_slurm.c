@@ -81,24 +81,26 @@ extern char **environ;
 
 struct slurm;
 
-/* One TCP connection from an agent; h is set once it has authenticated. */
+/*
+ * One TCP connection from an agent, while it proves itself; then its fd
+ * goes to its host's link and the sconn is gone.
+ */
 struct sconn {
 	struct slurm	*s;
 	struct sconn	*next;		/* among those not yet authenticated */
 	int		 fd;
-	struct link	*link;
-	struct job_host	*h;
+	struct link	*link;		/* for the handshake */
 	char		 peer[64];
 	uint8_t		 snonce[AC_NONCE_LEN];
 	struct event	*timer;
 };
 
-/* A host's part: its connection, and what the job sent before it came. */
+/* A host's part: its link (what the job sends waits there until its agent connects). */
 struct shost {
 	struct slurm	*s;
-	struct sconn	*c;
-	struct dt_wbuf	 pending;
-	int		 paused;
+	struct link	*link;
+	int		 fd;		/* the agent's connection, once it came */
+	int		 connected;
 	int		 doomed;	/* its agent will not connect: fail it */
 };
 
@@ -131,6 +133,7 @@ struct slurm {
 
 static void	slurm_fail_tasks(struct slurm *);
 static void	slurm_kill(struct job_host *);
+static void	slurm_end(struct slurm *);
 
 /* True if s, the end of an srun line, says tasks ended ("task 0: Killed"). */
 static int
@@ -150,7 +153,7 @@ srun_doom_name(const char *name, size_t len, void *arg)
 
 	for (i = 0; i < s->nhosts; i++)
 		if (strcmp(s->hosts[i]->name, name) == 0 &&
-		    (sh = s->hosts[i]->priv) != NULL && sh->c == NULL)
+		    (sh = s->hosts[i]->priv) != NULL && !sh->connected)
 			sh->doomed = 1;
 	return 0;
 }
@@ -368,7 +371,7 @@ slurm_host(struct slurm *s, const char *node, const char **why)
 		sh = s->hosts[i]->priv;
 		if (sh == NULL || s->hosts[i]->done)
 			*why = "has no agent in this job any more";
-		else if (sh->c != NULL)
+		else if (sh->connected)
 			*why = "already has its agent connected";
 		else
 			return s->hosts[i];
@@ -418,33 +421,31 @@ sconn_answer(struct sconn *c, const uint8_t *p, size_t n)
 	ac_put_welcome(&b, mac);
 	link_send(c->link, b.p, b.len);
 	dt_wbuf_free(&b);
-
-	sconn_unlist(c);
-	event_free(c->timer);
-	c->timer = NULL;
-	c->h = h;
+	/* A fresh socket takes a WELCOME whole; one that does not is broken. */
+	if (link_closed(c->link) || link_queued(c->link) > 0) {
+		sconn_log(s, "agent connection from %s: cannot answer it: "
+		    "dropped", c->peer);
+		sconn_drop(c);
+		return;
+	}
+	/* From here on it is the host's link: the job's frames that waited go first. */
 	sh = h->priv;
-	sh->c = c;
-	if (sh->pending.len > 0)
-		link_send(c->link, sh->pending.p, sh->pending.len);
-	dt_wbuf_free(&sh->pending);
-	if (sh->paused)
-		link_pause(c->link, 1);
+	sh->fd = link_take_fd(c->link);
+	c->link = NULL;
 	log_debug("%s: agent connected from %s", h->name, c->peer);
+	sconn_drop(c);
+	sh->connected = 1;
 	s->nconnected++;
+	if (link_attach(sh->link, sh->fd, sh->fd) != 0)
+		job_host_closed(h, DT_ERR_NOMEM, "out of memory");
 }
 
-/* A frame on an agent connection: the handshake's, then the agent's. */
+/* A frame on a connection still proving itself: only its ANSWER. */
 static void
 sconn_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 {
 	struct sconn	*c = arg;
-	struct job_host	*h = c->h;
 
-	if (h != NULL) {
-		job_host_frame(h, type, p, n);
-		return;
-	}
 	if (type != AC_ANSWER) {
 		sconn_log(c->s, "agent connection from %s: %s before the "
 		    "handshake: dropped", c->peer, ap_type_name(type));
@@ -458,15 +459,27 @@ sconn_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 static void
 sconn_close(void *arg, int err, const char *why)
 {
-	struct sconn	*c = arg;
+	sconn_drop(arg);
+}
+
+/* A frame from h's agent. */
+static void
+shost_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
+{
+	job_host_frame(arg, type, p, n);
+}
+
+/* h's agent connection ended. */
+static void
+shost_close(void *arg, int err, const char *why)
+{
+	struct job_host	*h = arg;
+	struct shost	*sh = h->priv;
 
 	/* Slurm ending the step after another agent failed: that one first. */
-	if (c->h != NULL && event_pending(c->s->task_timer, EV_TIMEOUT, NULL))
-		slurm_fail_tasks(c->s);
-	if (c->h != NULL)
-		job_host_closed(c->h, err, why);
-	else
-		sconn_drop(c);
+	if (event_pending(sh->s->task_timer, EV_TIMEOUT, NULL))
+		slurm_fail_tasks(sh->s);
+	job_host_closed(h, err, why);
 }
 
 /* ARGSUSED */
@@ -552,7 +565,7 @@ slurm_fail_doomed(struct slurm *s, const char *msg)
 	for (i = 0; i < s->nhosts; i++) {
 		h = s->hosts[i];
 		sh = h->priv;
-		if (!h->done && sh != NULL && sh->c == NULL && sh->doomed)
+		if (!h->done && sh != NULL && !sh->connected && sh->doomed)
 			job_host_closed(h, DT_ERR_CLOSED, msg);
 	}
 	s->failing = 0;
@@ -566,7 +579,7 @@ slurm_fail_waiting(struct slurm *s, const char *msg)
 	size_t		 i;
 
 	for (i = 0; i < s->nhosts; i++)
-		if ((sh = s->hosts[i]->priv) != NULL && sh->c == NULL)
+		if ((sh = s->hosts[i]->priv) != NULL && !sh->connected)
 			sh->doomed = 1;
 	slurm_fail_doomed(s, msg);
 }
@@ -627,7 +640,7 @@ slurm_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	for (i = 0; i < s->nhosts; i++) {
 		h = s->hosts[i];
 		if (h->done || h->hello || (sh = h->priv) == NULL ||
-		    sh->c == NULL)
+		    !sh->connected)
 			continue;
 		slurm_kill(h);
 		job_host_closed(h, DT_ERR_TIMEOUT, msg);
@@ -905,7 +918,14 @@ slurm_start(struct job_host *h, struct dt_err *e)
 		s = ((struct shost *)hosts[0]->priv)->s;
 	sh = xcalloc(1, sizeof(*sh));
 	sh->s = s;
-	dt_wbuf_init(&sh->pending);
+	sh->fd = -1;
+	if ((sh->link = link_new_later(s->base, AP_FRAME_MAX,
+	    &(struct link_cbs){ shost_frame, shost_close, NULL, h })) == NULL) {
+		free(sh);
+		if (h == hosts[0])
+			slurm_end(s);	/* ends the srun just started */
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
+	}
 	s->refs++;
 	h->priv = sh;
 	return 0;
@@ -918,11 +938,8 @@ slurm_send(struct job_host *h, const void *p, size_t n)
 
 	if (sh == NULL)
 		return DT_ERR_CLOSED;
-	if (sh->c != NULL)
-		return link_send(sh->c->link, p, n);
-	/* Not connected yet: it hears it once it is. */
-	dt_wbuf_put(&sh->pending, p, n);
-	return sh->pending.oom ? DT_ERR_NOMEM : 0;
+	/* Not connected yet: it waits in the link until it is. */
+	return link_send(sh->link, p, n);
 }
 
 /*
@@ -935,7 +952,7 @@ slurm_unreached(struct job_host *h)
 {
 	struct shost	*sh = h->priv;
 
-	return sh != NULL && sh->c == NULL && !(sh->s->failing && sh->doomed);
+	return sh != NULL && !sh->connected && !(sh->s->failing && sh->doomed);
 }
 
 /* What the job heard from h's agent. */
@@ -961,11 +978,8 @@ slurm_pause(struct job_host *h, int on)
 {
 	struct shost	*sh = h->priv;
 
-	if (sh == NULL)
-		return;
-	sh->paused = on;
-	if (sh->c != NULL)
-		link_pause(sh->c->link, on);
+	if (sh != NULL)
+		link_pause(sh->link, on);
 }
 
 static void
@@ -974,8 +988,8 @@ slurm_kill(struct job_host *h)
 	struct shost	*sh = h->priv;
 
 	/* The agent sees its link close and stops its ranks itself. */
-	if (sh != NULL && sh->c != NULL)
-		shutdown(sh->c->fd, SHUT_RDWR);
+	if (sh != NULL && sh->connected)
+		shutdown(sh->fd, SHUT_RDWR);
 }
 
 static void
@@ -1065,11 +1079,7 @@ slurm_hfree(struct job_host *h)
 	if (sh == NULL)
 		return;
 	s = sh->s;
-	if (sh->c != NULL) {
-		link_free(sh->c->link);
-		free(sh->c);
-	}
-	dt_wbuf_free(&sh->pending);
+	link_free(sh->link);	/* closes the agent's connection */
 	free(sh);
 	h->priv = NULL;
 	if (--s->refs == 0)
