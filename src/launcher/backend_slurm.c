@@ -928,18 +928,8 @@ slurm_start(struct job_host *h, struct dt_err *e)
 	}
 	s->refs++;
 	h->priv = sh;
+	h->link = sh->link;
 	return 0;
-}
-
-static int
-slurm_send(struct job_host *h, const void *p, size_t n)
-{
-	struct shost	*sh = h->priv;
-
-	if (sh == NULL)
-		return DT_ERR_CLOSED;
-	/* Not connected yet: it waits in the link until it is. */
-	return link_send(sh->link, p, n);
 }
 
 /*
@@ -971,15 +961,6 @@ slurm_news(struct job_host *h, int what)
 	/* --start-timeout waits for every agent's HELLO, not less. */
 	if (what == JN_HELLO && ++s->nhello == s->nhosts)
 		event_del(s->timer);
-}
-
-static void
-slurm_pause(struct job_host *h, int on)
-{
-	struct shost	*sh = h->priv;
-
-	if (sh != NULL)
-		link_pause(sh->link, on);
 }
 
 static void
@@ -1090,10 +1071,8 @@ const struct backend backend_slurm = {
 	.name = "slurm",
 	.reuse = BE_REUSE_ALL,
 	.start = slurm_start,
-	.send = slurm_send,
 	.unreached = slurm_unreached,
 	.news = slurm_news,
-	.pause = slurm_pause,
 	.kill = slurm_kill,
 	.reaped = slurm_reaped,
 	.free = slurm_hfree,

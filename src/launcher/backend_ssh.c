@@ -1421,6 +1421,7 @@ ssh_start(struct job_host *h, struct dt_err *e)
 	}
 	snprintf(c->name, sizeof(c->name), "%s", c->t.alias);
 	h->priv = c;
+	h->link = c->link;
 	log_debug("%s: ssh %s@%s port %d", c->t.alias, c->t.user,
 	    c->t.hostname, c->t.port);
 	c->st = SS_QUEUED;
@@ -1428,25 +1429,6 @@ ssh_start(struct job_host *h, struct dt_err *e)
 	g.queue[g.nqueue++] = c;
 	queue_kick();
 	return 0;
-}
-
-static int
-ssh_send(struct job_host *h, const void *p, size_t n)
-{
-	struct sshc	*c = h->priv;
-
-	if (c == NULL || c->st == SS_DEAD)
-		return DT_ERR_CLOSED;
-	return link_send(c->link, p, n);
-}
-
-static void
-ssh_pause(struct job_host *h, int on)
-{
-	struct sshc	*c = h->priv;
-
-	if (c != NULL)
-		link_pause(c->link, on);
 }
 
 static void
@@ -1523,8 +1505,6 @@ const struct backend backend_ssh = {
 	.name = "ssh",
 	.reuse = BE_REUSE_HOST,
 	.start = ssh_start,
-	.send = ssh_send,
-	.pause = ssh_pause,
 	.kill = ssh_kill,
 	.reaped = ssh_reaped,
 	.free = ssh_free,

@@ -39,6 +39,7 @@
 #include "env.h"
 #include "err.h"
 #include "job.h"
+#include "link.h"
 #include "log.h"
 #include "output.h"
 #include "plan.h"
@@ -302,7 +303,7 @@ job_send(struct job_host *h)
 		log_error("out of memory");
 		exit(EXIT_INTERNAL);
 	}
-	if (j->wb.len == 0 || h->done) {
+	if (j->wb.len == 0 || h->done || h->link == NULL) {
 		dt_wbuf_reset(&j->wb);
 		return;
 	}
@@ -314,7 +315,7 @@ job_send(struct job_host *h)
 	 */
 	wb = j->wb;
 	dt_wbuf_init(&j->wb);
-	h->be->send(h, wb.p, wb.len);
+	link_send(h->link, wb.p, wb.len);
 	h->beat.sent = 1;
 	if (j->wb.cap == 0) {
 		j->wb = wb;		/* keep the allocation */
@@ -1246,8 +1247,8 @@ job_pressure(void *arg, int on)
 
 	j->paused = on;
 	for (h = 0; h < j->plan->nhosts; h++)
-		if (!j->hosts[h]->done)
-			j->hosts[h]->be->pause(j->hosts[h], on);
+		if (!j->hosts[h]->done && j->hosts[h]->link != NULL)
+			link_pause(j->hosts[h]->link, on);
 }
 
 /*
@@ -1584,6 +1585,7 @@ job_host_disconnect(struct job_host *h)
 	if (h->priv != NULL)
 		h->be->free(h);
 	h->priv = NULL;
+	h->link = NULL;
 	h->idle = h->down = 0;
 	free(h->agent_host);
 	h->agent_host = NULL;
@@ -1702,7 +1704,7 @@ job_scope_tick(struct job_scope *sc)
 		switch (ap_beat_look(&h->beat)) {
 		case AP_BEAT_SEND:
 			ap_put_heartbeat(&sc->wb, ms);
-			h->be->send(h, sc->wb.p, sc->wb.len);
+			link_send(h->link, sc->wb.p, sc->wb.len);
 			dt_wbuf_reset(&sc->wb);
 			h->beat.sent = 1;
 			break;

@@ -18,24 +18,29 @@ struct event_base;
 struct job;
 struct job_host;
 struct job_scope;
+struct link;
 struct opts;
 struct plan;
 struct plan_host;
 
 /*
- * One way of reaching hosts' agents (pdsh-style operations table). What
- * start makes (h->priv) lives until free: for a backend that says reuse,
- * across the job's attempts while its agent stays up.
+ * One way of reaching hosts' agents (pdsh-style operations table). A
+ * backend reaches; the link talks: start makes h->link (link.h), over
+ * whatever stream the backend has (a socketpair, an ssh channel, srun's
+ * TCP), and from then on the job sends, pauses and hears frames through
+ * it alone; the backend only moves bytes. What start makes (h->priv,
+ * h->link) lives until free: for a backend that says reuse, across the
+ * job's attempts while its agent stays up.
  */
 struct backend {
 	const char	*name;
 	int		 reuse;		/* BE_REUSE_*: idle agents serve the next attempt */
-	/* Starts the agent of h; its frames go to job_host_frame. 0 or DT_ERR_*. */
+	/*
+	 * Starts reaching the agent of h and sets h->link, which queues what
+	 * the job sends until the agent is there; its frames go to
+	 * job_host_frame, its end to job_host_closed. 0 or DT_ERR_*.
+	 */
 	int		(*start)(struct job_host *, struct dt_err *);
-	/* Queues bytes (whole frames) to the agent; 0 or DT_ERR_CLOSED. */
-	int		(*send)(struct job_host *, const void *, size_t);
-	/* Stops (1) or resumes (0) reading from the agent. */
-	void		(*pause)(struct job_host *, int);
 	/*
 	 * May be NULL. The job stops before h's agent is reached: returns 1
 	 * if the backend gives it up (nothing will run there; the job counts
@@ -79,6 +84,7 @@ struct job_host {
 	const struct plan_host	*ph;
 	const struct backend	*be;
 	void			*priv;		/* the backend's */
+	struct link		*link;		/* to the agent, made by start */
 	char			*agent_host;	/* hostname the agent reported */
 	pid_t			 agent_pid;	/* pid the agent reported */
 	int			 hello;
