@@ -156,9 +156,10 @@ link_watermarks(struct link *l, size_t low, size_t high)
 {
 }
 
-void
+int
 link_flush(struct link *l, int ms)
 {
+	return 0;
 }
 
 /* Spawning: a pid nothing has, or the error a name asks for. */
