@@ -94,6 +94,8 @@ struct agent {
 	int		 stopping;
 	int		 link_down;
 	int		 finishing;
+	int		 idle;		/* DONE sent: waiting for AGAIN */
+	int		 exiting;	/* SIGTERM: exit after DONE, not wait */
 	size_t		 live;		/* started, not yet reaped */
 	int		 pipes_paused;
 	int		 devnull;
@@ -111,6 +113,7 @@ struct agent {
 };
 
 static void	agent_check(struct agent *);
+static void	agent_done(struct agent *);
 static void	agent_resolve(struct agent *);
 static void	src_read(struct src *, int);
 
@@ -332,9 +335,7 @@ agent_check(struct agent *a)
 			event_add(a->recheck, &tv);
 			return;
 		}
-		ap_put_empty(&a->wb, AP_DONE);
-		agent_flush_wb(a);
-		agent_finish(a);
+		agent_done(a);
 		return;
 	}
 	if (a->live > 0)
@@ -355,9 +356,7 @@ agent_check(struct agent *a)
 		src_read(&a->ranks[i].err, 1);
 		src_close(&a->ranks[i].err);
 	}
-	ap_put_empty(&a->wb, AP_DONE);
-	agent_flush_wb(a);
-	agent_finish(a);
+	agent_done(a);
 }
 
 /* Reports a reaped rank: first everything it wrote, then how it ended. */
@@ -412,6 +411,8 @@ sigterm_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct agent	*a = arg;
 
+	/* The host is going down, or dtrun-kill: no next attempt here. */
+	a->exiting = 1;
 	/* Tell the launcher why, so it reports this and not a dying rank. */
 	if (a->keeper > 0 && getppid() != a->keeper)
 		agent_error(a, AP_NORANK, EXIT_LOST, "%s: the agent's keeper (pid %d) "
@@ -1013,6 +1014,113 @@ agent_heartbeat(struct agent *a, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* Says HELLO: who we are, and a port free here now. */
+static void
+agent_hello(struct agent *a)
+{
+	struct ap_hello	h;
+	int		port;
+
+	h.version = AP_VERSION;
+	h.hostname = a->host;
+	h.pid = getpid();
+	/* A port free here, for MASTER_PORT when rank 0 is on this host. */
+	port_pick(&port, 1);
+	h.free_port = port;
+	ap_put_hello(&a->wb, &h);
+	agent_flush_wb(a);
+}
+
+/*
+ * Frees what one attempt built (ranks, their pipes, the job, the setup)
+ * and forgets it, so the next JOB starts from nothing. The link, its
+ * heartbeats and the keeper stay.
+ */
+static void
+agent_forget(struct agent *a)
+{
+	size_t	i;
+
+	for (i = 0; i < a->nranks; i++) {
+		src_close(&a->ranks[i].out);
+		src_close(&a->ranks[i].err);
+		free(a->ranks[i].env);
+		free(a->ranks[i].path);
+		ap_rank_free(&a->msgs[i]);
+	}
+	free(a->ranks);
+	free(a->msgs);
+	free(a->base_env);
+	setup_free(a->setup);
+	dt_strv_free(a->setup_env);
+	/* The next attempt chooses its interface again. */
+	while (a->nif_env > 0)
+		free(a->if_env[--a->nif_env]);
+	ap_job_free(&a->job);
+	ap_reasm_free(&a->reasm);
+	ap_reasm_init(&a->reasm);
+	a->ranks = NULL;
+	a->msgs = NULL;
+	a->base_env = NULL;
+	a->setup = NULL;
+	a->setup_env = NULL;
+	a->nsetup_env = 0;
+	memset(&a->job, 0, sizeof(a->job));
+	a->nranks = a->cap = a->live = 0;
+	a->have_job = a->ports_seen = a->prepare_seen = 0;
+	a->prepared = a->started = a->stopping = a->killed = 0;
+	if (a->kill_timer != NULL)
+		event_del(a->kill_timer);
+	if (a->recheck != NULL)
+		event_del(a->recheck);
+}
+
+/*
+ * Everything this attempt started is gone: take our record down, say
+ * DONE, and wait for the next attempt (AGAIN) or, with the launcher gone
+ * or SIGTERM taken, exit.
+ */
+static void
+agent_done(struct agent *a)
+{
+	record_remove(a->rec);
+	a->rec = NULL;
+	ap_put_empty(&a->wb, AP_DONE);
+	agent_flush_wb(a);
+	if (a->link_down || a->exiting) {
+		agent_finish(a);
+		return;
+	}
+	agent_forget(a);
+	a->idle = 1;
+}
+
+/*
+ * A frame between attempts: AGAIN starts the next; what the launcher sent
+ * before it heard DONE (STOP, SIGNAL, STACKS) has nothing left to act on.
+ * Returns 1 when taken, 0 for the usual handling (HEARTBEAT), -1 if it
+ * has no place here.
+ */
+static int
+agent_idle_frame(struct agent *a, uint8_t type, const uint8_t *p, size_t n)
+{
+	switch (type) {
+	case AP_AGAIN:
+		if (ap_get_empty(p, n) != 0)
+			return -1;
+		a->idle = 0;
+		agent_hello(a);
+		return 1;
+	case AP_STOP:
+	case AP_SIGNAL:
+	case AP_STACKS:
+		return 1;
+	case AP_HEARTBEAT:
+		return 0;
+	}
+	return -1;
+}
+
 /* One frame from the launcher. */
 static void
 agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
@@ -1027,6 +1135,12 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 	/* Finishing: the loop ends after this callback; hear nothing more. */
 	if (a->finishing || a->link_down)
 		return;
+	if (a->idle) {
+		if ((rc = agent_idle_frame(a, type, p, n)) < 0)
+			goto bad;
+		if (rc > 0)
+			return;
+	}
 	if ((rc = ap_reasm_feed(&a->reasm, type, &p, &n)) == 0)
 		return;		/* a part of a longer JOB or RANK */
 	if (rc < 0)
@@ -1117,23 +1231,7 @@ agent_link_close(void *arg, int err, const char *why)
 static void
 agent_release(struct agent *a)
 {
-	size_t	i;
-
-	for (i = 0; i < a->nranks; i++) {
-		src_close(&a->ranks[i].out);
-		src_close(&a->ranks[i].err);
-		free(a->ranks[i].env);
-		free(a->ranks[i].path);
-		ap_rank_free(&a->msgs[i]);
-	}
-	free(a->ranks);
-	free(a->msgs);
-	free(a->base_env);
-	setup_free(a->setup);
-	dt_strv_free(a->setup_env);
-	while (a->nif_env > 0)
-		free(a->if_env[--a->nif_env]);
-	ap_job_free(&a->job);
+	agent_forget(a);
 	ap_reasm_free(&a->reasm);
 	dt_wbuf_free(&a->wb);
 	event_free(a->kill_timer);
@@ -1149,8 +1247,6 @@ agent_run(int rfd, int wfd, pid_t keeper)
 {
 	struct agent	 a;
 	struct link_cbs	 cbs;
-	struct ap_hello	 h;
-	int		 port;
 
 	memset(&a, 0, sizeof(a));
 	a.keeper = keeper;
@@ -1203,14 +1299,7 @@ agent_run(int rfd, int wfd, pid_t keeper)
 	event_add(a.ev_term, NULL);
 	event_add(a.ev_quit, NULL);
 
-	h.version = AP_VERSION;
-	h.hostname = a.host;
-	h.pid = getpid();
-	/* A port free here, for MASTER_PORT when rank 0 is on this host. */
-	port_pick(&port, 1);
-	h.free_port = port;
-	ap_put_hello(&a.wb, &h);
-	agent_flush_wb(&a);
+	agent_hello(&a);
 
 	event_base_dispatch(a.base);
 

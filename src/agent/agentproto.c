@@ -693,6 +693,7 @@ ap_type_name(int t)
 	case AP_IFACE:		return "IFACE";
 	case AP_CHECK:		return "CHECK";
 	case AP_CHECKED:	return "CHECKED";
+	case AP_AGAIN:		return "AGAIN";
 	}
 	return "?";
 }

@@ -36,6 +36,16 @@
  *						   the host has, then whether
  *						   it reaches rank 0's host
  *
+ *	launcher AGAIN -> agent HELLO			-- the next attempt
+ *						   (--max-restarts)
+ *
+ * After DONE the agent stays, its link and heartbeats kept, and waits:
+ * a restart sends AGAIN and the conversation starts over from HELLO (a
+ * fresh free port, the same pid) with the same agent, so an attempt costs
+ * no new connection. Until AGAIN it ignores STOP, SIGNAL and STACKS (the
+ * launcher may send them before it hears DONE) and refuses the rest. The
+ * launcher closes the stream when the job is over; the agent then exits.
+ *
  * The agent kills everything it started if the stream breaks. A stream
  * that goes silent without breaking (a host powered off, a partition that
  * sends no RST) is caught by heartbeats: once an agent's HELLO is in, the
@@ -71,6 +81,7 @@
  * both, not a protocol error. 4: JOB carries the setup command.
  * 5: JOB carries the interface candidates and rank 0's address; the agent
  * answers with IFACE. CHECK and CHECKED (--check, --preflight).
+ * The agent stays after DONE and AGAIN starts the next attempt.
  */
 #define AP_VERSION	5
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
@@ -115,6 +126,7 @@ enum ap_type {
 	/* --check and --preflight (new in 5; numbers apart from the rest) */
 	AP_CHECK = 32,		/* launcher -> agent: a step of the check */
 	AP_CHECKED = 96,	/* agent -> launcher: its answers */
+	AP_AGAIN = 24,		/* launcher -> agent: the next attempt, say HELLO */
 };
 
 enum ap_stream { AP_STDOUT = 1, AP_STDERR = 2 };

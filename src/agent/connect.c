@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "connect.h"
+#include "sock.h"
 #include "err.h"
 #include "mac.h"
 
@@ -271,8 +272,7 @@ dial_tcp(const char *addr, long long deadline, struct dt_err *e)
 	struct addrinfo	 hints, *ai, *a;
 	char		 host[256];
 	const char	*port;
-	socklen_t	 sl;
-	int		 fd = -1, rc, soerr = 0, one = 1;
+	int		 fd = -1, rc, soerr = 0, inprogress;
 
 	if (split_addr(addr, host, sizeof(host), &port) != 0)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--connect \"%s\": "
@@ -283,28 +283,18 @@ dial_tcp(const char *addr, long long deadline, struct dt_err *e)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "cannot resolve "
 		    "%s: %s", host, gai_strerror(rc));
 	for (a = ai; a != NULL; a = a->ai_next) {
-		fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK |
-		    SOCK_CLOEXEC, 0);
-		if (fd == -1) {
+		if ((fd = sock_connect(a, &inprogress)) == -1) {
 			soerr = errno;
 			continue;
 		}
-		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+		if (!inprogress)
 			break;
-		soerr = errno;
-		if (errno == EINPROGRESS) {
-			if ((rc = wait_fd(fd, POLLOUT, deadline)) != 0)
-				soerr = rc == DT_ERR_TIMEOUT ? ETIMEDOUT :
-				    errno;
-			else {
-				sl = sizeof(soerr);
-				if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr,
-				    &sl) == -1)
-					soerr = errno;
-			}
-			if (soerr == 0)
-				break;
-		}
+		if ((rc = wait_fd(fd, POLLOUT, deadline)) != 0)
+			soerr = rc == DT_ERR_TIMEOUT ? ETIMEDOUT : errno;
+		else
+			soerr = sock_connect_error(fd);
+		if (soerr == 0)
+			break;
 		close(fd);
 		fd = -1;
 	}
@@ -312,7 +302,7 @@ dial_tcp(const char *addr, long long deadline, struct dt_err *e)
 	if (fd == -1)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "cannot connect to "
 		    "dtrun at %s: %s", addr, strerror(soerr));
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	sock_nodelay(fd);
 	return fd;
 }
 

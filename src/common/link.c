@@ -1,8 +1,9 @@
 /*
- * link.c -- framed stream over fds on libevent. Frames are split here and
- * handed to the owner whole; the owner decodes them (src/agent/proto.c).
- * Callbacks may free the link: a "busy" count defers the free until the
- * read loop has unwound.
+ * link.c -- framed stream over fds on libevent, or over a stream its
+ * owner drives (link_io). Frames are split here and handed to the owner
+ * whole; the owner decodes them (src/agent/agentproto.c). Callbacks may
+ * free the link: a "busy" count defers the free until the read loop has
+ * unwound.
  */
 #include <sys/types.h>
 
@@ -21,7 +22,11 @@
 #include "wire.h"
 
 struct link {
-	int		 rfd, wfd;
+	struct event_base *base;
+	int		 rfd, wfd;	/* -1 with io, or before link_attach */
+	struct link_io	 io;
+	int		 has_io;
+	int		 ioing;		/* inside link_io_ready */
 	size_t		 max_frame;
 	struct link_cbs	 cb;
 	struct event	*rev, *wev;
@@ -39,6 +44,7 @@ struct link {
 #define LINK_READ	(256 * 1024)
 
 static void	link_read_cb(evutil_socket_t, short, void *);
+static void	link_write_some(struct link *);
 static void	link_write_cb(evutil_socket_t, short, void *);
 
 /* Sets O_NONBLOCK on fd. */
@@ -51,32 +57,181 @@ set_nonblock(int fd)
 		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
+/* A link with its buffers and no stream yet; NULL if out of memory. */
+static struct link *
+link_alloc(size_t max_frame, const struct link_cbs *cbs)
+{
+	struct link	*l;
+
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		return NULL;
+	l->rfd = l->wfd = -1;
+	l->max_frame = max_frame;
+	l->cb = *cbs;
+	l->low = 256 * 1024;
+	l->high = 4 * 1024 * 1024;
+	l->in = evbuffer_new();
+	l->out = evbuffer_new();
+	if (l->in == NULL || l->out == NULL) {
+		link_free(l);
+		return NULL;
+	}
+	return l;
+}
+
+struct link *
+link_new_later(struct event_base *base, size_t max_frame,
+    const struct link_cbs *cbs)
+{
+	struct link	*l;
+
+	if ((l = link_alloc(max_frame, cbs)) != NULL)
+		l->base = base;
+	return l;
+}
+
+int
+link_attach(struct link *l, int rfd, int wfd)
+{
+	l->rfd = rfd;
+	l->wfd = wfd;
+	set_nonblock(rfd);
+	set_nonblock(wfd);
+	l->rev = event_new(l->base, rfd, EV_READ | EV_PERSIST, link_read_cb, l);
+	l->wev = event_new(l->base, wfd, EV_WRITE | EV_PERSIST, link_write_cb,
+	    l);
+	if (l->rev == NULL || l->wev == NULL)
+		return DT_ERR_NOMEM;
+	if (!l->paused)
+		event_add(l->rev, NULL);
+	if (evbuffer_get_length(l->out) > 0) {
+		l->busy++;
+		link_write_some(l);
+		l->busy--;
+		if (l->dead && l->busy == 0) {
+			link_free(l);	/* its drain callback freed it */
+			return DT_ERR_CLOSED;
+		}
+	}
+	return 0;
+}
+
+int
+link_take_fd(struct link *l)
+{
+	int	fd = l->rfd;
+
+	l->rfd = l->wfd = -1;
+	link_free(l);
+	return fd;
+}
+
 struct link *
 link_new(struct event_base *base, int rfd, int wfd, size_t max_frame,
     const struct link_cbs *cbs)
 {
 	struct link	*l;
 
-	if ((l = calloc(1, sizeof(*l))) == NULL)
+	if ((l = link_new_later(base, max_frame, cbs)) == NULL)
 		return NULL;
-	l->rfd = rfd;
-	l->wfd = wfd;
-	l->max_frame = max_frame;
-	l->cb = *cbs;
-	l->low = 256 * 1024;
-	l->high = 4 * 1024 * 1024;
-	set_nonblock(rfd);
-	set_nonblock(wfd);
-	l->in = evbuffer_new();
-	l->out = evbuffer_new();
-	l->rev = event_new(base, rfd, EV_READ | EV_PERSIST, link_read_cb, l);
-	l->wev = event_new(base, wfd, EV_WRITE | EV_PERSIST, link_write_cb, l);
-	if (l->in == NULL || l->out == NULL || l->rev == NULL || l->wev == NULL) {
+	if (link_attach(l, rfd, wfd) != 0) {
+		l->rfd = l->wfd = -1;	/* the caller's still */
 		link_free(l);
 		return NULL;
 	}
-	event_add(l->rev, NULL);
 	return l;
+}
+
+struct link *
+link_new_io(struct event_base *base, const struct link_io *io,
+    size_t max_frame, const struct link_cbs *cbs)
+{
+	struct link	*l;
+
+	if ((l = link_alloc(max_frame, cbs)) == NULL)
+		return NULL;
+	l->io = *io;
+	l->has_io = 1;
+	return l;
+}
+
+/* Tells an io link's owner it has bytes to move (not from inside link_io_ready). */
+static void
+link_kick(struct link *l)
+{
+	if (l->has_io && !l->ioing && !l->closed && l->io.kick != NULL)
+		l->io.kick(l->io.arg);
+}
+
+/* Writes some of the output queue; as evbuffer_write (-1 with errno EAGAIN: nothing now). */
+static int
+link_out(struct link *l)
+{
+	unsigned char	*p;
+	size_t		 len;
+	ssize_t		 n;
+
+	if (!l->has_io && l->wfd < 0) {
+		errno = EAGAIN;		/* not attached yet: it waits */
+		return -1;
+	}
+	if (!l->has_io)
+		return evbuffer_write(l->out, l->wfd);
+	len = evbuffer_get_length(l->out);
+	if (len > 64 * 1024)
+		len = 64 * 1024;
+	p = evbuffer_pullup(l->out, len);
+	if ((n = l->io.write(l->io.arg, p, len)) > 0)
+		evbuffer_drain(l->out, n);
+	else if (n == 0) {
+		errno = EAGAIN;
+		n = -1;
+	}
+	return (int)n;
+}
+
+/*
+ * Reads up to max bytes from fd straight into in. evbuffer_read takes at
+ * most 4 KiB a call (libevent 2.1's EVBUFFER_MAX_READ): on a busy output
+ * stream that is a read, an ioctl and an epoll_wait per 4 KiB. Returns what
+ * read(2) returned.
+ */
+static ssize_t
+link_read_fd(struct evbuffer *in, int fd, size_t max)
+{
+	struct evbuffer_iovec	v;
+	ssize_t			n;
+
+	if (evbuffer_reserve_space(in, max, &v, 1) != 1)
+		return evbuffer_read(in, fd, max);
+	if ((n = read(fd, v.iov_base, v.iov_len)) > 0)
+		v.iov_len = n;
+	else
+		v.iov_len = 0;
+	evbuffer_commit_space(in, &v, 1);
+	return n;
+}
+
+/*
+ * Reads some input into l->in; as read(2) (0: end of stream). Straight into
+ * reserved space, LINK_READ at a time, from the fd or the stream adapter.
+ */
+static int
+link_in(struct link *l)
+{
+	struct evbuffer_iovec	v;
+	ssize_t			n;
+
+	if (!l->has_io)
+		return (int)link_read_fd(l->in, l->rfd, LINK_READ);
+	if (evbuffer_reserve_space(l->in, LINK_READ, &v, 1) != 1) {
+		errno = ENOMEM;
+		return -1;
+	}
+	n = l->io.read(l->io.arg, v.iov_base, v.iov_len);
+	v.iov_len = n > 0 ? (size_t)n : 0;
+	evbuffer_commit_space(l->in, &v, 1);
+	return (int)n;
 }
 
 /* Marks the link closed, stops its events and tells the owner once. */
@@ -86,8 +241,10 @@ link_down(struct link *l, int err, const char *why)
 	if (l->closed)
 		return;
 	l->closed = 1;
-	event_del(l->rev);
-	event_del(l->wev);
+	if (l->rev != NULL)
+		event_del(l->rev);
+	if (l->wev != NULL)
+		event_del(l->wev);
 	evbuffer_drain(l->out, evbuffer_get_length(l->out));
 	l->cb.close(l->cb.arg, err, why);
 }
@@ -101,7 +258,8 @@ static void
 link_wdown(struct link *l)
 {
 	l->wdown = 1;
-	event_del(l->wev);
+	if (l->wev != NULL)
+		event_del(l->wev);
 	evbuffer_drain(l->out, evbuffer_get_length(l->out));
 }
 
@@ -112,7 +270,7 @@ link_write_some(struct link *l)
 	int	n;
 
 	while (evbuffer_get_length(l->out) > 0) {
-		n = evbuffer_write(l->out, l->wfd);
+		n = link_out(l);
 		if (n > 0)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -120,7 +278,12 @@ link_write_some(struct link *l)
 		link_wdown(l);
 		return;
 	}
-	if (evbuffer_get_length(l->out) > 0)
+	if (l->has_io) {
+		if (evbuffer_get_length(l->out) > 0)
+			link_kick(l);
+	} else if (l->wev == NULL)
+		;			/* not attached yet */
+	else if (evbuffer_get_length(l->out) > 0)
 		event_add(l->wev, NULL);
 	else
 		event_del(l->wev);
@@ -140,11 +303,12 @@ link_send(struct link *l, const void *p, size_t n)
 	if (l->closed || l->wdown)
 		return DT_ERR_CLOSED;
 	/*
-	 * Nothing queued: write straight from the caller's buffer, which
-	 * saves a loop turn per frame and a copy of each OUTPUT chunk, and
-	 * queue only what the fd does not take.
+	 * Nothing queued on an attached fd: write straight from the caller's
+	 * buffer, which saves a loop turn per frame and a copy of each OUTPUT
+	 * chunk, and queue only what the fd does not take.
 	 */
-	while (n > 0 && evbuffer_get_length(l->out) == 0) {
+	while (n > 0 && !l->has_io && l->wfd >= 0 &&
+	    evbuffer_get_length(l->out) == 0) {
 		if ((w = write(l->wfd, c, n)) > 0) {
 			c += w;
 			n -= w;
@@ -163,7 +327,20 @@ link_send(struct link *l, const void *p, size_t n)
 		return DT_ERR_NOMEM;
 	if (evbuffer_get_length(l->out) > l->high)
 		l->above = 1;
-	event_add(l->wev, NULL);
+	if (!l->has_io && l->wfd >= 0) {
+		event_add(l->wev, NULL);
+		return 0;
+	}
+	/* A stream adapter: write at once when nothing was queued before. */
+	if (evbuffer_get_length(l->out) == n) {
+		l->busy++;
+		link_write_some(l);
+		l->busy--;
+		if (l->dead && l->busy == 0) {
+			link_free(l);
+			return DT_ERR_CLOSED;
+		}
+	}
 	return 0;
 }
 
@@ -186,7 +363,12 @@ link_pause(struct link *l, int on)
 	if (l->closed || l->paused == on)
 		return;
 	l->paused = on;
-	if (on)
+	if (l->has_io) {
+		if (!on)
+			link_kick(l);	/* frames may be buffered already */
+	} else if (l->rev == NULL)
+		;			/* not attached yet: link_attach looks */
+	else if (on)
 		event_del(l->rev);
 	else {
 		event_add(l->rev, NULL);
@@ -199,6 +381,20 @@ int
 link_closed(const struct link *l)
 {
 	return l->closed;
+}
+
+int
+link_paused(const struct link *l)
+{
+	return l->paused;
+}
+
+size_t
+link_peek(const struct link *l, void *buf, size_t n)
+{
+	ev_ssize_t	got = evbuffer_copyout(l->in, buf, n);
+
+	return got < 0 ? 0 : (size_t)got;
 }
 
 int
@@ -261,25 +457,37 @@ link_deliver(struct link *l)
 }
 
 /*
- * Reads up to max bytes from fd straight into in. evbuffer_read takes at
- * most 4 KiB a call (libevent 2.1's EVBUFFER_MAX_READ): on a busy output
- * stream that is a read, an ioctl and an epoll_wait per 4 KiB. Returns what
- * read(2) returned.
+ * Reading found the end (eof 1) or a break (eof -1, errno err): once the
+ * whole frames before it are delivered, tell the owner; a paused owner
+ * hears of a clean end when it resumes.
  */
-static ssize_t
-link_read_fd(struct evbuffer *in, int fd, size_t max)
+static void
+link_ended(struct link *l, int eof, int err)
 {
-	struct evbuffer_iovec	v;
-	ssize_t			n;
+	const char	*why;
 
-	if (evbuffer_reserve_space(in, max, &v, 1) != 1)
-		return evbuffer_read(in, fd, max);
-	if ((n = read(fd, v.iov_base, v.iov_len)) > 0)
-		v.iov_len = n;
-	else
-		v.iov_len = 0;
-	evbuffer_commit_space(in, &v, 1);
-	return n;
+	if (!eof || l->dead)
+		return;
+	if (evbuffer_get_length(l->in) > 0 && !l->closed && !l->paused)
+		link_down(l, DT_ERR_PROTO, LINK_TRUNCATED);
+	else if (eof > 0 && !l->paused)
+		link_down(l, 0, "end of stream");
+	else if (eof < 0) {
+		why = l->has_io && l->io.why != NULL ? l->io.why(l->io.arg) :
+		    strerror(err);
+		link_down(l, DT_ERR_CLOSED, why);
+	}
+}
+
+/* How a read went: 0 more may come, 1 end of stream, -1 broken. */
+static int
+link_eof(int n)
+{
+	if (n > 0)
+		return 0;
+	if (n == 0)
+		return 1;
+	return errno == EAGAIN || errno == EINTR ? 0 : -1;
 }
 
 /* ARGSUSED */
@@ -287,22 +495,48 @@ static void
 link_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct link	*l = arg;
-	int		 n, eof = 0;
+	int		 eof, err;
 
 	l->busy++;
-	n = link_read_fd(l->in, fd, LINK_READ);
-	if (n == 0)
-		eof = 1;
-	else if (n < 0 && errno != EAGAIN && errno != EINTR)
-		eof = -1;
+	eof = link_eof(link_in(l));
+	err = errno;
 	link_deliver(l);
-	if (eof && !l->dead) {
-		if (evbuffer_get_length(l->in) > 0 && !l->closed && !l->paused)
-			link_down(l, DT_ERR_PROTO, "stream ended inside a frame");
-		else if (!l->paused || eof < 0)
-			link_down(l, eof < 0 ? DT_ERR_CLOSED : 0,
-			    eof < 0 ? strerror(errno) : "end of stream");
-	}
+	link_ended(l, eof, err);
+	l->busy--;
+	if (l->dead && l->busy == 0)
+		link_free(l);
+}
+
+void
+link_io_ready(struct link *l)
+{
+	size_t	before;
+	int	n, eof = 0, err = 0, progress;
+
+	l->busy++;
+	l->ioing = 1;
+	do {
+		progress = 0;
+		/* Frames already here first: a HELLO may be waiting. */
+		link_deliver(l);
+		if (l->closed || l->dead)
+			break;
+		/* Writes before reads: STOP must not wait behind output. */
+		before = evbuffer_get_length(l->out);
+		if (before > 0 && !l->wdown) {
+			link_write_some(l);
+			progress = evbuffer_get_length(l->out) < before;
+		}
+		if (l->closed || l->dead || l->paused)
+			break;
+		n = link_in(l);
+		err = errno;
+		if ((eof = link_eof(n)) == 0 && n > 0)
+			progress = 1;
+	} while (progress && !eof);
+	link_deliver(l);
+	link_ended(l, eof, err);
+	l->ioing = 0;
 	l->busy--;
 	if (l->dead && l->busy == 0)
 		link_free(l);
@@ -329,7 +563,9 @@ link_flush(struct link *l, int idle_ms)
 	ssize_t		r;
 	int		n, np;
 
-	while (!l->closed && !l->wdown && evbuffer_get_length(l->out) > 0) {
+	/* An io stream's owner drives it; only fds can be waited on here. */
+	while (!l->has_io && !l->closed && !l->wdown &&
+	    evbuffer_get_length(l->out) > 0) {
 		/*
 		 * Reading too: a live peer that is slow to read us still
 		 * sends (heartbeats), and that is what tells it from one gone

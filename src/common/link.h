@@ -1,9 +1,12 @@
 /*
- * link.h -- a framed byte stream over a pair of file descriptors, on the
- * process's one libevent base. The agent speaks to its launcher over one
- * (stdin/stdout); the local launcher speaks to each agent over one
- * (a socketpair). Writes are queued and never block; reading can be paused
- * for back-pressure.
+ * link.h -- a framed byte stream, on the process's one libevent base: over
+ * a pair of file descriptors, or over a stream that is not an fd (an ssh
+ * channel: link_new_io). The agent speaks to its launcher over one
+ * (stdin/stdout); the launcher to each agent over one, whatever the
+ * backend that reached it (a socketpair, srun's TCP, an ssh channel).
+ * Framing, queueing (before the stream is up too), pausing and limits
+ * are the link's alone: the backend only moves bytes. Writes are queued
+ * and never block; reading can be paused for back-pressure.
  */
 #ifndef DT_LINK_H
 #define DT_LINK_H
@@ -36,6 +39,55 @@ struct link_cbs {
  */
 struct link	*link_new(struct event_base *, int rfd, int wfd, size_t max_frame,
 		    const struct link_cbs *);
+
+/*
+ * A stream that is not an fd. read and write move at most n bytes and
+ * return how many, 0 (read: end of stream), or -1 with errno: EAGAIN when
+ * nothing can move now (also while the stream is not up yet), anything
+ * else when it broke. kick tells the owner the link wants to move bytes
+ * (output queued, or reading resumed): the owner calls link_io_ready
+ * soon, and whenever the stream can move. why (may be NULL) says why the
+ * stream broke, for the close callback.
+ */
+struct link_io {
+	ssize_t		 (*read)(void *arg, void *buf, size_t n);
+	ssize_t		 (*write)(void *arg, const void *buf, size_t n);
+	void		 (*kick)(void *arg);
+	const char	*(*why)(void *arg);
+	void		*arg;
+};
+
+/* The close callback's why when the stream ended inside a frame. */
+#define LINK_TRUNCATED	"stream ended inside a frame"
+
+/*
+ * Makes a link whose fds come later (link_attach): what is sent meanwhile
+ * waits in its queue, in order. NULL only if out of memory.
+ */
+struct link	*link_new_later(struct event_base *, size_t max_frame,
+		    const struct link_cbs *);
+/* Gives a link_new_later link its fds and writes what waited. 0, or DT_ERR_NOMEM. */
+int		 link_attach(struct link *, int rfd, int wfd);
+/*
+ * Takes the fd (one for both ways) back from l and frees l without
+ * closing it; safe inside l's callbacks. What l had read and not
+ * delivered, or queued and not written, is dropped. Returns the fd.
+ */
+int		 link_take_fd(struct link *);
+
+/* Makes a link over io; NULL only if out of memory. */
+struct link	*link_new_io(struct event_base *, const struct link_io *,
+		    size_t max_frame, const struct link_cbs *);
+/*
+ * The io stream may move: writes what is queued, reads and delivers what
+ * came (writes first, so STOP never waits behind output), until neither
+ * moves. May close the link (close callback) or free it (a callback did).
+ */
+void		 link_io_ready(struct link *);
+/* Copies up to n of the bytes read and not yet delivered (a partial frame) into buf; returns how many. */
+size_t		 link_peek(const struct link *, void *buf, size_t n);
+/* True while reading is paused. */
+int		 link_paused(const struct link *);
 
 /* Queues bytes (whole frames) for writing; returns 0, or DT_ERR_CLOSED if the link is down. */
 int		 link_send(struct link *, const void *, size_t);

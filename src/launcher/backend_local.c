@@ -84,25 +84,9 @@ local_start(struct job_host *h, struct dt_err *e)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
 	}
 	h->priv = l;
+	h->link = l->link;
 	log_debug("started agent pid %d for %s", (int)pid, h->ph->name);
 	return 0;
-}
-
-static int
-local_send(struct job_host *h, const void *p, size_t n)
-{
-	struct local	*l = h->priv;
-
-	return l->link == NULL ? DT_ERR_CLOSED : link_send(l->link, p, n);
-}
-
-static void
-local_pause(struct job_host *h, int on)
-{
-	struct local	*l = h->priv;
-
-	if (l->link != NULL)
-		link_pause(l->link, on);
 }
 
 /*
@@ -167,9 +151,8 @@ local_free(struct job_host *h)
 
 const struct backend backend_local = {
 	.name = "local",
+	.reuse = BE_REUSE_HOST,
 	.start = local_start,
-	.send = local_send,
-	.pause = local_pause,
 	.kill = local_kill,
 	.reaped = local_reaped,
 	.free = local_free,

@@ -63,6 +63,7 @@
 #include "log.h"
 #include "mac.h"
 #include "plan.h"
+#include "sock.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -79,31 +80,33 @@ extern char **environ;
 
 struct slurm;
 
-/* One TCP connection from an agent; h is set once it has authenticated. */
+/*
+ * One TCP connection from an agent, while it proves itself; then its fd
+ * goes to its host's link and the sconn is gone.
+ */
 struct sconn {
 	struct slurm	*s;
 	struct sconn	*next;		/* among those not yet authenticated */
 	int		 fd;
-	struct link	*link;
-	struct job_host	*h;
+	struct link	*link;		/* for the handshake */
 	char		 peer[64];
 	uint8_t		 snonce[AC_NONCE_LEN];
 	struct event	*timer;
 };
 
-/* A host's part: its connection, and what the job sent before it came. */
+/* A host's part: its link (what the job sends waits there until its agent connects). */
 struct shost {
 	struct slurm	*s;
-	struct sconn	*c;
-	struct dt_wbuf	 pending;
-	int		 paused;
+	struct link	*link;
+	int		 fd;		/* the agent's connection, once it came */
+	int		 connected;
 	int		 doomed;	/* its agent will not connect: fail it */
 };
 
 /* The one srun and listener every host of the job shares. */
 struct slurm {
 	struct event_base *base;
-	struct job_host	*hosts;
+	struct job_host	**hosts;
 	size_t		 nhosts;
 	size_t		 refs;		/* shosts alive */
 	uint8_t		 secret[AC_SECRET_LEN];
@@ -129,6 +132,7 @@ struct slurm {
 
 static void	slurm_fail_tasks(struct slurm *);
 static void	slurm_kill(struct job_host *);
+static void	slurm_end(struct slurm *);
 
 /* True if s, the end of an srun line, says tasks ended ("task 0: Killed"). */
 static int
@@ -147,8 +151,8 @@ srun_doom_name(const char *name, size_t len, void *arg)
 	size_t		 i;
 
 	for (i = 0; i < s->nhosts; i++)
-		if (strcmp(s->hosts[i].ph->name, name) == 0 &&
-		    (sh = s->hosts[i].priv) != NULL && sh->c == NULL)
+		if (strcmp(s->hosts[i]->name, name) == 0 &&
+		    (sh = s->hosts[i]->priv) != NULL && !sh->connected)
 			sh->doomed = 1;
 	return 0;
 }
@@ -361,15 +365,15 @@ slurm_host(struct slurm *s, const char *node, const char **why)
 	size_t		 i;
 
 	for (i = 0; i < s->nhosts; i++) {
-		if (strcmp(s->hosts[i].ph->name, node) != 0)
+		if (strcmp(s->hosts[i]->name, node) != 0)
 			continue;
-		sh = s->hosts[i].priv;
-		if (sh == NULL || s->hosts[i].done)
+		sh = s->hosts[i]->priv;
+		if (sh == NULL || s->hosts[i]->done)
 			*why = "has no agent in this job any more";
-		else if (sh->c != NULL)
+		else if (sh->connected)
 			*why = "already has its agent connected";
 		else
-			return &s->hosts[i];
+			return s->hosts[i];
 		return NULL;
 	}
 	*why = "is not a host of this job";
@@ -416,47 +420,31 @@ sconn_answer(struct sconn *c, const uint8_t *p, size_t n)
 	ac_put_welcome(&b, mac);
 	link_send(c->link, b.p, b.len);
 	dt_wbuf_free(&b);
-
-	sconn_unlist(c);
-	event_free(c->timer);
-	c->timer = NULL;
-	c->h = h;
+	/* A fresh socket takes a WELCOME whole; one that does not is broken. */
+	if (link_closed(c->link) || link_queued(c->link) > 0) {
+		sconn_log(s, "agent connection from %s: cannot answer it: "
+		    "dropped", c->peer);
+		sconn_drop(c);
+		return;
+	}
+	/* From here on it is the host's link: the job's frames that waited go first. */
 	sh = h->priv;
-	sh->c = c;
-	if (sh->pending.len > 0)
-		link_send(c->link, sh->pending.p, sh->pending.len);
-	dt_wbuf_free(&sh->pending);
-	if (sh->paused)
-		link_pause(c->link, 1);
-	log_debug("%s: agent connected from %s", h->ph->name, c->peer);
+	sh->fd = link_take_fd(c->link);
+	c->link = NULL;
+	log_debug("%s: agent connected from %s", h->name, c->peer);
+	sconn_drop(c);
+	sh->connected = 1;
 	s->nconnected++;
+	if (link_attach(sh->link, sh->fd, sh->fd) != 0)
+		job_host_closed(h, DT_ERR_NOMEM, "out of memory");
 }
 
-/* A frame on an agent connection: the handshake's, then the agent's. */
+/* A frame on a connection still proving itself: only its ANSWER. */
 static void
 sconn_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 {
 	struct sconn	*c = arg;
-	struct slurm	*s = c->s;
-	struct job_host	*h = c->h;
-	int		 hello;
 
-	if (h != NULL) {
-		/*
-		 * With --kill-on-bad-exit, an agent that failed to start makes
-		 * Slurm stop the others, which then report SIGTERM: name the
-		 * cause first.
-		 */
-		if (type == AP_ERROR &&
-		    event_pending(s->task_timer, EV_TIMEOUT, NULL))
-			slurm_fail_tasks(s);
-		hello = h->hello;
-		job_host_frame(h, type, p, n);
-		/* --start-timeout waits for every agent's HELLO, not less. */
-		if (!hello && h->hello && ++s->nhello == s->nhosts)
-			event_del(s->timer);
-		return;
-	}
 	if (type != AC_ANSWER) {
 		sconn_log(c->s, "agent connection from %s: %s before the "
 		    "handshake: dropped", c->peer, ap_type_name(type));
@@ -470,15 +458,27 @@ sconn_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 static void
 sconn_close(void *arg, int err, const char *why)
 {
-	struct sconn	*c = arg;
+	sconn_drop(arg);
+}
+
+/* A frame from h's agent. */
+static void
+shost_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
+{
+	job_host_frame(arg, type, p, n);
+}
+
+/* h's agent connection ended. */
+static void
+shost_close(void *arg, int err, const char *why)
+{
+	struct job_host	*h = arg;
+	struct shost	*sh = h->priv;
 
 	/* Slurm ending the step after another agent failed: that one first. */
-	if (c->h != NULL && event_pending(c->s->task_timer, EV_TIMEOUT, NULL))
-		slurm_fail_tasks(c->s);
-	if (c->h != NULL)
-		job_host_closed(c->h, err, why);
-	else
-		sconn_drop(c);
+	if (event_pending(sh->s->task_timer, EV_TIMEOUT, NULL))
+		slurm_fail_tasks(sh->s);
+	job_host_closed(h, err, why);
 }
 
 /* ARGSUSED */
@@ -501,13 +501,12 @@ sconn_new(struct slurm *s, int fd, const struct sockaddr_storage *ss)
 	struct dt_wbuf	 b;
 	struct timeval	 tv = { HANDSHAKE_SECS, 0 };
 	char		 host[INET6_ADDRSTRLEN];
-	int		 one = 1;
 
 	if (getnameinfo((const struct sockaddr *)ss, sizeof(*ss), host,
 	    sizeof(host), NULL, 0, NI_NUMERICHOST) != 0)
 		snprintf(host, sizeof(host), "?");
 	slurm_make_room(s, host);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	sock_nodelay(fd);
 	c = xcalloc(1, sizeof(*c));
 	c->s = s;
 	c->fd = fd;
@@ -563,9 +562,9 @@ slurm_fail_doomed(struct slurm *s, const char *msg)
 	/* The first failure stops the job: its STOPs must not pre-empt msg. */
 	s->failing = 1;
 	for (i = 0; i < s->nhosts; i++) {
-		h = &s->hosts[i];
+		h = s->hosts[i];
 		sh = h->priv;
-		if (!h->done && sh != NULL && sh->c == NULL && sh->doomed)
+		if (!h->done && sh != NULL && !sh->connected && sh->doomed)
 			job_host_closed(h, DT_ERR_CLOSED, msg);
 	}
 	s->failing = 0;
@@ -579,7 +578,7 @@ slurm_fail_waiting(struct slurm *s, const char *msg)
 	size_t		 i;
 
 	for (i = 0; i < s->nhosts; i++)
-		if ((sh = s->hosts[i].priv) != NULL && sh->c == NULL)
+		if ((sh = s->hosts[i]->priv) != NULL && !sh->connected)
 			sh->doomed = 1;
 	slurm_fail_doomed(s, msg);
 }
@@ -630,17 +629,17 @@ slurm_timeout_cb(evutil_socket_t fd, short what, void *arg)
 
 	snprintf(msg, sizeof(msg), "its dtrun-agent did not connect to dtrun "
 	    "at %s within %g s (--start-timeout)%s%s", s->addr,
-	    s->hosts[0].o->start_timeout, s->last[0] ? "; srun said: " : "",
+	    s->hosts[0]->o->start_timeout, s->last[0] ? "; srun said: " : "",
 	    s->last);
 	slurm_fail_waiting(s, msg);
 	/* Connected, but silent or saying something else: as bad. */
 	snprintf(msg, sizeof(msg), "its dtrun-agent connected but did not say "
 	    "HELLO within %g s (--start-timeout)",
-	    s->hosts[0].o->start_timeout);
+	    s->hosts[0]->o->start_timeout);
 	for (i = 0; i < s->nhosts; i++) {
-		h = &s->hosts[i];
+		h = s->hosts[i];
 		if (h->done || h->hello || (sh = h->priv) == NULL ||
-		    sh->c == NULL)
+		    !sh->connected)
 			continue;
 		slurm_kill(h);
 		job_host_closed(h, DT_ERR_TIMEOUT, msg);
@@ -687,7 +686,7 @@ slurm_pick_addr(struct slurm *s, char *buf, size_t len, int *family,
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_socktype = SOCK_DGRAM;
 	for (i = 0; i < s->nhosts && i < ADDR_PROBE_MAX && !found; i++) {
-		if (getaddrinfo(s->hosts[i].ph->name, "9", &hints, &ai) != 0)
+		if (getaddrinfo(s->hosts[i]->name, "9", &hints, &ai) != 0)
 			continue;
 		if (is_loopback(ai->ai_addr))
 			nloop++;
@@ -722,29 +721,29 @@ slurm_listen(struct slurm *s, struct dt_err *e)
 	struct sockaddr_storage	 ss;
 	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
-	socklen_t		 sl;
+	struct addrinfo		 ai;
 	char			 host[256];
 	int			 family, local, port;
 
 	slurm_pick_addr(s, host, sizeof(host), &family, &local);
 	memset(&ss, 0, sizeof(ss));
+	memset(&ai, 0, sizeof(ai));
 	ss.ss_family = family;
 	if (family == AF_INET6) {
 		sin6->sin6_addr = in6addr_any;
-		sl = sizeof(*sin6);
+		ai.ai_addrlen = sizeof(*sin6);
 	} else {
 		sin->sin_addr.s_addr = htonl(local ? INADDR_LOOPBACK :
 		    INADDR_ANY);
-		sl = sizeof(*sin);
+		ai.ai_addrlen = sizeof(*sin);
 	}
-	if ((s->lfd = socket(family, SOCK_STREAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0)) == -1 ||
-	    bind(s->lfd, (struct sockaddr *)&ss, sl) == -1 ||
-	    listen(s->lfd, 1024) == -1 ||
-	    getsockname(s->lfd, (struct sockaddr *)&ss, &sl) == -1)
+	ai.ai_family = family;
+	ai.ai_socktype = SOCK_STREAM;
+	ai.ai_addr = (struct sockaddr *)&ss;
+	if ((s->lfd = sock_listen(&ai, 1024)) == -1 ||
+	    (port = sock_port(s->lfd)) < 0)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "cannot listen for "
 		    "agents: %s", strerror(errno));
-	port = ntohs(family == AF_INET6 ? sin6->sin6_port : sin->sin_port);
 	snprintf(s->addr, sizeof(s->addr), strchr(host, ':') != NULL ?
 	    "[%s]:%d" : "%s:%d", host, port);
 	s->lev = event_new(s->base, s->lfd, EV_READ | EV_PERSIST,
@@ -763,10 +762,10 @@ slurm_argv(struct slurm *s, const char *srun, const char *agent,
 	char	*list, *p;
 
 	for (i = 0; i < s->nhosts; i++)
-		len += strlen(s->hosts[i].ph->name) + 1;
+		len += strlen(s->hosts[i]->name) + 1;
 	list = p = xmalloc(len + 1);
 	for (i = 0; i < s->nhosts; i++)
-		p += sprintf(p, "%s%s", i ? "," : "", s->hosts[i].ph->name);
+		p += sprintf(p, "%s%s", i ? "," : "", s->hosts[i]->name);
 	strv_addf(av, "%s", srun);
 	strv_addf(av, "--nodes=%zu", s->nhosts);
 	strv_addf(av, "--ntasks=%zu", s->nhosts);
@@ -858,6 +857,7 @@ slurm_free(struct slurm *s)
 	if (s->obuf != NULL)
 		evbuffer_free(s->obuf);
 	explicit_bzero(s->secret, sizeof(s->secret));
+	free(s->hosts);
 	free(s);
 }
 
@@ -865,13 +865,17 @@ slurm_free(struct slurm *s)
 static struct slurm *
 slurm_setup(struct job_host *h, struct dt_err *e)
 {
+	struct job_host	**hosts;
 	struct slurm	*s;
 	struct timeval	 tv;
 	double		 t = h->o->start_timeout;
 
 	s = xcalloc(1, sizeof(*s));
 	s->base = job_base(h);
-	s->hosts = job_hosts(h, &s->nhosts);
+	/* The hosts outlive the attempt (job.h): keep them, not its array. */
+	hosts = job_hosts(h, &s->nhosts);
+	s->hosts = xreallocarray(NULL, s->nhosts, sizeof(*s->hosts));
+	memcpy(s->hosts, hosts, s->nhosts * sizeof(*s->hosts));
 	s->lfd = s->ofd = -1;
 	if (dt_random(s->secret, sizeof(s->secret)) != 0) {
 		dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "getrandom: %s",
@@ -896,62 +900,66 @@ slurm_setup(struct job_host *h, struct dt_err *e)
 static int
 slurm_start(struct job_host *h, struct dt_err *e)
 {
-	struct job_host	*hosts;
+	struct job_host	**hosts;
 	struct shost	*sh;
 	struct slurm	*s;
 	size_t		 n;
 
 	/* The first host starts them all; the others share its srun. */
 	hosts = job_hosts(h, &n);
-	if (h == &hosts[0]) {
+	if (h == hosts[0]) {
 		if ((s = slurm_setup(h, e)) == NULL)
 			return e->code;
-	} else if (hosts[0].priv == NULL)
+	} else if (hosts[0]->priv == NULL)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "srun was not "
 		    "started");
 	else
-		s = ((struct shost *)hosts[0].priv)->s;
+		s = ((struct shost *)hosts[0]->priv)->s;
 	sh = xcalloc(1, sizeof(*sh));
 	sh->s = s;
-	dt_wbuf_init(&sh->pending);
+	sh->fd = -1;
+	if ((sh->link = link_new_later(s->base, AP_FRAME_MAX,
+	    &(struct link_cbs){ shost_frame, shost_close, NULL, h })) == NULL) {
+		free(sh);
+		if (h == hosts[0])
+			slurm_end(s);	/* ends the srun just started */
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
+	}
 	s->refs++;
 	h->priv = sh;
+	h->link = sh->link;
 	return 0;
 }
 
+/*
+ * The job stops before h's agent connected: nothing will run there, and
+ * srun's step ends when we are done. A host srun said is failing is left
+ * to slurm_fail_doomed, which names why.
+ */
 static int
-slurm_send(struct job_host *h, const void *p, size_t n)
+slurm_unreached(struct job_host *h)
 {
 	struct shost	*sh = h->priv;
 
-	if (sh == NULL)
-		return DT_ERR_CLOSED;
-	if (sh->c != NULL)
-		return link_send(sh->c->link, p, n);
-	/*
-	 * Not connected yet. A STOP means nothing will run here: the host is
-	 * done, and srun's step ends when we are. Anything else waits.
-	 */
-	if (!(sh->s->failing && sh->doomed) && n > DT_FRAME_HDR &&
-	    ((const uint8_t *)p)[4] == AP_STOP) {
-		job_host_closed(h, DT_ERR_ABORTED, "stopped before its agent "
-		    "connected");
-		return DT_ERR_CLOSED;
-	}
-	dt_wbuf_put(&sh->pending, p, n);
-	return sh->pending.oom ? DT_ERR_NOMEM : 0;
+	return sh != NULL && !sh->connected && !(sh->s->failing && sh->doomed);
 }
 
+/* What the job heard from h's agent. */
 static void
-slurm_pause(struct job_host *h, int on)
+slurm_news(struct job_host *h, int what)
 {
 	struct shost	*sh = h->priv;
+	struct slurm	*s = sh->s;
 
-	if (sh == NULL)
-		return;
-	sh->paused = on;
-	if (sh->c != NULL)
-		link_pause(sh->c->link, on);
+	/*
+	 * With --kill-on-bad-exit, an agent that failed to start makes Slurm
+	 * stop the others, which then report SIGTERM: name the cause first.
+	 */
+	if (what == JN_ERROR && event_pending(s->task_timer, EV_TIMEOUT, NULL))
+		slurm_fail_tasks(s);
+	/* --start-timeout waits for every agent's HELLO, not less. */
+	if (what == JN_HELLO && ++s->nhello == s->nhosts)
+		event_del(s->timer);
 }
 
 static void
@@ -960,8 +968,8 @@ slurm_kill(struct job_host *h)
 	struct shost	*sh = h->priv;
 
 	/* The agent sees its link close and stops its ranks itself. */
-	if (sh != NULL && sh->c != NULL)
-		shutdown(sh->c->fd, SHUT_RDWR);
+	if (sh != NULL && sh->connected)
+		shutdown(sh->fd, SHUT_RDWR);
 }
 
 static void
@@ -1051,11 +1059,7 @@ slurm_hfree(struct job_host *h)
 	if (sh == NULL)
 		return;
 	s = sh->s;
-	if (sh->c != NULL) {
-		link_free(sh->c->link);
-		free(sh->c);
-	}
-	dt_wbuf_free(&sh->pending);
+	link_free(sh->link);	/* closes the agent's connection */
 	free(sh);
 	h->priv = NULL;
 	if (--s->refs == 0)
@@ -1064,9 +1068,10 @@ slurm_hfree(struct job_host *h)
 
 const struct backend backend_slurm = {
 	.name = "slurm",
+	.reuse = BE_REUSE_ALL,
 	.start = slurm_start,
-	.send = slurm_send,
-	.pause = slurm_pause,
+	.unreached = slurm_unreached,
+	.news = slurm_news,
 	.kill = slurm_kill,
 	.reaped = slurm_reaped,
 	.free = slurm_hfree,

@@ -49,6 +49,7 @@
 #include "agentbin.h"
 #include "cli.h"
 #include "err.h"
+#include "exitcodes.h"
 #include "job.h"
 #include "link.h"
 #include "log.h"
@@ -56,11 +57,11 @@
 #include "proxy.h"
 #include "agentproto.h"
 #include "resolve.h"
+#include "sock.h"
 #include "sshconf.h"
 #include "strv.h"
 #include "xmalloc.h"
 
-#define EXIT_NEED_AGENT	97
 #define FANOUT_DEFAULT	64
 
 enum sstate {
@@ -115,8 +116,10 @@ struct sshc {
 	struct event		*ev;
 	struct event		*timer;		/* ConnectTimeout, each phase */
 	enum sstate		 timed;		/* the phase it is armed for */
-	struct evbuffer		*in, *out, *err;
-	int			 paused;
+	struct link		*link;		/* to the agent (a host's, not a jump's) */
+	struct evbuffer		*in;		/* read while probing, not yet the link's */
+	struct evbuffer		*err;
+	char			 why[300];	/* why the channel broke */
 	int			 slot;		/* holds a fan-out slot */
 	/* agent upload */
 	int			 uploaded;
@@ -241,7 +244,8 @@ sshc_arm(struct sshc *c, short what)
 			what |= EV_WRITE;
 	}
 	/* A running channel must always hear the agent, unless paused. */
-	if ((c->st == SS_RUNNING && !c->paused) || c->st == SS_JUMP)
+	if ((c->st == SS_RUNNING && !link_paused(c->link)) ||
+	    c->st == SS_JUMP)
 		what |= EV_READ;
 	if (what == 0)
 		what = EV_READ;
@@ -250,15 +254,16 @@ sshc_arm(struct sshc *c, short what)
 	event_add(c->ev, NULL);
 }
 
-/* The first bytes of what c's remote command sent, printable, for a message. */
+/* The first bytes of what c's remote command sent and the link did not take, printable, for a message. */
 static void
 sshc_junk(struct sshc *c, char *buf, size_t len)
 {
-	const unsigned char	*p;
-	size_t			 n, i, o = 0;
+	unsigned char	p[40];
+	size_t		n, i, o = 0;
 
-	n = evbuffer_get_length(c->in);
-	p = evbuffer_pullup(c->in, n < 40 ? n : 40);
+	if (c->link == NULL || (n = link_peek(c->link, p, sizeof(p))) == 0)
+		n = evbuffer_copyout(c->in, p, sizeof(p)) > 0 ?
+		    evbuffer_get_length(c->in) : 0;
 	for (i = 0; i < n && i < 40 && o + 5 < len; i++) {
 		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' &&
 		    p[i] != '\\')
@@ -362,38 +367,15 @@ sshc_release(struct sshc *c)
 static int
 sshc_connect(struct sshc *c)
 {
+	int	inprogress;
+
 	for (; c->ai_cur != NULL; c->ai_cur = c->ai_cur->ai_next) {
 		if (c->fd >= 0)
 			close(c->fd);
-		c->fd = socket(c->ai_cur->ai_family, c->ai_cur->ai_socktype |
-		    SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (c->fd == -1)
-			continue;
-		if (connect(c->fd, c->ai_cur->ai_addr, c->ai_cur->ai_addrlen) ==
-		    0 || errno == EINPROGRESS)
+		if ((c->fd = sock_connect(c->ai_cur, &inprogress)) != -1)
 			return 0;
 	}
 	return -1;
-}
-
-/*
- * A host that vanishes without a word (power, a cut link) must not leave
- * the job waiting forever: TCP keepalives find the dead link within about
- * a minute, the read fails, and the job treats the host as lost.
- */
-static void
-sshc_keepalive(int fd)
-{
-	int	on = 1, idle = 30, intvl = 10, cnt = 3;
-	unsigned timeout = (30 + 10 * 3) * 1000;
-
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-	/* Also when unacknowledged data is what is stuck. */
-	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &timeout,
-	    sizeof(timeout));
 }
 
 /* Adds a key file to try, once. */
@@ -680,15 +662,6 @@ sshc_exit_status(struct sshc *c, LIBSSH2_CHANNEL *ch)
 	return libssh2_channel_get_exit_status(ch);
 }
 
-/* Whether link_frames goes on handing c's frames to the job. */
-static int
-sshc_more(void *arg)
-{
-	struct sshc	*c = arg;
-
-	return !c->dead && c->st == SS_RUNNING && !c->paused;
-}
-
 /* Frames from the agent. */
 static void
 sshc_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
@@ -701,72 +674,111 @@ sshc_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 		event_del(c->timer);
 }
 
-/* RUNNING: move bytes both ways until libssh2 would block either way. */
+/* The agent's link ended: its last complaints first, then why. */
 static void
-sshc_run(struct sshc *c)
+sshc_link_close(void *arg, int err, const char *why)
 {
-	unsigned char	 buf[64 * 1024];
+	struct sshc	*c = arg;
 	char		 junk[256];
-	const char	*why;
-	ssize_t		 n;
-	size_t		 len;
-	unsigned char	*p;
-	int		 progress;
 
-	do {
-		progress = 0;
-		/* Frames already here first: a HELLO may be waiting. */
-		why = NULL;
-		c->busy++;
-		if (link_frames(c->in, AP_FRAME_MAX, sshc_frame, c, sshc_more,
-		    c, &why) != 0 && !c->dead)
-			sshc_fail(c, DT_ERR_PROTO, "agent: %s", why);
-		c->busy--;
-		if (c->dead || c->st != SS_RUNNING)
-			return;
-		/* Writes before reads: STOP must not wait behind output. */
-		while ((len = evbuffer_get_length(c->out)) > 0) {
-			len = len < sizeof(buf) ? len : sizeof(buf);
-			p = evbuffer_pullup(c->out, len);
-			n = libssh2_channel_write(c->ch, (char *)p, len);
-			if (n == LIBSSH2_ERROR_EAGAIN)
-				break;
-			if (n < 0) {
-				sshc_fail(c, DT_ERR_CLOSED, "ssh: %s",
-				    ssh_errmsg(c));
-				return;
-			}
-			evbuffer_drain(c->out, n);
-			progress = 1;
-		}
-		if (c->paused)
-			break;
-		n = libssh2_channel_read(c->ch, (char *)buf, sizeof(buf));
-		if (n > 0) {
-			evbuffer_add(c->in, buf, n);
-			progress = 1;
-		} else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
-			sshc_fail(c, DT_ERR_CLOSED, "ssh: %s", ssh_errmsg(c));
-			return;
-		}
-	} while (progress);
-	sshc_stderr(c, c->ch);
-	if (!c->paused && libssh2_channel_eof(c->ch)) {
-		/* Not paused: every whole frame was taken, this is a part. */
-		if (evbuffer_get_length(c->in) > 0) {
-			sshc_junk(c, junk, sizeof(junk));
-			sshc_fail(c, DT_ERR_PROTO, "the ssh channel closed "
-			    "inside a frame, after \"%s\"%s", junk,
-			    c->h->hello ? "" :
-			    " (a login banner, or a ForceCommand?)");
-			return;
-		}
+	if (c->dead || c->st == SS_DEAD)
+		return;
+	if (c->ch != NULL)
+		sshc_stderr(c, c->ch);
+	if (err == DT_ERR_PROTO && strcmp(why, LINK_TRUNCATED) == 0) {
+		sshc_junk(c, junk, sizeof(junk));
+		sshc_fail(c, DT_ERR_PROTO, "the ssh channel closed inside a "
+		    "frame, after \"%s\"%s", junk, c->h->hello ? "" :
+		    " (a login banner, or a ForceCommand?)");
+	} else if (err == 0) {
 		c->st = SS_DEAD;
 		event_del(c->ev);
 		job_host_closed(c->h, 0, "the ssh channel closed");
-		return;
+	} else if (err == DT_ERR_CLOSED)
+		sshc_fail(c, err, "%s", why);
+	else
+		sshc_fail(c, err, "agent: %s", why);
+}
+
+/* The link reads the channel: bytes read while probing first; EAGAIN until it runs. */
+static ssize_t
+sshc_io_read(void *arg, void *buf, size_t n)
+{
+	struct sshc	*c = arg;
+	ssize_t		 r;
+
+	if (c->st != SS_RUNNING) {
+		errno = EAGAIN;
+		return -1;
 	}
-	sshc_arm(c, 0);
+	if (evbuffer_get_length(c->in) > 0)
+		return evbuffer_remove(c->in, buf, n);
+	r = libssh2_channel_read(c->ch, buf, n);
+	if (r > 0)
+		return r;
+	/* 0 without EOF: only stderr or window news came. */
+	if (r == 0 && libssh2_channel_eof(c->ch))
+		return 0;
+	if (r == 0 || r == LIBSSH2_ERROR_EAGAIN) {
+		errno = EAGAIN;
+		return -1;
+	}
+	snprintf(c->why, sizeof(c->why), "ssh: %s", ssh_errmsg(c));
+	errno = EIO;
+	return -1;
+}
+
+/* The link writes the channel; EAGAIN until it runs. */
+static ssize_t
+sshc_io_write(void *arg, const void *buf, size_t n)
+{
+	struct sshc	*c = arg;
+	ssize_t		 r;
+
+	if (c->st != SS_RUNNING) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if ((r = libssh2_channel_write(c->ch, buf, n)) >= 0)
+		return r;
+	if (r == LIBSSH2_ERROR_EAGAIN) {
+		errno = EAGAIN;
+		return -1;
+	}
+	snprintf(c->why, sizeof(c->why), "ssh: %s", ssh_errmsg(c));
+	errno = EPIPE;
+	return -1;
+}
+
+/* The link has bytes to move: step now, unless a step is under way (it arms at its end). */
+static void
+sshc_io_kick(void *arg)
+{
+	struct sshc	*c = arg;
+
+	if (c->st == SS_RUNNING && c->busy == 0)
+		sshc_step(c);
+}
+
+/* Why the channel broke, as the link reports it. */
+static const char *
+sshc_io_why(void *arg)
+{
+	struct sshc	*c = arg;
+
+	return c->why[0] != '\0' ? c->why : "ssh: the channel broke";
+}
+
+/* RUNNING: the link moves the agent's bytes; the agent's stderr is logged. */
+static void
+sshc_run(struct sshc *c)
+{
+	link_io_ready(c->link);
+	if (c->dead || c->st != SS_RUNNING)
+		return;
+	sshc_stderr(c, c->ch);
+	if (c->st == SS_RUNNING)
+		sshc_arm(c, 0);
 }
 
 /* Starts c's ssh session on c->fd; 0, or -1 (c failed). */
@@ -862,292 +874,395 @@ sshc_resolved(int rc, struct addrinfo *ai, void *arg)
 	sshc_step(c);
 }
 
-/* Runs c's state machine until it must wait. */
-static void
-sshc_step(struct sshc *c)
+/*
+ * The states' steps: each does what its state needs and returns 1 to go
+ * on with the state it moved c to, or 0 when c must wait (armed: an event
+ * steps it again) or has failed.
+ */
+
+/* QUEUED, RESOLVE, TUNNEL, DEAD: something else steps c on. */
+static int
+sshc_st_wait(struct sshc *c)
+{
+	return 0;
+}
+
+/* Asks the resolver thread for c's address (once). */
+static int
+sshc_resolve(struct sshc *c)
+{
+	char	port[16];
+
+	snprintf(port, sizeof(port), "%d", c->t.port);
+	c->st = SS_RESOLVE;
+	c->rs = resolve_start(c->base, c->t.hostname, port, sshc_resolved, c);
+	return 0;
+}
+
+/* The TCP connect in progress finished: on to the next address, or the session. */
+static int
+sshc_connected(struct sshc *c)
+{
+	int	soerr = sock_connect_error(c->fd);
+
+	if (soerr == EINPROGRESS) {
+		sshc_arm(c, EV_WRITE);
+		return 0;
+	}
+	if (soerr != 0) {
+		c->ai_cur = c->ai_cur->ai_next;
+		if (c->ai_cur != NULL && sshc_connect(c) == 0) {
+			sshc_arm(c, EV_WRITE);
+			return 0;
+		}
+		sshc_fail(c, DT_ERR_SYS, "cannot connect to %s port %d: %s",
+		    c->t.hostname, c->t.port, strerror(soerr));
+		return 0;
+	}
+	/*
+	 * A host that vanishes without a word (power, a cut link) must not
+	 * leave the job waiting forever: keepalives find the dead link, the
+	 * read fails, and the job treats the host as lost.
+	 */
+	sock_keepalive(c->fd);
+	return sshc_session_new(c) == 0;
+}
+
+/* CONNECT: through the jump host, a ProxyCommand, or TCP to the resolved address. */
+static int
+sshc_st_connect(struct sshc *c)
+{
+	struct dt_err	e;
+
+	if (c->jump != NULL) {
+		/* Its jump host opens the way, then steps it. */
+		c->st = SS_TUNNEL;
+		c->jump->st = SS_CONNECT;
+		sshc_step(c->jump);
+		return 0;
+	}
+	if (c->t.proxy_command != NULL && c->proxy == NULL) {
+		if (proxy_cmd_start(c->base, c->name, c->t.proxy_command,
+		    &c->fd, &c->proxy, &e) != 0) {
+			sshc_fail(c, e.code, "%s", e.msg);
+			return 0;
+		}
+		log_debug("%s: ProxyCommand %s", c->name, c->t.proxy_command);
+		return sshc_session_new(c) == 0;
+	}
+	if (c->ai == NULL && c->gai_rc == 0)
+		return sshc_resolve(c);
+	if (c->ai == NULL) {
+		sshc_fail(c, DT_ERR_NOTFOUND, "cannot resolve %s: %s",
+		    c->t.hostname, gai_strerror(c->gai_rc));
+		return 0;
+	}
+	if (c->fd >= 0)
+		return sshc_connected(c);
+	c->ai_cur = c->ai;
+	if (sshc_connect(c) != 0) {
+		sshc_fail(c, DT_ERR_SYS, "connect: %s", strerror(errno));
+		return 0;
+	}
+	sshc_arm(c, EV_WRITE);
+	return 0;
+}
+
+/* HANDSHAKE: the ssh handshake, then the host key check. */
+static int
+sshc_st_handshake(struct sshc *c)
+{
+	int	rc;
+
+	rc = libssh2_session_handshake(c->s, c->fd);
+	if (rc == LIBSSH2_ERROR_EAGAIN) {
+		sshc_arm(c, 0);
+		return 0;
+	}
+	if (rc != 0) {
+		sshc_fail(c, DT_ERR_PROTO, "ssh handshake failed: %s",
+		    ssh_errmsg(c));
+		return 0;
+	}
+	if (sshc_hostkey(c) != 0)
+		return 0;
+	c->st = SS_AUTH;
+	return 1;
+}
+
+/* AUTH: then a channel for the agent, or (a jump host) onwards. */
+static int
+sshc_st_auth(struct sshc *c)
+{
+	if (sshc_auth(c) <= 0)
+		return 0;
+	c->st = c->h != NULL ? SS_OPEN : SS_FORWARD;
+	return 1;
+}
+
+/* FORWARD: a jump host opens the channel to the next host. */
+static int
+sshc_st_forward(struct sshc *c)
+{
+	sshc_forward(c);
+	return 0;
+}
+
+/* JUMP: a jump host pumps its tunnel. */
+static int
+sshc_st_jump(struct sshc *c)
+{
+	sshc_pump(c);
+	return 0;
+}
+
+/* OPEN, UP_OPEN: a session channel, for the agent or its upload. */
+static int
+sshc_st_open(struct sshc *c)
+{
+	LIBSSH2_CHANNEL	*ch;
+
+	if ((ch = libssh2_channel_open_session(c->s)) == NULL) {
+		if (libssh2_session_last_errno(c->s) == LIBSSH2_ERROR_EAGAIN)
+			sshc_arm(c, 0);
+		else
+			sshc_fail(c, DT_ERR_PROTO, "cannot open an ssh "
+			    "channel: %s", ssh_errmsg(c));
+		return 0;
+	}
+	if (c->st == SS_OPEN) {
+		c->ch = ch;
+		c->st = SS_EXEC;
+	} else {
+		c->up = ch;
+		c->st = SS_UP_EXEC;
+	}
+	return 1;
+}
+
+/*
+ * Runs cmd (made by mk from the agent cache directory) on ch; then
+ * next. What: for the message if it cannot. Returns as a step does.
+ */
+static int
+sshc_exec(struct sshc *c, LIBSSH2_CHANNEL *ch, const char *what,
+    void (*mk)(char *, size_t, const char *), enum sstate next)
 {
 	const unsigned char	*bin;
 	const char		*id;
 	char			 cmd[4096], dir[2048];
 	struct dt_err		 e;
-	ssize_t			 n;
 	size_t			 len;
-	int			 rc, soerr;
-	socklen_t		 sl;
+	int			 rc;
 
-	c->busy++;
-	for (;;) {
-		switch (c->st) {
-		case SS_QUEUED:
-		case SS_RESOLVE:
-		case SS_TUNNEL:
-		case SS_DEAD:
-			goto out;
-		case SS_CONNECT:
-			if (c->jump != NULL) {
-				/* Its jump host opens the way, then steps it. */
-				c->st = SS_TUNNEL;
-				c->jump->st = SS_CONNECT;
-				sshc_step(c->jump);
-				goto out;
-			}
-			if (c->t.proxy_command != NULL && c->proxy == NULL) {
-				if (proxy_cmd_start(c->base, c->name,
-				    c->t.proxy_command, &c->fd, &c->proxy,
-				    &e) != 0) {
-					sshc_fail(c, e.code, "%s", e.msg);
-					goto out;
-				}
-				log_debug("%s: ProxyCommand %s", c->name,
-				    c->t.proxy_command);
-				if (sshc_session_new(c) != 0)
-					goto out;
-				break;
-			}
-			if (c->ai == NULL && c->gai_rc == 0) {
-				char	port[16];
-
-				snprintf(port, sizeof(port), "%d", c->t.port);
-				c->st = SS_RESOLVE;
-				c->rs = resolve_start(c->base,
-				    c->t.hostname, port, sshc_resolved, c);
-				goto out;
-			}
-			if (c->ai == NULL) {
-				sshc_fail(c, DT_ERR_NOTFOUND, "cannot resolve "
-				    "%s: %s", c->t.hostname,
-				    gai_strerror(c->gai_rc));
-				goto out;
-			}
-			if (c->fd < 0) {
-				c->ai_cur = c->ai;
-				if (sshc_connect(c) != 0) {
-					sshc_fail(c, DT_ERR_SYS, "connect: %s",
-					    strerror(errno));
-					goto out;
-				}
-				sshc_arm(c, EV_WRITE);
-				goto out;
-			}
-			sl = sizeof(soerr);
-			if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr,
-			    &sl) == -1)
-				soerr = errno;
-			if (soerr == EINPROGRESS) {
-				sshc_arm(c, EV_WRITE);
-				goto out;
-			}
-			if (soerr != 0) {
-				c->ai_cur = c->ai_cur->ai_next;
-				if (c->ai_cur != NULL && sshc_connect(c) == 0) {
-					sshc_arm(c, EV_WRITE);
-					goto out;
-				}
-				sshc_fail(c, DT_ERR_SYS, "cannot connect to "
-				    "%s port %d: %s", c->t.hostname, c->t.port,
-				    strerror(soerr));
-				goto out;
-			}
-			sshc_keepalive(c->fd);
-			if (sshc_session_new(c) != 0)
-				goto out;
-			break;
-		case SS_HANDSHAKE:
-			rc = libssh2_session_handshake(c->s, c->fd);
-			if (rc == LIBSSH2_ERROR_EAGAIN) {
-				sshc_arm(c, 0);
-				goto out;
-			}
-			if (rc != 0) {
-				sshc_fail(c, DT_ERR_PROTO, "ssh handshake "
-				    "failed: %s", ssh_errmsg(c));
-				goto out;
-			}
-			if (sshc_hostkey(c) != 0)
-				goto out;
-			c->st = SS_AUTH;
-			break;
-		case SS_AUTH:
-			if ((rc = sshc_auth(c)) <= 0)
-				goto out;
-			c->st = c->h != NULL ? SS_OPEN : SS_FORWARD;
-			break;
-		case SS_FORWARD:
-			sshc_forward(c);
-			goto out;
-		case SS_JUMP:
-			sshc_pump(c);
-			goto out;
-		case SS_OPEN:
-		case SS_UP_OPEN:
-			{
-				LIBSSH2_CHANNEL *ch =
-				    libssh2_channel_open_session(c->s);
-				if (ch == NULL) {
-					if (libssh2_session_last_errno(c->s) ==
-					    LIBSSH2_ERROR_EAGAIN) {
-						sshc_arm(c, 0);
-						goto out;
-					}
-					sshc_fail(c, DT_ERR_PROTO, "cannot open "
-					    "an ssh channel: %s", ssh_errmsg(c));
-					goto out;
-				}
-				if (c->st == SS_OPEN) {
-					c->ch = ch;
-					c->st = SS_EXEC;
-				} else {
-					c->up = ch;
-					c->st = SS_UP_EXEC;
-				}
-			}
-			break;
-		case SS_EXEC:
-			if (agentbin_load(&bin, &len, &id, &e) != 0) {
-				sshc_fail(c, DT_ERR_NOTFOUND, "%s", e.msg);
-				goto out;
-			}
-			cache_dir(dir, sizeof(dir), c->h->o, id);
-			snprintf(cmd, sizeof(cmd), "a=%s/dtrun-agent; "
-			    "if [ -x \"$a\" ]; then exec \"$a\"; fi; "
-			    "if p=$(command -v dtrun-agent 2>/dev/null) && "
-			    "[ \"$(\"$p\" --version 2>/dev/null)\" = '%s' ]; "
-			    "then exec \"$p\"; fi; exit %d", dir,
-			    agentbin_version_line(), EXIT_NEED_AGENT);
-			rc = libssh2_channel_exec(c->ch, cmd);
-			if (rc == LIBSSH2_ERROR_EAGAIN) {
-				sshc_arm(c, 0);
-				goto out;
-			}
-			if (rc != 0) {
-				sshc_fail(c, DT_ERR_PROTO, "cannot run the "
-				    "agent: %s", ssh_errmsg(c));
-				goto out;
-			}
-			c->st = SS_PROBE;
-			break;
-		case SS_PROBE:
-			{
-				unsigned char buf[16384];
-
-				n = libssh2_channel_read(c->ch, (char *)buf,
-				    sizeof(buf));
-				if (n > 0) {
-					/* Its HELLO, or whatever came instead. */
-					evbuffer_add(c->in, buf, n);
-					c->st = SS_RUNNING;
-					sshc_release(c);
-					break;
-				}
-				if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
-					sshc_fail(c, DT_ERR_CLOSED, "ssh: %s",
-					    ssh_errmsg(c));
-					goto out;
-				}
-				sshc_stderr(c, c->ch);
-				if (c->st != SS_PROBE)
-					goto out;
-				if (!libssh2_channel_eof(c->ch)) {
-					sshc_arm(c, 0);
-					goto out;
-				}
-				if ((rc = sshc_exit_status(c, c->ch)) < 0)
-					goto out;
-				if (rc == EXIT_NEED_AGENT && !c->uploaded) {
-					log_info("%s: no dtrun-agent of this "
-					    "build there: uploading it",
-					    c->t.alias);
-					c->st = SS_UP_OPEN;
-					break;
-				}
-				sshc_fail(c, DT_ERR_NOTFOUND, "could not start "
-				    "dtrun-agent there (exit status %d)", rc);
-				goto out;
-			}
-		case SS_UP_EXEC:
-			if (agentbin_load(&bin, &len, &id, &e) != 0) {
-				sshc_fail(c, DT_ERR_NOTFOUND, "%s", e.msg);
-				goto out;
-			}
-			cache_dir(dir, sizeof(dir), c->h->o, id);
-			snprintf(cmd, sizeof(cmd), "umask 077; d=%s; "
-			    "mkdir -p \"$d\" && t=$(mktemp \"$d/.up.XXXXXX\") "
-			    "&& cat >\"$t\" && chmod 700 \"$t\" && "
-			    "mv -f \"$t\" \"$d/dtrun-agent\"", dir);
-			rc = libssh2_channel_exec(c->up, cmd);
-			if (rc == LIBSSH2_ERROR_EAGAIN) {
-				sshc_arm(c, 0);
-				goto out;
-			}
-			if (rc != 0) {
-				sshc_fail(c, DT_ERR_PROTO, "cannot upload the "
-				    "agent: %s", ssh_errmsg(c));
-				goto out;
-			}
-			c->up_off = 0;
-			c->st = SS_UP_WRITE;
-			break;
-		case SS_UP_WRITE:
-			agentbin_load(&bin, &len, &id, &e);
-			while (c->up_off < len) {
-				n = libssh2_channel_write(c->up, (const char *)
-				    bin + c->up_off, len - c->up_off);
-				if (n == LIBSSH2_ERROR_EAGAIN) {
-					sshc_stderr(c, c->up);
-					sshc_arm(c, 0);
-					goto out;
-				}
-				if (n < 0) {
-					sshc_fail(c, DT_ERR_IO, "uploading the "
-					    "agent: %s", ssh_errmsg(c));
-					goto out;
-				}
-				c->up_off += n;
-			}
-			c->st = SS_UP_EOF;
-			break;
-		case SS_UP_EOF:
-			rc = libssh2_channel_send_eof(c->up);
-			if (rc == LIBSSH2_ERROR_EAGAIN) {
-				sshc_arm(c, 0);
-				goto out;
-			}
-			c->st = SS_UP_WAIT;
-			break;
-		case SS_UP_WAIT:
-			{
-				char buf[512];
-
-				while ((n = libssh2_channel_read(c->up, buf,
-				    sizeof(buf))) > 0)
-					;
-				sshc_stderr(c, c->up);
-				if (!libssh2_channel_eof(c->up)) {
-					sshc_arm(c, 0);
-					goto out;
-				}
-				if ((rc = sshc_exit_status(c, c->up)) < 0)
-					goto out;
-				if (rc != 0) {
-					c->up_err[c->up_errlen] = '\0';
-					c->up_err[strcspn(c->up_err, "\n")] =
-					    '\0';
-					sshc_fail(c, DT_ERR_IO, "could not "
-					    "store the agent there (exit %d%s%s)",
-					    rc, c->up_errlen ? ": " : "",
-					    c->up_err);
-					goto out;
-				}
-				c->uploaded = 1;
-				c->st = SS_OPEN;
-			}
-			break;
-		case SS_RUNNING:
-			sshc_run(c);
-			goto out;
-		}
+	if (agentbin_load(&bin, &len, &id, &e) != 0) {
+		sshc_fail(c, DT_ERR_NOTFOUND, "%s", e.msg);
+		return 0;
 	}
-out:
+	cache_dir(dir, sizeof(dir), c->h->o, id);
+	mk(cmd, sizeof(cmd), dir);
+	rc = libssh2_channel_exec(ch, cmd);
+	if (rc == LIBSSH2_ERROR_EAGAIN) {
+		sshc_arm(c, 0);
+		return 0;
+	}
+	if (rc != 0) {
+		sshc_fail(c, DT_ERR_PROTO, "cannot %s: %s", what,
+		    ssh_errmsg(c));
+		return 0;
+	}
+	c->st = next;
+	return 1;
+}
+
+/* The remote command that runs the cached agent, or a dtrun-agent of this build on PATH, or exits 97. */
+static void
+sshc_agent_cmd(char *cmd, size_t len, const char *dir)
+{
+	snprintf(cmd, len, "a=%s/dtrun-agent; "
+	    "if [ -x \"$a\" ]; then exec \"$a\"; fi; "
+	    "if p=$(command -v dtrun-agent 2>/dev/null) && "
+	    "[ \"$(\"$p\" --version 2>/dev/null)\" = '%s' ]; "
+	    "then exec \"$p\"; fi; exit %d", dir, agentbin_version_line(),
+	    EXIT_NEED_AGENT);
+}
+
+/* The remote command that stores the agent it reads into the cache, atomically. */
+static void
+sshc_upload_cmd(char *cmd, size_t len, const char *dir)
+{
+	snprintf(cmd, len, "umask 077; d=%s; "
+	    "mkdir -p \"$d\" && t=$(mktemp \"$d/.up.XXXXXX\") "
+	    "&& cat >\"$t\" && chmod 700 \"$t\" && "
+	    "mv -f \"$t\" \"$d/dtrun-agent\"", dir);
+}
+
+/* EXEC: start the agent. */
+static int
+sshc_st_exec(struct sshc *c)
+{
+	return sshc_exec(c, c->ch, "run the agent", sshc_agent_cmd, SS_PROBE);
+}
+
+/* UP_EXEC: start the upload's receiving end. */
+static int
+sshc_st_up_exec(struct sshc *c)
+{
+	c->up_off = 0;
+	return sshc_exec(c, c->up, "upload the agent", sshc_upload_cmd,
+	    SS_UP_WRITE);
+}
+
+/* PROBE: the agent's first bytes (RUNNING), or its exit: 97 asks for the upload. */
+static int
+sshc_st_probe(struct sshc *c)
+{
+	unsigned char	buf[16384];
+	ssize_t		n;
+	int		rc;
+
+	n = libssh2_channel_read(c->ch, (char *)buf, sizeof(buf));
+	if (n > 0) {
+		/* Its HELLO, or whatever came instead. */
+		evbuffer_add(c->in, buf, n);
+		c->st = SS_RUNNING;
+		sshc_release(c);
+		return 1;
+	}
+	if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
+		sshc_fail(c, DT_ERR_CLOSED, "ssh: %s", ssh_errmsg(c));
+		return 0;
+	}
+	sshc_stderr(c, c->ch);
+	if (c->st != SS_PROBE)
+		return 0;
+	if (!libssh2_channel_eof(c->ch)) {
+		sshc_arm(c, 0);
+		return 0;
+	}
+	if ((rc = sshc_exit_status(c, c->ch)) < 0)
+		return 0;
+	if (rc == EXIT_NEED_AGENT && !c->uploaded) {
+		log_info("%s: no dtrun-agent of this build there: uploading "
+		    "it", c->t.alias);
+		c->st = SS_UP_OPEN;
+		return 1;
+	}
+	sshc_fail(c, DT_ERR_NOTFOUND, "could not start dtrun-agent there "
+	    "(exit status %d)", rc);
+	return 0;
+}
+
+/* UP_WRITE: the agent binary into the upload channel. */
+static int
+sshc_st_up_write(struct sshc *c)
+{
+	const unsigned char	*bin;
+	const char		*id;
+	struct dt_err		 e;
+	size_t			 len;
+	ssize_t			 n;
+
+	if (agentbin_load(&bin, &len, &id, &e) != 0) {
+		sshc_fail(c, DT_ERR_NOTFOUND, "%s", e.msg);
+		return 0;
+	}
+	while (c->up_off < len) {
+		n = libssh2_channel_write(c->up, (const char *)bin + c->up_off,
+		    len - c->up_off);
+		if (n == LIBSSH2_ERROR_EAGAIN) {
+			sshc_stderr(c, c->up);
+			sshc_arm(c, 0);
+			return 0;
+		}
+		if (n < 0) {
+			sshc_fail(c, DT_ERR_IO, "uploading the agent: %s",
+			    ssh_errmsg(c));
+			return 0;
+		}
+		c->up_off += n;
+	}
+	c->st = SS_UP_EOF;
+	return 1;
+}
+
+/* UP_EOF: the end of the binary. */
+static int
+sshc_st_up_eof(struct sshc *c)
+{
+	if (libssh2_channel_send_eof(c->up) == LIBSSH2_ERROR_EAGAIN) {
+		sshc_arm(c, 0);
+		return 0;
+	}
+	c->st = SS_UP_WAIT;
+	return 1;
+}
+
+/* UP_WAIT: the upload's exit status; then the agent again (OPEN). */
+static int
+sshc_st_up_wait(struct sshc *c)
+{
+	char	buf[512];
+	int	rc;
+
+	while (libssh2_channel_read(c->up, buf, sizeof(buf)) > 0)
+		;
+	sshc_stderr(c, c->up);
+	if (!libssh2_channel_eof(c->up)) {
+		sshc_arm(c, 0);
+		return 0;
+	}
+	if ((rc = sshc_exit_status(c, c->up)) < 0)
+		return 0;
+	if (rc != 0) {
+		c->up_err[c->up_errlen] = '\0';
+		c->up_err[strcspn(c->up_err, "\n")] = '\0';
+		sshc_fail(c, DT_ERR_IO, "could not store the agent there "
+		    "(exit %d%s%s)", rc, c->up_errlen ? ": " : "", c->up_err);
+		return 0;
+	}
+	c->uploaded = 1;
+	c->st = SS_OPEN;
+	return 1;
+}
+
+/* RUNNING: the agent's link. */
+static int
+sshc_st_running(struct sshc *c)
+{
+	sshc_run(c);
+	return 0;
+}
+
+/* Each state's step. */
+static int (*const sshc_steps[])(struct sshc *) = {
+	[SS_QUEUED] = sshc_st_wait,
+	[SS_RESOLVE] = sshc_st_wait,
+	[SS_CONNECT] = sshc_st_connect,
+	[SS_TUNNEL] = sshc_st_wait,
+	[SS_HANDSHAKE] = sshc_st_handshake,
+	[SS_AUTH] = sshc_st_auth,
+	[SS_OPEN] = sshc_st_open,
+	[SS_EXEC] = sshc_st_exec,
+	[SS_PROBE] = sshc_st_probe,
+	[SS_UP_OPEN] = sshc_st_open,
+	[SS_UP_EXEC] = sshc_st_up_exec,
+	[SS_UP_WRITE] = sshc_st_up_write,
+	[SS_UP_EOF] = sshc_st_up_eof,
+	[SS_UP_WAIT] = sshc_st_up_wait,
+	[SS_RUNNING] = sshc_st_running,
+	[SS_FORWARD] = sshc_st_forward,
+	[SS_JUMP] = sshc_st_jump,
+	[SS_DEAD] = sshc_st_wait,
+};
+
+/* Runs c's state machine until it must wait. */
+static void
+sshc_step(struct sshc *c)
+{
+	c->busy++;
+	while (sshc_steps[c->st](c))
+		;
 	if (!c->dead)
 		sshc_phase(c);
 	c->busy--;
@@ -1167,7 +1282,6 @@ sshc_new(struct event_base *base)
 	c->base = base;
 	c->fd = -1;
 	c->in = evbuffer_new();
-	c->out = evbuffer_new();
 	c->err = evbuffer_new();
 	c->ev = event_new(base, -1, 0, sshc_ev_cb, c);
 	c->timer = evtimer_new(base, sshc_timeout_cb, c);
@@ -1257,7 +1371,6 @@ sshc_close(struct sshc *c)
 		event_free(c->ev);
 	if (c->timer != NULL)
 		event_free(c->timer);
-	evbuffer_free(c->out);
 	evbuffer_free(c->err);
 	for (i = 0; i < c->nkeys; i++)
 		free(c->keys[i]);
@@ -1294,6 +1407,12 @@ ssh_start(struct job_host *h, struct dt_err *e)
 	warnings_log(warn, nwarn);
 	if (rc == 0)
 		rc = sshc_jumps(c, h->o, 0, e);
+	/* The job's frames queue in the link until the channel runs. */
+	if (rc == 0 && (c->link = link_new_io(job_base(h), &(struct link_io){
+	    sshc_io_read, sshc_io_write, sshc_io_kick, sshc_io_why, c },
+	    AP_FRAME_MAX, &(struct link_cbs){ sshc_frame, sshc_link_close,
+	    NULL, c })) == NULL)
+		rc = dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
 	if (rc != 0) {
 		sshc_close(c);
 		evbuffer_free(c->in);
@@ -1302,6 +1421,7 @@ ssh_start(struct job_host *h, struct dt_err *e)
 	}
 	snprintf(c->name, sizeof(c->name), "%s", c->t.alias);
 	h->priv = c;
+	h->link = c->link;
 	log_debug("%s: ssh %s@%s port %d", c->t.alias, c->t.user,
 	    c->t.hostname, c->t.port);
 	c->st = SS_QUEUED;
@@ -1309,31 +1429,6 @@ ssh_start(struct job_host *h, struct dt_err *e)
 	g.queue[g.nqueue++] = c;
 	queue_kick();
 	return 0;
-}
-
-static int
-ssh_send(struct job_host *h, const void *p, size_t n)
-{
-	struct sshc	*c = h->priv;
-
-	if (c == NULL || c->st == SS_DEAD)
-		return DT_ERR_CLOSED;
-	evbuffer_add(c->out, p, n);
-	if (c->st == SS_RUNNING && c->busy == 0)
-		sshc_step(c);
-	return 0;
-}
-
-static void
-ssh_pause(struct job_host *h, int on)
-{
-	struct sshc	*c = h->priv;
-
-	if (c == NULL || c->paused == on)
-		return;
-	c->paused = on;
-	if (!on && c->st == SS_RUNNING && c->busy == 0)
-		sshc_step(c);
 }
 
 static void
@@ -1394,9 +1489,12 @@ ssh_free(struct job_host *h)
 		return;
 	h->priv = NULL;
 	ssh_unqueue(c);
+	/* Inside its own callback the link defers this; it reads no more. */
+	link_free(c->link);
+	c->link = NULL;
 	sshc_close(c);
 	if (c->busy > 0)
-		c->dead = 1;	/* link_frames may still be draining c->in */
+		c->dead = 1;	/* a step is under way: it frees c */
 	else {
 		evbuffer_free(c->in);
 		free(c);
@@ -1405,9 +1503,8 @@ ssh_free(struct job_host *h)
 
 const struct backend backend_ssh = {
 	.name = "ssh",
+	.reuse = BE_REUSE_HOST,
 	.start = ssh_start,
-	.send = ssh_send,
-	.pause = ssh_pause,
 	.kill = ssh_kill,
 	.reaped = ssh_reaped,
 	.free = ssh_free,

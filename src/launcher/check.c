@@ -20,6 +20,7 @@
 #include "check.h"
 #include "cli.h"
 #include "err.h"
+#include "exitcodes.h"
 #include "iface.h"
 #include "job.h"
 #include "log.h"
@@ -216,7 +217,7 @@ check_send(struct check *c, size_t i, uint32_t step, const char *target)
 }
 
 void
-check_begin(struct check *c, struct job_host *hosts)
+check_begin(struct check *c, struct job_host **hosts)
 {
 	size_t	i;
 	int	rc;
@@ -224,7 +225,7 @@ check_begin(struct check *c, struct job_host *hosts)
 	log_info("%s: asking %zu agent%s", c->fast ? "--preflight" :
 	    "--check", c->p->nhosts, c->p->nhosts == 1 ? "" : "s");
 	for (i = 0; i < c->p->nhosts; i++)
-		c->hs[i].h = &hosts[i];
+		c->hs[i].h = hosts[i];
 	for (i = 0; i < c->p->nhosts; i++) {
 		if ((rc = check_send(c, i, AP_CHK_GATHER, check_rank0(c))) != 0) {
 			c->over = 1;
@@ -557,13 +558,17 @@ check_table(char *const *cells, size_t nrows, size_t ncol)
 int
 check_run(const struct opts *o, const struct plan *p, const char *id)
 {
-	struct job_attempt	a;
-	int			rc;
+	struct job_attempt	 a;
+	struct job_scope	*sc;
+	int			 rc;
 
 	memset(&a, 0, sizeof(a));
 	a.timeout = o->timeout;
 	job_hold_signals(1);
-	rc = job_run(o, p, id, &a);
+	if ((sc = job_scope_new(o)) == NULL)
+		return EXIT_INTERNAL;
+	rc = job_run(sc, o, p, id, &a);
+	job_scope_free(sc);
 	job_attempt_free(&a);
 	return rc;
 }

@@ -33,7 +33,7 @@ struct check	*check_new(struct job *j, const struct opts *,
 		    const struct plan *, int fast, const char *rank0);
 
 /* Every agent said HELLO: send each its first step (hosts: the job's, in node-rank order). */
-void		 check_begin(struct check *, struct job_host *hosts);
+void		 check_begin(struct check *, struct job_host **hosts);
 
 /*
  * A CHECKED from h's agent. Returns 0, or -1 when it is malformed or out

@@ -37,9 +37,12 @@
 
 #include "check.h"
 #include "cli.h"
+#include "dtlimits.h"
 #include "env.h"
 #include "err.h"
+#include "exitcodes.h"
 #include "job.h"
+#include "link.h"
 #include "log.h"
 #include "output.h"
 #include "plan.h"
@@ -54,16 +57,9 @@
 #include "wire.h"
 #include "xmalloc.h"
 
-#define EXIT_CONFIG	2
-#define EXIT_INTERNAL	70
 
 /* Every plan's ranks fit what an agent takes for one host. */
 _Static_assert(AP_MAX_RANKS >= HF_RANKS_MAX, "AP_MAX_RANKS < HF_RANKS_MAX");
-#define EXIT_TIMEOUT	124
-#define EXIT_RDZV	125
-#define EXIT_PIPE	(128 + SIGPIPE)
-#define EXIT_LOST	255
-#define EXIT_HANG	123		/* --hang-timeout */
 #define STK_WAIT_S	250		/* a report waits for agents at most
 					   this long without a stack coming:
 					   a rank's capture takes an agent
@@ -72,6 +68,20 @@ _Static_assert(AP_MAX_RANKS >= HF_RANKS_MAX, "AP_MAX_RANKS < HF_RANKS_MAX");
 					   heartbeat */
 
 enum rank_state { R_WAITING, R_RUNNING, R_EXITED };
+
+/*
+ * Where an attempt is. Each phase waits for every host's reply to what
+ * the one before sent; job_advance moves on once it is in. A stop (a
+ * failure, a signal, a timeout) can come in any phase and is the last.
+ */
+enum job_phase {
+	JP_CONNECTING,		/* agents starting: every HELLO, and the sync */
+	JP_CHECKING,		/* --check, --preflight: every CHECKED */
+	JP_PORTS,		/* PORTS sent where needed: every PORTLIST */
+	JP_PREPARING,		/* JOB, RANKs, PREPARE sent: every PREPARED */
+	JP_RUNNING,		/* START sent: ranks run until they end */
+	JP_STOPPING		/* STOP sent: every DONE (or link lost) */
+};
 
 /* What a stack report ends in. */
 enum stk_then {
@@ -90,7 +100,8 @@ struct job {
 	const struct opts	*o;
 	const struct plan	*plan;
 	const char		*id;
-	struct job_host		*hosts;
+	struct job_scope	*scope;
+	struct job_host		**hosts;	/* the plan's, in its order */
 	struct job_rank		*ranks;
 	struct output		*out;
 	struct dt_wbuf		 wb;
@@ -100,8 +111,8 @@ struct job {
 	struct rdzv_server	*rdzv;
 	char			 rdzv_addr[300];
 	char			 rdzv_token[2 * RDZV_SECRET_LEN + 1];
+	enum job_phase		 phase;
 	size_t			 nhello;
-	int			 ports_asked;	/* PORTS sent (or not needed) */
 	size_t			 nports_pending; /* PORTLIST replies owed */
 	size_t			 nprepared;
 	size_t			 ndone;
@@ -109,8 +120,7 @@ struct job {
 	size_t			 nexited;
 	size_t			 nstarted;	/* ranks that ever ran */
 	size_t			 nstopped;	/* ran, and ended once we stopped */
-	int			 started;	/* START sent */
-	int			 stopping;
+	int			 started;	/* START sent (and maybe stopped since) */
 	int			 exit_set;
 	int			 exit_code;
 	int			 signals;	/* how many stop signals dtrun got */
@@ -137,6 +147,17 @@ struct job {
 	enum job_cause		 cause;		/* what ended it first */
 };
 
+/* What outlives an attempt (job.h). */
+struct job_scope {
+	struct event_base	*base;
+	const struct opts	*o;
+	struct job_host		**all;		/* every host met, by name */
+	size_t			 nall;
+	struct dt_wbuf		 wb;		/* heartbeats between attempts */
+};
+
+static void	job_advance(struct job *);
+
 /* The signals dtrun handles; job_hold_signals holds those that act. */
 static const int job_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2,
     SIGCHLD, SIGQUIT };
@@ -162,10 +183,10 @@ job_hold_signals(int on)
 struct event_base *
 job_base(struct job_host *h)
 {
-	return h->job->base;
+	return h->scope->base;
 }
 
-struct job_host *
+struct job_host **
 job_hosts(struct job_host *h, size_t *n)
 {
 	*n = h->job->plan->nhosts;
@@ -208,6 +229,13 @@ job_cause(struct job *j, enum job_cause c)
 {
 	if (!j->exit_set && j->cause == JC_NONE)
 		j->cause = c;
+}
+
+/* True once STOP went out: nothing new starts. */
+static int
+job_stopping(const struct job *j)
+{
+	return j->phase == JP_STOPPING;
 }
 
 /* The first cause of the job's end sets the exit status. */
@@ -254,7 +282,7 @@ job_rank_ended(struct job *j, struct job_rank *r)
 {
 	if (r->state == R_RUNNING) {
 		j->nrunning--;
-		if (j->stopping)
+		if (job_stopping(j))
 			j->nstopped++;
 	}
 	if (r->state != R_EXITED)
@@ -274,7 +302,7 @@ job_send(struct job_host *h)
 		log_error("out of memory");
 		exit(EXIT_INTERNAL);
 	}
-	if (j->wb.len == 0 || h->done) {
+	if (j->wb.len == 0 || h->done || h->link == NULL) {
 		dt_wbuf_reset(&j->wb);
 		return;
 	}
@@ -286,7 +314,7 @@ job_send(struct job_host *h)
 	 */
 	wb = j->wb;
 	dt_wbuf_init(&j->wb);
-	h->be->send(h, wb.p, wb.len);
+	link_send(h->link, wb.p, wb.len);
 	h->beat.sent = 1;
 	if (j->wb.cap == 0) {
 		j->wb = wb;		/* keep the allocation */
@@ -311,12 +339,12 @@ watchdog_cb(evutil_socket_t fd, short what, void *arg)
 	size_t		 h;
 
 	for (h = 0; h < j->plan->nhosts; h++) {
-		if (j->hosts[h].done)
+		if (j->hosts[h]->done)
 			continue;
 		log_error("agent on %s did not finish stopping its ranks: "
-		    "cutting it off", j->hosts[h].ph->name);
-		j->hosts[h].be->kill(&j->hosts[h]);
-		j->hosts[h].done = 1;
+		    "cutting it off", j->hosts[h]->ph->name);
+		j->hosts[h]->be->kill(j->hosts[h]);
+		j->hosts[h]->done = 1;
 		j->ndone++;
 	}
 	job_set_exit(j, EXIT_LOST);
@@ -355,15 +383,21 @@ job_stop(struct job *j, int sig, double grace)
 	st.signo = sig;
 	st.grace_ms = sig == SIGKILL ? 0 : (uint64_t)(grace * 1000);
 	/* Workers blocked in a rendezvous wait hear of it, not hang. */
-	if (!j->stopping && j->rdzv != NULL)
+	if (!job_stopping(j) && j->rdzv != NULL)
 		rdzv_server_abort(j->rdzv, "the job is stopping");
-	j->stopping = 1;
+	j->phase = JP_STOPPING;
 	sync_stop(j->sync);
 	for (h = 0; h < j->plan->nhosts; h++) {
-		if (j->hosts[h].done)
+		if (j->hosts[h]->done)
 			continue;
+		if (!j->hosts[h]->hello && j->hosts[h]->be->unreached != NULL &&
+		    j->hosts[h]->be->unreached(j->hosts[h])) {
+			job_host_closed(j->hosts[h], DT_ERR_ABORTED, "stopped "
+			    "before its agent connected");
+			continue;
+		}
 		ap_put_stop(&j->wb, &st);
-		job_send(&j->hosts[h]);
+		job_send(j->hosts[h]);
 	}
 	/* Agents kill after the grace; this only catches an agent that hangs. */
 	if (!event_pending(j->ev_watchdog, EV_TIMEOUT, NULL) || sig == SIGKILL) {
@@ -403,7 +437,7 @@ job_stacks_then(struct job *j)
 	enum stk_then		 then = j->stk_then;
 
 	j->stk_then = STK_THEN_NONE;
-	if (then == STK_THEN_NONE || j->stopping)
+	if (then == STK_THEN_NONE || job_stopping(j))
 		return;
 	if (then == STK_THEN_HANG) {
 		if (j->o->on_hang_report)
@@ -437,11 +471,11 @@ job_stacks_done(struct job *j)
 
 	event_del(j->ev_stk);
 	for (h = 0; h < j->plan->nhosts; h++) {
-		if (!j->hosts[h].stk_waiting)
+		if (!j->hosts[h]->stk_waiting)
 			continue;
-		j->hosts[h].stk_waiting = 0;
-		for (k = 0; k < j->hosts[h].ph->nranks; k++) {
-			r = j->hosts[h].ph->ranks[k];
+		j->hosts[h]->stk_waiting = 0;
+		for (k = 0; k < j->hosts[h]->ph->nranks; k++) {
+			r = j->hosts[h]->ph->ranks[k];
 			if (j->ranks[r].state == R_RUNNING &&
 			    job_stacks_cover(j, r))
 				stk_report_missing(j->stk, r, "no reply from "
@@ -501,7 +535,7 @@ job_stacks_ask(struct job *j, const char *why)
 
 	if (j->stk != NULL)
 		return;
-	if (!j->started || j->nrunning == 0 || j->stopping) {
+	if (!j->started || j->nrunning == 0 || job_stopping(j)) {
 		log_warn("%s: no rank is running: no stacks to show", why);
 		free(j->stk_only);
 		j->stk_only = NULL;
@@ -517,13 +551,13 @@ job_stacks_ask(struct job *j, const char *why)
 		log_notice("%s: asking every agent for its ranks' stacks (the "
 		    "job goes on)", why);
 	for (h = 0; h < j->plan->nhosts; h++) {
-		if (j->hosts[h].done || !j->hosts[h].hello ||
-		    !job_stacks_host(j, &j->hosts[h]))
+		if (j->hosts[h]->done || !j->hosts[h]->hello ||
+		    !job_stacks_host(j, j->hosts[h]))
 			continue;
 		ap_put_empty(&j->wb, AP_STACKS);
-		j->hosts[h].stk_waiting = 1;
+		j->hosts[h]->stk_waiting = 1;
 		j->stk_pending++;
-		job_send(&j->hosts[h]);
+		job_send(j->hosts[h]);
 	}
 	if (j->stk_pending == 0) {
 		job_stacks_done(j);
@@ -584,7 +618,7 @@ hang_cb(evutil_socket_t fd, short what, void *arg)
 	uint64_t	 idle = now_ms() - j->life_ms;
 	uint64_t	 limit = (uint64_t)(j->o->hang_timeout * 1000);
 
-	if (j->stopping)
+	if (job_stopping(j))
 		return;
 	if (idle < limit || j->stk != NULL || j->nrunning == 0) {
 		timer_arm(j->ev_hang, idle < limit ? (limit - idle) / 1000.0 :
@@ -634,12 +668,13 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	if (x->how == AP_EXITED && x->code == 0)
 		return;
 	if (x->how == AP_SIGNALED)
-		code = 128 + x->code;
+		code = EXIT_SIGNAL(x->code);
 	else if (x->how == AP_NOSTART)
-		code = x->code == ENOEXEC || x->code == EACCES ? 126 : 127;
+		code = x->code == ENOEXEC || x->code == EACCES ? EXIT_NOEXEC :
+		    EXIT_NOTFOUND;
 	else
 		code = x->code;
-	if (j->stopping || j->stk_then == STK_THEN_START)
+	if (job_stopping(j) || j->stk_then == STK_THEN_START)
 		return;		/* stopped by us, or after the first failure;
 				   or ending, once the missing ranks' stacks
 				   are in (their peers were told to abort) */
@@ -763,7 +798,7 @@ job_host_hello(struct job_host *h)
 			job_put_failed(h, rc, r);
 			return;
 		}
-		if (j->wb.len > 64 * 1024)
+		if (j->wb.len > DT_WRITE_BATCH)
 			job_send(h);
 	}
 	ap_put_empty(&j->wb, AP_PREPARE);
@@ -787,14 +822,14 @@ job_ask_ports(struct job *j)
 	 * read and handled inside job_send, before the next host is asked.
 	 */
 	for (h = 0; h < j->plan->nhosts; h++)
-		if (j->hosts[h].ph->nworkers > 0)
+		if (j->hosts[h]->ph->nworkers > 0)
 			asked++;
 	j->nports_pending = asked;
 	for (h = 0; h < j->plan->nhosts; h++) {
-		if (j->hosts[h].ph->nworkers == 0)
+		if (j->hosts[h]->ph->nworkers == 0)
 			continue;
-		ap_put_ports(&j->wb, j->hosts[h].ph->nworkers);
-		job_send(&j->hosts[h]);
+		ap_put_ports(&j->wb, j->hosts[h]->ph->nworkers);
+		job_send(j->hosts[h]);
 	}
 	return asked;
 }
@@ -816,33 +851,18 @@ job_host_ports(struct job_host *h, const int *ports, uint32_t n)
 	    h->ph->name, n, n == 1 ? "" : "s");
 }
 
-/* Every agent said HELLO: hand each its part of the job. */
+/* Every agent said HELLO (and sent ports if asked): hand each its part of the job. */
 static void
 job_send_all(struct job *j)
 {
 	size_t	h;
 
-	if (!j->ports_asked) {
-		j->ports_asked = 1;
-		if (job_ask_ports(j) > 0)
-			return;		/* PORTLIST replies call us again */
-	}
 	/* MASTER_PORT must be free on rank 0's host: its agent found one. */
-	if (j->hosts[0].free_port != 0 &&
-	    (int)j->hosts[0].free_port != j->att->prev_port)
-		j->env.master_port = j->hosts[0].free_port;
-	for (h = 0; h < j->plan->nhosts && !j->stopping; h++)
-		job_host_hello(&j->hosts[h]);
-}
-
-/* Every agent said HELLO (and the sync is done): a check first, or the job. */
-static void
-job_hosts_ready(struct job *j)
-{
-	if (j->chk != NULL && !j->checked)
-		check_begin(j->chk, j->hosts);
-	else
-		job_send_all(j);
+	if (j->hosts[0]->free_port != 0 &&
+	    (int)j->hosts[0]->free_port != j->att->prev_port)
+		j->env.master_port = j->hosts[0]->free_port;
+	for (h = 0; h < j->plan->nhosts && !job_stopping(j); h++)
+		job_host_hello(j->hosts[h]);
 }
 
 void
@@ -857,10 +877,10 @@ void
 job_checked(struct job *j, int code)
 {
 	j->checked = 1;
-	if (j->stopping)
+	if (job_stopping(j))
 		return;
 	if (code == 0 && !j->o->check) {
-		job_send_all(j);
+		job_advance(j);
 		return;
 	}
 	if (code != 0)
@@ -883,10 +903,10 @@ job_synced(void *arg, int code)
 	j->synced = 1;
 	if (code != 0) {
 		job_set_exit(j, code);
-		if (!j->stopping)
+		if (!job_stopping(j))
 			job_stop(j, SIGTERM, j->o->kill_grace);
-	} else if (j->nhello == j->plan->nhosts && !j->stopping)
-		job_hosts_ready(j);
+	}
+	job_advance(j);
 }
 
 /* Every host has checked its commands: start all ranks everywhere. */
@@ -898,7 +918,7 @@ job_start_all(struct job *j)
 	j->started = 1;
 	for (h = 0; h < j->plan->nhosts; h++) {
 		ap_put_empty(&j->wb, AP_START);
-		job_send(&j->hosts[h]);
+		job_send(j->hosts[h]);
 	}
 	j->life_ms = now_ms();
 	if (j->o->hang_timeout > 0)
@@ -908,154 +928,281 @@ job_start_all(struct job *j)
 	    j->plan->nhosts == 1 ? "" : "s", j->id);
 }
 
-void
-job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
+/*
+ * Moves the attempt on once its phase's wait is over: every HELLO (and the
+ * sync), then every CHECKED (--check, --preflight), then every PORTLIST
+ * where asked, then every PREPARED. Call it
+ * after anything that may end a wait. What it sends can bring replies
+ * handled before it returns (ssh), which call it again: each phase is
+ * entered before its messages go out, so none is entered twice.
+ */
+static void
+job_advance(struct job *j)
+{
+	size_t	n = j->plan->nhosts;
+
+	for (;;) {
+		switch (j->phase) {
+		case JP_CONNECTING:
+			if (j->nhello < n || (j->sync != NULL && !j->synced))
+				return;
+			j->phase = JP_CHECKING;
+			if (j->chk != NULL)
+				check_begin(j->chk, j->hosts);
+			break;
+		case JP_CHECKING:
+			if (j->chk != NULL && !j->checked)
+				return;
+			j->phase = JP_PORTS;
+			job_ask_ports(j);
+			break;
+		case JP_PORTS:
+			if (j->nports_pending > 0)
+				return;
+			j->phase = JP_PREPARING;
+			job_send_all(j);
+			break;
+		case JP_PREPARING:
+			if (j->nprepared < n)
+				return;
+			j->phase = JP_RUNNING;
+			job_start_all(j);
+			return;
+		case JP_RUNNING:
+		case JP_STOPPING:
+			return;
+		}
+	}
+}
+
+/* PORTLIST: the ports h's agent found for its workers (TF_CONFIG). */
+static int
+job_on_portlist(struct job_host *h, const uint8_t *p, size_t n)
+{
+	struct job	*j = h->job;
+	uint32_t	 nports;
+	int		*ports;
+
+	if (h->got_ports || ap_get_portlist(p, n, &ports, &nports) != 0)
+		return -1;
+	if (nports != (uint32_t)h->ph->nworkers) {
+		free(ports);
+		return -1;
+	}
+	h->got_ports = 1;
+	job_host_ports(h, ports, nports);
+	free(ports);
+	if (j->nports_pending > 0)
+		j->nports_pending--;
+	job_advance(j);
+	return 0;
+}
+
+/* HELLO: h's agent is up (first, or again after AGAIN). */
+static int
+job_on_hello(struct job_host *h, const uint8_t *p, size_t n)
 {
 	struct job	*j = h->job;
 	struct ap_hello	 hello;
-	struct ap_output out;
-	struct ap_exit	 x;
+
+	if (h->hello || ap_get_hello(p, n, &hello) != 0)
+		return -1;
+	h->hello = 1;
+	if (h->be->news != NULL)
+		h->be->news(h, JN_HELLO);
+	free(h->agent_host);
+	h->agent_host = hello.hostname;
+	h->agent_pid = (pid_t)hello.pid;
+	h->free_port = hello.free_port;
+	status_connected(j->st, h->ph->name, hello.hostname, hello.pid);
+	if (hello.version != AP_VERSION) {
+		log_error("%s: agent speaks protocol %u, dtrun %d: install the "
+		    "same dtrun version there", h->ph->name, hello.version,
+		    AP_VERSION);
+		job_set_exit(j, EXIT_CONFIG);
+		job_stop(j, SIGTERM, j->o->kill_grace);
+		return 0;
+	}
+	/* From now on it hears from us, and we expect to hear from it. */
+	if (j->o->heartbeat_timeout > 0) {
+		ap_put_heartbeat(&j->wb, job_beat_ms(j));
+		job_send(h);
+	}
+	j->nhello++;
+	job_advance(j);
+	return 0;
+}
+
+/* STARTED: one of h's ranks runs. */
+static int
+job_on_started(struct job_host *h, const uint8_t *p, size_t n)
+{
+	struct job	*j = h->job;
+	uint32_t	 rank, pid;
+
+	if (ap_get_started(p, n, &rank, &pid) != 0 || rank >= j->plan->nranks)
+		return -1;
+	j->ranks[rank].pid = pid;
+	if (j->ranks[rank].state == R_WAITING) {
+		j->ranks[rank].state = R_RUNNING;
+		j->nrunning++;
+		j->nstarted++;
+		status_add(j->st, ST_STARTED);
+	}
+	return 0;
+}
+
+/* ERROR: h's agent could not go on; a host going down counts as lost. */
+static int
+job_on_error(struct job_host *h, const uint8_t *p, size_t n)
+{
+	struct job	*j = h->job;
 	struct ap_error	 e;
-	struct ap_stack	 stk;
+
+	if (ap_get_error(p, n, &e) != 0)
+		return -1;
+	if (h->be->news != NULL)
+		h->be->news(h, JN_ERROR);
+	if (!job_stopping(j) || !j->started)
+		job_log_lines(e.msg);
+	/* 143: the agent got SIGTERM (a host going down); 255: its keeper died. */
+	if (e.rank == AP_NORANK && (e.code == EXIT_AGENT_TERM ||
+	    e.code == EXIT_LOST)) {
+		h->lost = 1;
+		job_cause(j, JC_LOST);
+		if (j->att != NULL && j->att->what[0] == '\0')
+			snprintf(j->att->what, sizeof(j->att->what), "%s",
+			    e.msg);
+	}
+	job_set_exit(j, e.code);
+	ap_error_free(&e);
+	if (!job_stopping(j))
+		job_stop(j, SIGTERM, j->o->kill_grace);
+	return 0;
+}
+
+/* IFACE: the interface h's agent chose for its ranks, or why none. */
+static int
+job_on_iface(struct job_host *h, const uint8_t *p, size_t n)
+{
+	struct job	*j = h->job;
 	struct ap_iface	 fi;
-	uint32_t	 rank, pid, nports;
-	int		*ports;
-	uint64_t	 ms;
 	int		 rc;
 
-	h->beat.heard = 1;
-	switch (type) {
-	case AP_PORTLIST:
-		if (h->got_ports || ap_get_portlist(p, n, &ports, &nports) != 0)
-			break;
-		if (nports != (uint32_t)h->ph->nworkers) {
-			free(ports);
-			break;
-		}
-		h->got_ports = 1;
-		job_host_ports(h, ports, nports);
-		free(ports);
-		if (j->nports_pending > 0 && --j->nports_pending == 0 &&
-		    !j->stopping)
-			job_send_all(j);
-		return;
-	case AP_HELLO:
-		if (h->hello || ap_get_hello(p, n, &hello) != 0)
-			break;
-		h->hello = 1;
-		h->agent_host = hello.hostname;
-		h->agent_pid = (pid_t)hello.pid;
-		h->free_port = hello.free_port;
-		status_connected(j->st, h->ph->name, hello.hostname, hello.pid);
-		if (hello.version != AP_VERSION) {
-			log_error("%s: agent speaks protocol %u, dtrun %d: "
-			    "install the same dtrun version there",
-			    h->ph->name, hello.version, AP_VERSION);
-			job_set_exit(j, EXIT_CONFIG);
+	if (h->prepared || ap_get_iface(p, n, &fi) != 0)
+		return -1;
+	rc = env_host_chose(&j->env, h->index, &fi);
+	ap_iface_free(&fi);
+	if (rc != 0) {
+		job_set_exit(j, EXIT_CONFIG);
+		if (!job_stopping(j))
 			job_stop(j, SIGTERM, j->o->kill_grace);
-			return;
-		}
-		/* From now on it hears from us, and we expect to hear from it. */
-		if (j->o->heartbeat_timeout > 0) {
-			ap_put_heartbeat(&j->wb, job_beat_ms(j));
-			job_send(h);
-		}
-		if (++j->nhello == j->plan->nhosts && !j->stopping &&
-		    (j->sync == NULL || j->synced))
-			job_hosts_ready(j);
-		return;
-	case AP_PREPARED:
-		if (h->prepared || ap_get_empty(p, n) != 0)
-			break;
+	}
+	return 0;
+}
+
+/* STACK, STACKASK: a rank's stack for the report, or an agent asking for one. */
+static int
+job_on_stack(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
+{
+	struct job	*j = h->job;
+	struct ap_stack	 stk;
+
+	if (type == AP_STACK) {
+		if (ap_get_stack(p, n, &stk) != 0)
+			return -1;
+		job_host_stack(h, &stk);
+		ap_stack_free(&stk);
+		return 0;
+	}
+	if (ap_get_empty(p, n) != 0)
+		return -1;
+	/* Ctrl-\ reaches dtrun and a local agent: one report. */
+	if (j->stk == NULL && now_ms() - j->stk_end_ms > 1000)
+		job_stacks_ask(j, "an agent got SIGQUIT (dtrun-kill --stacks)");
+	return 0;
+}
+
+/* PREPARED, DONE: one of the phases' replies (job_advance), or the end of h's part. */
+static int
+job_on_empty(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
+{
+	struct job	*j = h->job;
+
+	if (ap_get_empty(p, n) != 0)
+		return -1;
+	if (type == AP_PREPARED) {
+		if (h->prepared)
+			return -1;
 		h->prepared = 1;
 		status_add(j->st, ST_READY);
-		if (++j->nprepared == j->plan->nhosts && !j->stopping)
-			job_start_all(j);
-		return;
+		j->nprepared++;
+		job_advance(j);
+		return 0;
+	}
+	if (h->done)
+		return -1;
+	h->done = 1;
+	/* Its ranks and what they left are gone; it waits for AGAIN. */
+	h->idle = !h->lost;
+	j->ndone++;
+	job_check_done(j);
+	return 0;
+}
+
+/* One frame of h's attempt; -1 if it is malformed or out of place. */
+static int
+job_on_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
+{
+	struct job	*j = h->job;
+	struct ap_output out;
+	struct ap_exit	 x;
+	uint64_t	 ms;
+
+	switch (type) {
+	case AP_PORTLIST:
+		return job_on_portlist(h, p, n);
+	case AP_HELLO:
+		return job_on_hello(h, p, n);
 	case AP_STARTED:
-		if (ap_get_started(p, n, &rank, &pid) != 0 ||
-		    rank >= j->plan->nranks)
-			break;
-		j->ranks[rank].pid = pid;
-		if (j->ranks[rank].state == R_WAITING) {
-			j->ranks[rank].state = R_RUNNING;
-			j->nrunning++;
-			j->nstarted++;
-			status_add(j->st, ST_STARTED);
-		}
-		return;
+		return job_on_started(h, p, n);
 	case AP_OUTPUT:
 		if (ap_get_output(p, n, &out) != 0 || out.rank >= j->plan->nranks)
-			break;
+			return -1;
 		status_done(j->st);
 		j->life_ms = now_ms();
 		output_feed(j->out, out.rank, out.stream, out.data, out.len);
-		return;
+		return 0;
 	case AP_EXIT:
 		if (ap_get_exit(p, n, &x) != 0)
-			break;
+			return -1;
 		job_rank_exit(h, &x);
-		return;
+		return 0;
 	case AP_ERROR:
-		if (ap_get_error(p, n, &e) != 0)
-			break;
-		if (!j->stopping || !j->started)
-			job_log_lines(e.msg);
-		/* 143: the agent got SIGTERM (a host going down); 255: its keeper died. */
-		if (e.rank == AP_NORANK && (e.code == 128 + SIGTERM ||
-		    e.code == EXIT_LOST)) {
-			h->lost = 1;
-			job_cause(j, JC_LOST);
-			if (j->att != NULL && j->att->what[0] == '\0')
-				snprintf(j->att->what, sizeof(j->att->what),
-				    "%s", e.msg);
-		}
-		job_set_exit(j, e.code);
-		ap_error_free(&e);
-		if (!j->stopping)
-			job_stop(j, SIGTERM, j->o->kill_grace);
-		return;
+		return job_on_error(h, p, n);
 	case AP_IFACE:
-		if (h->prepared || ap_get_iface(p, n, &fi) != 0)
-			break;
-		rc = env_host_chose(&j->env, h->index, &fi);
-		ap_iface_free(&fi);
-		if (rc != 0) {
-			job_set_exit(j, EXIT_CONFIG);
-			if (!j->stopping)
-				job_stop(j, SIGTERM, j->o->kill_grace);
-		}
-		return;
-	case AP_HEARTBEAT:
-		if (ap_get_heartbeat(p, n, &ms) != 0)
-			break;
-		return;
-	case AP_STACK:
-		if (ap_get_stack(p, n, &stk) != 0)
-			break;
-		job_host_stack(h, &stk);
-		ap_stack_free(&stk);
-		return;
-	case AP_STACKASK:
-		if (ap_get_empty(p, n) != 0)
-			break;
-		/* Ctrl-\ reaches dtrun and a local agent: one report. */
-		if (j->stk == NULL && now_ms() - j->stk_end_ms > 1000)
-			job_stacks_ask(j, "an agent got SIGQUIT (dtrun-kill "
-			    "--stacks)");
-		return;
+		return job_on_iface(h, p, n);
 	case AP_CHECKED:
-		if (j->chk == NULL || check_frame(j->chk, h, p, n) != 0)
-			break;
-		return;
+		return j->chk == NULL ? -1 : check_frame(j->chk, h, p, n);
+	case AP_HEARTBEAT:
+		return ap_get_heartbeat(p, n, &ms) != 0 ? -1 : 0;
+	case AP_STACK:
+	case AP_STACKASK:
+		return job_on_stack(h, type, p, n);
+	case AP_PREPARED:
 	case AP_DONE:
-		if (h->done || ap_get_empty(p, n) != 0)
-			break;
-		h->done = 1;
-		j->ndone++;
-		job_check_done(j);
-		return;
+		return job_on_empty(h, type, p, n);
 	}
+	return -1;
+}
+
+void
+job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
+{
+	h->beat.heard = 1;
+	/* Between attempts an idle agent only beats; the rest is stale. */
+	if (h->job == NULL || job_on_frame(h, type, p, n) == 0)
+		return;
 	log_error("%s: agent sent a bad %s message: cutting it off",
 	    h->ph->name, ap_type_name(type));
 	h->be->kill(h);
@@ -1093,22 +1240,24 @@ job_host_closed(struct job_host *h, int err, const char *why)
 	struct status_end *end;
 	size_t		 lost;
 
-	if (h->done)
+	h->down = 1;
+	h->idle = 0;
+	if (j == NULL || h->done)
 		return;
 	h->done = 1;
 	j->ndone++;
 	if ((end = job_end(j, END_LOST)) != NULL)
 		end->host = h->ph->name;
-	if (err != DT_ERR_ABORTED && (h->hello || !j->stopping))
+	if (err != DT_ERR_ABORTED && (h->hello || !job_stopping(j)))
 		h->lost = 1;
 	job_cause(j, JC_LOST);
-	if (err == DT_ERR_ABORTED || (!h->hello && j->stopping))
+	if (err == DT_ERR_ABORTED || (!h->hello && job_stopping(j)))
 		;		/* the job was already stopping: no news */
 	else if (!h->hello)	/* never got as far as its agent */
 		log_error("%s: %s", h->ph->name, why);
-	else if (!j->stopping || j->started)
+	else if (!job_stopping(j) || j->started)
 		log_error("lost the agent on %s (%s)%s", h->ph->name, why,
-		    j->stopping ? "" : ": stopping the job");
+		    job_stopping(j) ? "" : ": stopping the job");
 	job_set_exit(j, EXIT_LOST);
 	if (h->stk_waiting) {
 		h->stk_waiting = 0;
@@ -1118,7 +1267,7 @@ job_host_closed(struct job_host *h, int err, const char *why)
 	lost = job_ranks_orphaned(h);
 	if (end != NULL)
 		end->rank = (int)lost;
-	if (!j->stopping)
+	if (!job_stopping(j))
 		job_stop(j, SIGTERM, j->o->kill_grace);
 	job_check_done(j);
 }
@@ -1133,7 +1282,7 @@ beat_cb(evutil_socket_t fd, short what, void *arg)
 	size_t		 i;
 
 	for (i = 0; i < j->plan->nhosts; i++) {
-		h = &j->hosts[i];
+		h = j->hosts[i];
 		if (!h->hello || h->done)
 			continue;
 		/* Not reading agents: their frames wait unread, not lost. */
@@ -1164,8 +1313,8 @@ job_pressure(void *arg, int on)
 
 	j->paused = on;
 	for (h = 0; h < j->plan->nhosts; h++)
-		if (!j->hosts[h].done)
-			j->hosts[h].be->pause(&j->hosts[h], on);
+		if (!j->hosts[h]->done && j->hosts[h]->link != NULL)
+			link_pause(j->hosts[h]->link, on);
 }
 
 /*
@@ -1207,18 +1356,18 @@ job_forward_signal(struct job *j, int sig)
 {
 	size_t	h, n = job_live(j);
 
-	if (j->stopping || n == 0 || !j->started) {
+	if (job_stopping(j) || n == 0 || !j->started) {
 		log_warn("got SIG%s %s: not passed on", sigabbrev_np(sig),
-		    j->stopping ? "while stopping" : "before any rank started");
+		    job_stopping(j) ? "while stopping" : "before any rank started");
 		return;
 	}
 	log_notice("got SIG%s: passing it to %zu rank%s", sigabbrev_np(sig),
 	    n, n == 1 ? "" : "s");
 	for (h = 0; h < j->plan->nhosts; h++) {
-		if (j->hosts[h].done)
+		if (j->hosts[h]->done)
 			continue;
 		ap_put_signal(&j->wb, sig);
-		job_send(&j->hosts[h]);
+		job_send(j->hosts[h]);
 	}
 }
 
@@ -1238,7 +1387,7 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 			if (sync_reaped(j->sync, pid, status))
 				continue;
 			for (h = 0; h < j->plan->nhosts; h++)
-				j->hosts[h].be->reaped(&j->hosts[h], pid,
+				j->hosts[h]->be->reaped(j->hosts[h], pid,
 				    status);
 		}
 		return;
@@ -1258,21 +1407,21 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	}
 	if (++j->signals == 1) {
 		n = job_live(j);
-		if (!j->stopping && n == 0)
+		if (!job_stopping(j) && n == 0)
 			log_warn("got SIG%s before any rank started: stopping "
 			    "(again to kill at once)", sigabbrev_np(sig));
-		else if (!j->stopping)
+		else if (!job_stopping(j))
 			log_warn("got SIG%s: stopping %zu rank%s (again to "
 			    "kill at once)", sigabbrev_np(sig), n,
 			    n == 1 ? "" : "s");
 		if ((end = job_end(j, END_SIGNAL)) != NULL)
 			end->signo = sig;
-		job_set_exit(j, 128 + sig);
+		job_set_exit(j, EXIT_SIGNAL(sig));
 		job_stop(j, sig, j->o->kill_grace);
 	} else {
 		log_warn("got SIG%s again: killing every rank now",
 		    sigabbrev_np(sig));
-		job_set_exit(j, 128 + sig);
+		job_set_exit(j, EXIT_SIGNAL(sig));
 		job_stop(j, SIGKILL, 0);
 	}
 }
@@ -1285,7 +1434,7 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 	struct status_end *end;
 	size_t		 n = job_live(j);
 
-	if (j->stopping)
+	if (job_stopping(j))
 		return;
 	if ((end = job_end(j, END_TIMEOUT)) != NULL)
 		end->timeout = j->o->timeout;
@@ -1310,7 +1459,7 @@ rdzv_timeout_cb(void *arg, const char *msg)
 	struct status_end	*end;
 	int			 r, n = 0;
 
-	if (j->stopping)
+	if (job_stopping(j))
 		return;
 	log_error("%s (--start-timeout %g)", msg, j->o->start_timeout);
 	for (r = 0; r < j->plan->nworkers; r++)
@@ -1455,10 +1604,10 @@ job_attempt_result(struct job *j, const char *summary)
 		snprintf(a->host, sizeof(a->host), "%s", j->end.host);
 	a->master_port = j->env.master_port;
 	for (h = 0; j->hosts != NULL && h < j->plan->nhosts; h++) {
-		if (!j->hosts[h].lost)
+		if (!j->hosts[h]->lost)
 			continue;
 		a->lost = xreallocarray(a->lost, a->nlost + 1, sizeof(char *));
-		a->lost[a->nlost++] = xstrdup(j->hosts[h].ph->name);
+		a->lost[a->nlost++] = xstrdup(j->hosts[h]->ph->name);
 	}
 }
 
@@ -1474,177 +1623,411 @@ job_attempt_free(struct job_attempt *a)
 	a->nlost = 0;
 }
 
-int
-job_run(const struct opts *o, const struct plan *p, const char *id,
-    struct job_attempt *a)
+/* The host named name in scope, made (not yet connected) if it is new. */
+static struct job_host *
+job_scope_host(struct job_scope *sc, const char *name)
 {
-	const int		*sigs = job_sigs;
-	struct job		 j;
-	int			 sig;
+	struct job_host	*h;
+	size_t		 i;
+
+	for (i = 0; i < sc->nall; i++)
+		if (strcmp(sc->all[i]->name, name) == 0)
+			return sc->all[i];
+	h = xcalloc(1, sizeof(*h));
+	h->scope = sc;
+	h->o = sc->o;
+	h->name = xstrdup(name);
+	h->be = sc->o->launcher == LAUNCH_SSH ? &backend_ssh :
+	    sc->o->launcher == LAUNCH_SLURM ? &backend_slurm : &backend_local;
+	sc->all = xreallocarray(sc->all, sc->nall + 1, sizeof(*sc->all));
+	sc->all[sc->nall++] = h;
+	return h;
+}
+
+/* Closes h's connection (its agent exits) and forgets the agent. */
+static void
+job_host_disconnect(struct job_host *h)
+{
+	if (h->priv != NULL)
+		h->be->free(h);
+	h->priv = NULL;
+	h->link = NULL;
+	h->idle = h->down = 0;
+	free(h->agent_host);
+	h->agent_host = NULL;
+	h->agent_pid = 0;
+}
+
+/*
+ * Gives the attempt its hosts, in the plan's order: the scope's, their
+ * agents kept where still up, their per-attempt state fresh. Hosts the
+ * plan dropped are disconnected.
+ */
+static void
+job_attach(struct job *j)
+{
+	struct job_scope	*sc = j->scope;
+	struct job_host		*h;
+	size_t			 i;
+	int			 all = 1;
+
+	/* Hear of links that closed while no attempt ran, before choosing. */
+	event_base_loop(sc->base, EVLOOP_NONBLOCK);
+	for (i = 0; i < sc->nall; i++)
+		sc->all[i]->index = -1;
+	j->hosts = xcalloc(j->plan->nhosts, sizeof(*j->hosts));
+	for (i = 0; i < j->plan->nhosts; i++) {
+		h = j->hosts[i] = job_scope_host(sc, j->plan->hosts[i].name);
+		h->job = j;
+		h->index = (int)i;
+		h->ph = &j->plan->hosts[i];
+		h->hello = h->got_ports = h->prepared = h->done = 0;
+		h->stk_waiting = h->lost = 0;
+		h->free_port = 0;
+		memset(&h->beat, 0, sizeof(h->beat));
+		/* Only an agent that said DONE, on a link still up, is kept. */
+		if (h->priv != NULL && (!h->idle || h->down))
+			job_host_disconnect(h);
+		if (h->priv == NULL)
+			all = 0;
+	}
+	for (i = 0; i < sc->nall; i++) {
+		if (sc->all[i]->index >= 0)
+			continue;
+		if (sc->all[i]->priv != NULL)
+			all = 0;
+		job_host_disconnect(sc->all[i]);
+	}
+	/* Agents that share one srun step are kept all together, or none. */
+	for (i = 0; !all && i < j->plan->nhosts; i++)
+		if (j->hosts[i]->be->reuse == BE_REUSE_ALL)
+			job_host_disconnect(j->hosts[i]);
+}
+
+/* True if h's agent can serve the next attempt: it said DONE, its link is up. */
+static int
+job_host_reusable(const struct job_host *h)
+{
+	return h->idle && !h->down && !h->lost && h->be->reuse != BE_REUSE_NONE;
+}
+
+/*
+ * The attempt is over: its hosts go back to the scope. An agent that
+ * said DONE stays for the next attempt where its backend allows; any
+ * other is disconnected now, so that nothing of this attempt runs on.
+ */
+static void
+job_detach(struct job *j)
+{
+	struct job_host	*h;
+	size_t		 i;
+	int		 all = 1;
+
+	for (i = 0; j->hosts != NULL && i < j->plan->nhosts; i++)
+		all &= job_host_reusable(j->hosts[i]);
+	for (i = 0; j->hosts != NULL && i < j->plan->nhosts; i++) {
+		h = j->hosts[i];
+		h->job = NULL;
+		/* Agents that share one srun step are kept all together, or none. */
+		if (!job_host_reusable(h) ||
+		    (h->be->reuse == BE_REUSE_ALL && !all))
+			job_host_disconnect(h);
+		h->ph = NULL;
+	}
+	free(j->hosts);
+	j->hosts = NULL;
+}
+
+struct job_scope *
+job_scope_new(const struct opts *o)
+{
+	struct job_scope	*sc;
+
+	if ((sc = calloc(1, sizeof(*sc))) == NULL)
+		return NULL;
+	sc->o = o;
+	if ((sc->base = event_base_new()) == NULL) {
+		free(sc);
+		return NULL;
+	}
+	return sc;
+}
+
+double
+job_scope_tick(struct job_scope *sc)
+{
+	struct job_host	*h;
+	uint64_t	 ms = (uint64_t)(sc->o->heartbeat_timeout * 1000 + 0.5);
+	size_t		 i;
+
+	event_base_loop(sc->base, EVLOOP_NONBLOCK);
+	if (sc->o->heartbeat_timeout <= 0)
+		return 1;
+	for (i = 0; i < sc->nall; i++) {
+		h = sc->all[i];
+		if (h->priv == NULL || !h->idle || h->down)
+			continue;
+		switch (ap_beat_look(&h->beat)) {
+		case AP_BEAT_SEND:
+			ap_put_heartbeat(&sc->wb, ms);
+			link_send(h->link, sc->wb.p, sc->wb.len);
+			dt_wbuf_reset(&sc->wb);
+			h->beat.sent = 1;
+			break;
+		case AP_BEAT_LOST:
+			log_warn("%s: its agent went silent between attempts: "
+			    "connecting again", h->name);
+			h->be->kill(h);
+			h->down = 1;
+			break;
+		}
+	}
+	event_base_loop(sc->base, EVLOOP_NONBLOCK);
+	return ap_beat_period_ms(ms) / 1000.0;
+}
+
+void
+job_scope_free(struct job_scope *sc)
+{
+	size_t	i;
+
+	if (sc == NULL)
+		return;
+	for (i = 0; i < sc->nall; i++) {
+		job_host_disconnect(sc->all[i]);
+		free(sc->all[i]->name);
+		free(sc->all[i]);
+	}
+	free(sc->all);
+	dt_wbuf_free(&sc->wb);
+	event_base_free(sc->base);
+	free(sc);
+}
+
+/* The attempt's signal handlers and timers, on the scope's base. */
+static void
+job_events_new(struct job *j)
+{
+	char	msg[1024];
+	size_t	i;
+	int	sig;
+
+	signal(SIGPIPE, SIG_IGN);
+	for (i = 0; i < sizeof(job_sigs) / sizeof(job_sigs[0]); i++)
+		j->ev_sig[j->nev_sig++] = evsignal_new(j->base, job_sigs[i],
+		    signal_cb, j);
+	/* --forward-signals beyond USR1 and USR2 (cli.c allows no others of sigs). */
+	job_fwd_mask = j->o->fwd_signals & ~((1ULL << SIGUSR1) |
+	    (1ULL << SIGUSR2));
+	for (sig = 1; sig < 64 && sig < NSIG; sig++)
+		if (job_fwd_mask & (1ULL << sig))
+			j->ev_sig[j->nev_sig++] = evsignal_new(j->base, sig,
+			    signal_cb, j);
+	for (i = 0; i < j->nev_sig; i++)
+		event_add(j->ev_sig[i], NULL);
+	/* Signals held since the last attempt now reach the handlers above. */
+	job_hold_signals(0);
+	log_info("signals passed to the ranks (--forward-signals): %s",
+	    cli_signals_str(j->o->fwd_signals, msg, sizeof(msg)));
+	j->ev_timeout = evtimer_new(j->base, timeout_cb, j);
+	j->ev_watchdog = evtimer_new(j->base, watchdog_cb, j);
+	j->ev_beat = event_new(j->base, -1, EV_PERSIST, beat_cb, j);
+	j->ev_stk = evtimer_new(j->base, stk_timer_cb, j);
+	j->ev_hang = evtimer_new(j->base, hang_cb, j);
+}
+
+/* Frees what job_events_new made. */
+static void
+job_events_free(struct job *j)
+{
+	size_t	i;
+
+	for (i = 0; i < j->nev_sig; i++)
+		event_free(j->ev_sig[i]);
+	event_free(j->ev_timeout);
+	event_free(j->ev_watchdog);
+	event_free(j->ev_beat);
+	event_free(j->ev_stk);
+	event_free(j->ev_hang);
+}
+
+/* The attempt's output: prefixes, files, back-pressure. 0, or EXIT_CONFIG. */
+static int
+job_output_new(struct job *j)
+{
+	const struct plan	*p = j->plan;
 	struct output_cfg	 oc;
 	struct dt_err		 e;
-	struct timeval		 tv;
 	char			 msg[1024];
 	size_t			 i;
-	uint64_t		 ms;
-	int			 started = 0;
+
+	memset(&oc, 0, sizeof(oc));
+	oc.prefix = j->o->prefix;
+	oc.dir = j->att->output_dir;
+	oc.attempt = j->att->n;
+	oc.timestamp = j->o->timestamp;
+	oc.escape = j->o->escape_output;
+	oc.color[0] = status_color_ok(STDOUT_FILENO);
+	oc.color[1] = status_color_ok(STDERR_FILENO);
+	oc.pressure = job_pressure;
+	oc.closed = job_output_closed;
+	oc.arg = j;
+	j->out = output_new(j->base, &oc, p->nranks);
+	for (i = 0; i < p->nranks; i++) {
+		if (output_rank(j->out, i, p->ranks[i].local_rank,
+		    p->hosts[p->ranks[i].host].name, &e) != 0) {
+			log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
+			return EXIT_CONFIG;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Reaches every host's agent: a kept one is asked to start over (AGAIN,
+ * it answers HELLO), a new one is started by the backend. If one cannot
+ * be, the job stops before anything ran.
+ */
+static void
+job_hosts_start(struct job *j)
+{
+	struct job_host	*h;
+	struct dt_err	 e;
+	char		 msg[1024];
+	size_t		 i;
+
+	for (i = 0; i < j->plan->nhosts && !job_stopping(j); i++) {
+		h = j->hosts[i];
+		if (h->priv != NULL) {
+			ap_put_empty(&j->wb, AP_AGAIN);
+			job_send(h);
+			continue;
+		}
+		if (h->be->start(h, &e) == 0)
+			continue;
+		log_error("%s: %s", h->ph->name, dt_err_str(&e, msg,
+		    sizeof(msg)));
+		/* Nothing ran yet: the started agents get STOP, reply DONE. */
+		h->done = 1;
+		j->ndone++;
+		job_set_exit(j, EXIT_CONFIG);
+		job_stop(j, SIGTERM, j->o->kill_grace);
+	}
+	for (; i < j->plan->nhosts; i++) {
+		j->hosts[i]->done = 1;
+		j->ndone++;
+	}
+}
+
+/* Sets up the attempt's environment, ports and rendezvous. 0, or EXIT_CONFIG. */
+static int
+job_prepare(struct job *j)
+{
+	struct dt_err	e;
+	char		msg[1024];
+
+	if (env_prepare(&j->env, j->o, j->plan, j->id, &e) != 0) {
+		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
+		return EXIT_CONFIG;
+	}
+	j->env.attempt = j->att->n;
+	j->env.max_restarts = j->att->max;
+	job_fresh_ports(j);
+	if (job_rdzv_start(j, &e) != 0) {
+		log_error("rendezvous: %s", dt_err_str(&e, msg, sizeof(msg)));
+		return EXIT_CONFIG;
+	}
+	/* --check; --preflight before a job of more than one host. */
+	if (j->o->check || (j->o->preflight && j->plan->nhosts > 1))
+		j->chk = check_new(j, j->o, j->plan, !j->o->check,
+		    j->env.per_host ? j->env.rank0_addr : NULL);
+	/* Agents connect while the sync runs; the job goes out after both. */
+	if (j->o->sync_dst != NULL && !j->o->check &&
+	    (j->sync = sync_start(j->base, j->o,
+	    j->plan, job_synced, j, &e)) == NULL) {
+		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
+		return EXIT_CONFIG;
+	}
+	return 0;
+}
+
+/* Runs the attempt's event loop until every host is done. */
+static void
+job_loop(struct job *j)
+{
+	struct timeval	tv;
+	uint64_t	ms;
+
+	if (j->o->heartbeat_timeout > 0) {
+		ms = ap_beat_period_ms(job_beat_ms(j));
+		tv.tv_sec = (time_t)(ms / 1000);
+		tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+		event_add(j->ev_beat, &tv);
+	}
+	if (j->att->timeout > 0)
+		timer_arm(j->ev_timeout, j->att->timeout);
+	if (j->ndone < j->plan->nhosts)
+		event_base_dispatch(j->base);
+}
+
+/* The attempt is over: its summary and results, then free what it made. */
+static void
+job_finish(struct job *j)
+{
+	char	msg[1024];
+
+	/*
+	 * Hold the stop signals for the restart loop; one caught just now
+	 * is handled here, so it still counts for this attempt.
+	 */
+	job_hold_signals(1);
+	event_base_loop(j->base, EVLOOP_NONBLOCK);
+	status_free(j->st);
+	sync_free(j->sync);
+	/* Wait for a slow reader as long as it lives: nothing is dropped. */
+	output_finish(j->out, -1);
+	j->end.started = j->nstarted;
+	j->end.stopped = j->nstopped;
+	if (status_summary(&j->end, msg, sizeof(msg)) != NULL) {
+		log_error("%s", msg);
+		job_attempt_result(j, msg);
+	} else
+		job_attempt_result(j, NULL);
+	job_detach(j);
+	output_free(j->out);
+	check_free(j->chk);
+	if (j->rdzv != NULL)
+		rdzv_server_free(j->rdzv);
+	free(j->ranks);
+	dt_wbuf_free(&j->wb);
+	env_release(&j->env);
+	explicit_bzero(j->rdzv_token, sizeof(j->rdzv_token));
+	job_events_free(j);
+	stk_report_free(j->stk);
+}
+
+int
+job_run(struct job_scope *sc, const struct opts *o, const struct plan *p,
+    const char *id, struct job_attempt *a)
+{
+	struct job	j;
 
 	memset(&j, 0, sizeof(j));
 	j.o = o;
 	j.plan = p;
 	j.id = id;
 	j.att = a;
-	if ((j.base = event_base_new()) == NULL) {
-		log_error("cannot make an event base");
-		return 70;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	for (i = 0; i < sizeof(job_sigs) / sizeof(job_sigs[0]); i++)
-		j.ev_sig[j.nev_sig++] = evsignal_new(j.base, sigs[i], signal_cb,
-		    &j);
-	/* --forward-signals beyond USR1 and USR2 (cli.c allows no others of sigs). */
-	job_fwd_mask = o->fwd_signals & ~((1ULL << SIGUSR1) | (1ULL << SIGUSR2));
-	for (sig = 1; sig < 64 && sig < NSIG; sig++)
-		if (job_fwd_mask & (1ULL << sig))
-			j.ev_sig[j.nev_sig++] = evsignal_new(j.base, sig,
-			    signal_cb, &j);
-	for (i = 0; i < j.nev_sig; i++)
-		event_add(j.ev_sig[i], NULL);
-	/* Signals held since the last attempt now reach the handlers above. */
-	job_hold_signals(0);
-	log_info("signals passed to the ranks (--forward-signals): %s",
-	    cli_signals_str(o->fwd_signals, msg, sizeof(msg)));
-	j.ev_timeout = evtimer_new(j.base, timeout_cb, &j);
-	j.ev_watchdog = evtimer_new(j.base, watchdog_cb, &j);
-	j.ev_beat = event_new(j.base, -1, EV_PERSIST, beat_cb, &j);
-	j.ev_stk = evtimer_new(j.base, stk_timer_cb, &j);
-	j.ev_hang = evtimer_new(j.base, hang_cb, &j);
-
-	memset(&oc, 0, sizeof(oc));
-	oc.prefix = o->prefix;
-	oc.dir = a->output_dir;
-	oc.attempt = a->n;
-	oc.timestamp = o->timestamp;
-	oc.escape = o->escape_output;
-	oc.color[0] = status_color_ok(STDOUT_FILENO);
-	oc.color[1] = status_color_ok(STDERR_FILENO);
-	oc.pressure = job_pressure;
-	oc.closed = job_output_closed;
-	oc.arg = &j;
-	j.out = output_new(j.base, &oc, p->nranks);
+	j.scope = sc;
+	j.base = sc->base;
+	job_events_new(&j);
 	j.ranks = xcalloc(p->nranks, sizeof(*j.ranks));
-	for (i = 0; i < p->nranks; i++) {
-		if (output_rank(j.out, i, p->ranks[i].local_rank,
-		    p->hosts[p->ranks[i].host].name, &e) != 0) {
-			log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
-			j.exit_code = EXIT_CONFIG;
-			goto out;
-		}
+	job_attach(&j);
+	if ((j.exit_code = job_output_new(&j)) == 0 &&
+	    (j.exit_code = job_prepare(&j)) == 0) {
+		j.st = status_new(!o->quiet, p->nhosts, p->nranks);
+		job_hosts_start(&j);
+		job_loop(&j);
 	}
-
-	if (env_prepare(&j.env, o, p, id, &e) != 0) {
-		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
-		j.exit_code = EXIT_CONFIG;
-		goto out;
-	}
-	j.env.attempt = a->n;
-	j.env.max_restarts = a->max;
-	job_fresh_ports(&j);
-	if (job_rdzv_start(&j, &e) != 0) {
-		log_error("rendezvous: %s", dt_err_str(&e, msg, sizeof(msg)));
-		j.exit_code = EXIT_CONFIG;
-		goto out;
-	}
-
-	j.st = status_new(!o->quiet, p->nhosts, p->nranks);
-	j.hosts = xcalloc(p->nhosts, sizeof(*j.hosts));
-	for (i = 0; i < p->nhosts; i++) {
-		j.hosts[i].job = &j;
-		j.hosts[i].o = o;
-		j.hosts[i].index = i;
-		j.hosts[i].ph = &p->hosts[i];
-		j.hosts[i].be = o->launcher == LAUNCH_SSH ? &backend_ssh :
-		    o->launcher == LAUNCH_SLURM ? &backend_slurm :
-		    &backend_local;
-	}
-	/* --check; --preflight before a job of more than one host. */
-	if (o->check || (o->preflight && p->nhosts > 1))
-		j.chk = check_new(&j, o, p, !o->check,
-		    j.env.per_host ? j.env.rank0_addr : NULL);
-	/* Agents connect while the sync runs; the job goes out after both. */
-	if (o->sync_dst != NULL && !o->check &&
-	    (j.sync = sync_start(j.base, o, p, job_synced, &j, &e)) == NULL) {
-		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
-		j.exit_code = EXIT_CONFIG;
-		goto out;
-	}
-	for (i = 0; i < p->nhosts; i++) {
-		if (j.hosts[i].be->start(&j.hosts[i], &e) != 0) {
-			log_error("%s: %s", p->hosts[i].name,
-			    dt_err_str(&e, msg, sizeof(msg)));
-			/* Nothing ran yet: the started agents get STOP, reply DONE. */
-			j.hosts[i].done = 1;
-			j.ndone++;
-			job_set_exit(&j, EXIT_CONFIG);
-			job_stop(&j, SIGTERM, o->kill_grace);
-			break;
-		}
-		started++;
-	}
-	for (i = started + 1; i < p->nhosts && j.stopping; i++) {
-		j.hosts[i].done = 1;
-		j.ndone++;
-	}
-	if (o->heartbeat_timeout > 0) {
-		ms = ap_beat_period_ms(job_beat_ms(&j));
-		tv.tv_sec = (time_t)(ms / 1000);
-		tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
-		event_add(j.ev_beat, &tv);
-	}
-	if (a->timeout > 0)
-		timer_arm(j.ev_timeout, a->timeout);
-	if (j.ndone < p->nhosts)
-		event_base_dispatch(j.base);
-
-out:
-	/*
-	 * Hold the stop signals for the restart loop; one caught just now
-	 * is handled here, so it still counts for this attempt.
-	 */
-	job_hold_signals(1);
-	event_base_loop(j.base, EVLOOP_NONBLOCK);
-	status_free(j.st);
-	sync_free(j.sync);
-	/* Wait for a slow reader as long as it lives: nothing is dropped. */
-	output_finish(j.out, -1);
-	j.end.started = j.nstarted;
-	j.end.stopped = j.nstopped;
-	if (status_summary(&j.end, msg, sizeof(msg)) != NULL) {
-		log_error("%s", msg);
-		job_attempt_result(&j, msg);
-	} else
-		job_attempt_result(&j, NULL);
-	for (i = 0; j.hosts != NULL && i < p->nhosts; i++) {
-		if (j.hosts[i].priv != NULL)
-			j.hosts[i].be->free(&j.hosts[i]);
-		free(j.hosts[i].agent_host);
-	}
-	output_free(j.out);
-	check_free(j.chk);
-	if (j.rdzv != NULL)
-		rdzv_server_free(j.rdzv);
-	free(j.hosts);
-	free(j.ranks);
-	dt_wbuf_free(&j.wb);
-	env_release(&j.env);
-	for (i = 0; i < j.nev_sig; i++)
-		event_free(j.ev_sig[i]);
-	event_free(j.ev_timeout);
-	event_free(j.ev_watchdog);
-	event_free(j.ev_beat);
-	event_free(j.ev_stk);
-	event_free(j.ev_hang);
-	stk_report_free(j.stk);
-	event_base_free(j.base);
+	job_finish(&j);
 	return j.exit_code;
 }

@@ -17,19 +17,42 @@ struct dt_err;
 struct event_base;
 struct job;
 struct job_host;
+struct job_scope;
+struct link;
 struct opts;
 struct plan;
 struct plan_host;
 
-/* One way of reaching hosts' agents (pdsh-style operations table). */
+/*
+ * One way of reaching hosts' agents (pdsh-style operations table). A
+ * backend reaches; the link talks: start makes h->link (link.h), over
+ * whatever stream the backend has (a socketpair, an ssh channel, srun's
+ * TCP), and from then on the job sends, pauses and hears frames through
+ * it alone; the backend only moves bytes. What start makes (h->priv,
+ * h->link) lives until free: for a backend that says reuse, across the
+ * job's attempts while its agent stays up.
+ */
 struct backend {
 	const char	*name;
-	/* Starts the agent of h; its frames go to job_host_frame. 0 or DT_ERR_*. */
+	int		 reuse;		/* BE_REUSE_*: idle agents serve the next attempt */
+	/*
+	 * Starts reaching the agent of h and sets h->link, which queues what
+	 * the job sends until the agent is there; its frames go to
+	 * job_host_frame, its end to job_host_closed. 0 or DT_ERR_*.
+	 */
 	int		(*start)(struct job_host *, struct dt_err *);
-	/* Queues bytes (whole frames) to the agent; 0 or DT_ERR_CLOSED. */
-	int		(*send)(struct job_host *, const void *, size_t);
-	/* Stops (1) or resumes (0) reading from the agent. */
-	void		(*pause)(struct job_host *, int);
+	/*
+	 * May be NULL. The job stops before h's agent is reached: returns 1
+	 * if the backend gives it up (nothing will run there; the job counts
+	 * the host done), 0 if the agent is still to come and hear STOP.
+	 */
+	int		(*unreached)(struct job_host *);
+	/*
+	 * May be NULL. What the job learned of h's agent, for a backend that
+	 * acts on it without reading frames: JN_HELLO once it is up, JN_ERROR
+	 * before an error it reported is acted on.
+	 */
+	void		(*news)(struct job_host *, int what);
 	/* Last resort when an agent does not answer: tear the connection down. */
 	void		(*kill)(struct job_host *);
 	/* A child process exited: the backend reaps what is its own. */
@@ -37,21 +60,35 @@ struct backend {
 	void		(*free)(struct job_host *);
 };
 
+enum { JN_HELLO, JN_ERROR };	/* backend.news */
+enum {
+	BE_REUSE_NONE,		/* every attempt reaches its agents anew */
+	BE_REUSE_HOST,		/* each idle agent is kept, others reached anew */
+	BE_REUSE_ALL		/* all are kept if all can be (srun's one step) */
+};
+
 extern const struct backend backend_local;
 extern const struct backend backend_ssh;
 extern const struct backend backend_slurm;
 
+/*
+ * One host and its agent. It outlives an attempt (job_scope): index, ph,
+ * job and the per-attempt flags below are set afresh by each job_run.
+ */
 struct job_host {
-	struct job		*job;
+	struct job_scope	*scope;
+	struct job		*job;		/* the attempt; NULL between them */
 	const struct opts	*o;
+	char			*name;		/* the plan host's, kept */
 	int			 index;		/* node rank */
 	const struct plan_host	*ph;
 	const struct backend	*be;
 	void			*priv;		/* the backend's */
+	struct link		*link;		/* to the agent, made by start */
 	char			*agent_host;	/* hostname the agent reported */
 	pid_t			 agent_pid;	/* pid the agent reported */
 	int			 hello;
-	uint32_t		 free_port;	/* from HELLO */
+	int			 free_port;	/* from HELLO */
 	int			 got_ports;	/* PORTLIST received */
 	int			 prepared;
 	int			 done;		/* DONE received, or link lost */
@@ -59,6 +96,8 @@ struct job_host {
 	int			 stk_waiting;	/* STACKS sent, its end not back */
 	int			 lost;		/* its link broke, it went silent, or
 						   its agent was killed */
+	int			 idle;		/* its agent said DONE and waits */
+	int			 down;		/* its link closed or was cut */
 };
 
 /* What ended an attempt first, for --max-restarts (restart.h). */
@@ -88,8 +127,23 @@ struct job_attempt {
 
 /* The event base every part of the job uses. */
 struct event_base *job_base(struct job_host *);
-/* Every host of h's job, in node-rank order, for backends that start all at once (srun). */
-struct job_host	*job_hosts(struct job_host *h, size_t *n);
+/* Every host of h's attempt, in node-rank order, for backends that start all at once (srun). */
+struct job_host	**job_hosts(struct job_host *h, size_t *n);
+
+/*
+ * What outlives one attempt: the event base and every host's connection
+ * to its agent, so that a restart reuses the agents that are still up.
+ * Returns NULL if out of memory or libevent will not start.
+ */
+struct job_scope *job_scope_new(const struct opts *);
+/*
+ * Between attempts: moves the idle agents' bytes and heartbeats, and cuts
+ * off an agent gone silent (the next attempt connects again). Returns how
+ * many seconds may pass before the next call.
+ */
+double	 job_scope_tick(struct job_scope *);
+/* Closes every link (the agents exit) and frees. */
+void	 job_scope_free(struct job_scope *);
 /* A frame arrived from h's agent. */
 void	job_host_frame(struct job_host *, uint8_t type, const uint8_t *, size_t);
 /* h's agent link ended; err 0 = clean EOF. */
@@ -107,8 +161,8 @@ void	job_rank_alive(struct job *, int rank);
  * takes the stop signals once its handlers are in, and leaves them held
  * (pending, not lost) when it returns.
  */
-int	job_run(const struct opts *, const struct plan *, const char *job_id,
-	    struct job_attempt *a);
+int	job_run(struct job_scope *, const struct opts *, const struct plan *,
+	    const char *job_id, struct job_attempt *a);
 /* Frees what job_run put in a. */
 void	job_attempt_free(struct job_attempt *a);
 

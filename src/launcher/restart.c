@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "err.h"
+#include "exitcodes.h"
 #include "job.h"
 #include "log.h"
 #include "plan.h"
@@ -58,16 +59,17 @@ restart_delay(double secs, int k)
 }
 
 /*
- * Waits secs with the signals held (job_hold_signals). Returns the stop
- * signal (INT, TERM, HUP) that came, or 0 when the time is up; others
- * (USR1, QUIT: about running ranks, and none runs) are taken and dropped.
+ * Waits secs with the signals held (job_hold_signals), keeping the idle
+ * agents' links alive (job_scope_tick). Returns the stop signal (INT,
+ * TERM, HUP) that came, or 0 when the time is up; others (USR1, QUIT:
+ * about running ranks, and none runs) are taken and dropped.
  */
 static int
-restart_wait(double secs)
+restart_wait(struct job_scope *sc, double secs)
 {
 	sigset_t	set;
 	struct timespec	ts;
-	double		end = mono_s() + secs, left;
+	double		end = mono_s() + secs, left, tick;
 	int		sig;
 
 	sigemptyset(&set);
@@ -78,17 +80,21 @@ restart_wait(double secs)
 	sigaddset(&set, SIGUSR2);
 	sigaddset(&set, SIGQUIT);
 	for (;;) {
+		tick = job_scope_tick(sc);
 		left = end - mono_s();
+		/* Even with no time left, a stop signal already here counts. */
 		if (left < 0)
 			left = 0;
+		if (left > tick)
+			left = tick;
 		ts.tv_sec = (time_t)left;
 		ts.tv_nsec = (long)((left - ts.tv_sec) * 1e9);
 		sig = sigtimedwait(&set, NULL, &ts);
 		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
 			return sig;
-		if (sig == -1 && errno == EAGAIN)
+		if (sig == -1 && errno != EINTR && errno != EAGAIN)
 			return 0;
-		if (sig == -1 && errno != EINTR)
+		if (mono_s() >= end)
 			return 0;
 	}
 }
@@ -224,15 +230,15 @@ restart_next(const struct opts *o, const struct job_attempt *a, int k,
 
 /* Waits delay before the next attempt; 0, or 128+N after signal N. */
 static int
-restart_pause(double delay)
+restart_pause(struct job_scope *sc, double delay)
 {
 	int	sig;
 
-	if ((sig = restart_wait(delay)) == 0)
+	if ((sig = restart_wait(sc, delay)) == 0)
 		return 0;
 	log_warn("got SIG%s while waiting to restart: stopping",
 	    sigabbrev_np(sig));
-	return 128 + sig;
+	return EXIT_SIGNAL(sig);
 }
 
 int
@@ -241,9 +247,14 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 	struct job_attempt	 a;
 	struct restart_log	*l = NULL;
 	struct record		*rec = NULL;
+	struct job_scope	*sc;
 	double			 t0, deadline = 0, delay;
 	int			 k, rc, port = 0, stop;
 
+	if ((sc = job_scope_new(o)) == NULL) {
+		log_error("cannot make an event base");
+		return EXIT_INTERNAL;
+	}
 	if (o->max_restarts > 0)
 		rec = restart_record(id);
 	if (o->timeout > 0)
@@ -262,7 +273,7 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 		memset(&l[k], 0, sizeof(l[k]));
 		l[k].start = time(NULL);
 		t0 = mono_s();
-		rc = job_run(o, p, id, &a);
+		rc = job_run(sc, o, p, id, &a);
 		l[k].secs = mono_s() - t0;
 		l[k].rc = rc;
 		snprintf(l[k].what, sizeof(l[k].what), "%.500s", strncmp(a.what,
@@ -275,11 +286,13 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 		job_attempt_free(&a);
 		if (delay < 0)
 			break;
-		if ((stop = restart_pause(delay)) != 0) {
+		if ((stop = restart_pause(sc, delay)) != 0) {
 			rc = stop;
 			break;
 		}
 	}
+	/* The agents exit as their links close. */
+	job_scope_free(sc);
 	if (k > 0)
 		restart_summary(l, k + 1, rc);
 	free(l);

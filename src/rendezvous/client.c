@@ -23,6 +23,7 @@
 #include "proto.h"
 #include "auth.h"
 #include "client.h"
+#include "sock.h"
 
 struct rdzv_client {
 	int		 fd;
@@ -120,8 +121,7 @@ client_dial(struct rdzv_client *c, const char *host, int port, int *refused,
 {
 	struct addrinfo	 hints, *res, *ai;
 	char		 ps[16];
-	int		 fd = -1, rc, err = 0, on = 1;
-	socklen_t	 sl = sizeof(err);
+	int		 fd = -1, rc = 0, err = 0, inprogress;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
@@ -132,21 +132,15 @@ client_dial(struct rdzv_client *c, const char *host, int port, int *refused,
 		    "server %s: %s", c->addr, gai_strerror(rc));
 	*refused = 0;
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
-		    SOCK_CLOEXEC, ai->ai_protocol);
-		if (fd < 0) {
+		if ((fd = sock_connect(ai, &inprogress)) < 0) {
 			err = errno;
 			continue;
 		}
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		if (!inprogress)
 			break;
-		if (errno == EINPROGRESS &&
-		    (rc = client_poll(c, fd, POLLOUT, e)) == 0 &&
-		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) == 0 &&
-		    err == 0)
+		if ((rc = client_poll(c, fd, POLLOUT, e)) == 0 &&
+		    (err = sock_connect_error(fd)) == 0)
 			break;
-		if (errno != EINPROGRESS)
-			err = errno;
 		close(fd);
 		fd = -1;
 		if (rc == DT_ERR_TIMEOUT)
@@ -160,8 +154,8 @@ client_dial(struct rdzv_client *c, const char *host, int port, int *refused,
 		    "rendezvous server %s: %s", c->addr, rc == DT_ERR_TIMEOUT ?
 		    "timed out" : strerror(err));
 	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+	sock_nodelay(fd);
+	sock_keepalive(fd);
 	return fd;
 }
 

@@ -31,6 +31,7 @@
 #include "auth.h"
 #include "store.h"
 #include "server.h"
+#include "sock.h"
 
 #define IN_FIRST	512			/* first input buffer size */
 #define OUT_HIGH	(64 * 1024)		/* stop handling input above this */
@@ -818,19 +819,6 @@ conn_write_cb(evutil_socket_t fd, short what, void *arg)
 	server_settle(c->s);
 }
 
-/* Sets the options every accepted socket gets: no delay, keepalive. */
-static void
-sock_tune(int fd)
-{
-	int	on = 1, idle = 60, intvl = 10, cnt = 6;
-
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-}
-
 /* Makes room for one more connection; returns 0 or -1 if there is none. */
 static int
 server_make_room(struct rdzv_server *s)
@@ -882,7 +870,8 @@ server_add_conn(struct rdzv_server *s, int fd)
 	s->conns = c;
 	s->st.conns++;
 	s->st.accepted++;
-	sock_tune(fd);
+	sock_nodelay(fd);
+	sock_keepalive(fd);
 	memset(&m, 0, sizeof(m));
 	m.type = RDZV_CHALLENGE;
 	m.magic = RDZV_MAGIC;
@@ -1163,10 +1152,8 @@ server_listen(struct rdzv_server *s, const struct rdzv_server_cfg *cfg,
     struct dt_err *e)
 {
 	struct addrinfo		 hints, *res, *ai;
-	struct sockaddr_storage	 ss;
-	socklen_t		 sl = sizeof(ss);
 	char			 port[16];
-	int			 fd = -1, on = 1, rc, err = 0;
+	int			 fd = -1, rc, err = 0;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
@@ -1177,29 +1164,17 @@ server_listen(struct rdzv_server *s, const struct rdzv_server_cfg *cfg,
 		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "rendezvous: "
 		    "cannot resolve %s: %s", cfg->bind_addr, gai_strerror(rc));
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
-		    SOCK_CLOEXEC, ai->ai_protocol);
-		if (fd < 0) {
-			err = errno;
-			continue;
-		}
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
-		    listen(fd, 65535) == 0)
+		if ((fd = sock_listen(ai, 65535)) >= 0)
 			break;
 		err = errno;
-		close(fd);
-		fd = -1;
 	}
 	freeaddrinfo(res);
 	if (fd < 0)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "rendezvous: cannot "
 		    "listen on %s port %d: %s", cfg->bind_addr ?
 		    cfg->bind_addr : "*", cfg->port, strerror(err));
-	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
-		s->port = ntohs(ss.ss_family == AF_INET6 ?
-		    ((struct sockaddr_in6 *)&ss)->sin6_port :
-		    ((struct sockaddr_in *)&ss)->sin_port);
+	if ((rc = sock_port(fd)) > 0)
+		s->port = rc;
 	s->lfd = fd;
 	return 0;
 }

@@ -65,6 +65,38 @@ test_expect_success 'nothing of an attempt is left when the next starts' '
 	wait_gone 3 pids/*
 '
 
+test_expect_success 'a restart keeps the agent (the ranks'"'"' parent): one agent for every attempt' '
+	dtrun -n 2 --max-restarts 2 --restart-delay 0 --timeout 60 \
+	    sh -c "echo \"attempt \$DTRUN_RESTART_COUNT agent \$PPID\"; test \$DTRUN_RESTART_COUNT = 2" >out 2>err &&
+	test "$(sed -n "s/.*attempt [0-2] agent //p" out | sort -u | wc -l)" = 1 &&
+	grep -q "^\[0\] attempt 0 agent " out &&
+	grep -q "^\[0\] attempt 1 agent " out &&
+	test "$(grep -c "attempt 2 agent " out)" = 2
+'
+
+test_expect_success 'a restart delay longer than --heartbeat-timeout keeps the agent alive (heartbeats go on)' '
+	dtrun -n 1 --heartbeat-timeout 1 --max-restarts 1 --restart-delay 3 --timeout 60 \
+	    sh -c "echo \"attempt \$DTRUN_RESTART_COUNT agent \$PPID\"; test \$DTRUN_RESTART_COUNT = 1" >out 2>err &&
+	a0=$(sed -n "s/.*attempt 0 agent //p" out) &&
+	test -n "$a0" &&
+	test "$(sed -n "s/.*attempt 1 agent //p" out)" = "$a0" &&
+	! grep -q "went silent" err
+'
+
+test_expect_success 'an agent killed during the restart delay is replaced by a new one' '
+	rm -f ag &&
+	dtrun -n 2 --max-restarts 1 --restart-delay 3 --timeout 60 \
+	    sh -c "echo \"attempt \$DTRUN_RESTART_COUNT agent \$PPID\"; test \$DTRUN_RESTART_COUNT = 1 || { echo \$PPID >ag; exit 3; }" >out 2>err &
+	d=$!
+	wait_for 15 grep -q "restarting the job" err &&
+	kill -9 "$(cat ag)" &&
+	wait $d &&
+	a0=$(sed -n "s/.*attempt 0 agent //p" out | sort -u) &&
+	a1=$(sed -n "s/.*attempt 1 agent //p" out | sort -u) &&
+	test -n "$a1" && test "$a0" != "$a1" &&
+	! proc_alive "$a0"
+'
+
 test_expect_success 'the budget is for the whole job: the last attempt sets the exit status' '
 	test_expect_code 12 env FAIL="1:0 0:1 1:2" dtrun -n 2 --max-restarts 2 --restart-delay 0 "$R" >out 2>err &&
 	grep -q "no restart left (--max-restarts 2): exit 12" err &&

@@ -55,6 +55,15 @@ test_expect_success 'engine.yaml launcher: slurm, without the notice' '
 # The real secret is read from srun's environment while the job runs (root
 # may read any /proc/PID/environ), so the check does not depend on what else
 # runs on the machine.
+test_expect_success '--max-restarts keeps the step'"'"'s agents: the same agent runs attempt 1, nothing of attempt 0 left' '
+	in_alloc dtrun --max-restarts 1 --restart-delay 0 --timeout 60 sh -c "echo \"attempt \$DTRUN_RESTART_COUNT rank \$RANK agent \$PPID\"; test \$DTRUN_RESTART_COUNT = 1 && exit 0; sleep 300 & echo \$! >\$PWD/sleep.\$RANK; test \$RANK = 1 && sleep 0.5 && exit 3; wait" >out 2>err &&
+	a0=$(sed -n "s/.*attempt 0 rank 0 agent //p" out) &&
+	test -n "$a0" &&
+	test "$(sed -n "s/.*attempt 1 rank 0 agent //p" out)" = "$a0" &&
+	test "$(grep -c "attempt 1 rank" out)" = 4 &&
+	wait_gone 5 sleep.*
+'
+
 test_expect_success 'the agent secret is on no command line and in no rank' '
 	in_alloc dtrun -n 2 --prefix "" sh -c "ps -eo args >\$PWD/ps.\$RANK; cat /proc/[0-9]*/environ 2>/dev/null | tr \"\\0\" \"\\n\" | sed -n \"s/^DTRUN_AGENT_TOKEN=//p\" >\$PWD/tok.\$RANK; env" >env &&
 	grep -q "dtrun-agent --connect 127.0.0.1:[0-9]*\$" ps.0 &&

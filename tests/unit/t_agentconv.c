@@ -130,34 +130,44 @@ TEST(agent_refuses_a_job_of_4g_ranks)
 	dt_wbuf_free(&out);
 }
 
-TEST(agent_takes_a_job_in_parts)
+/* Appends a job of one rank running true, with env, and PREPARE. */
+static void
+put_true_job(struct dt_wbuf *in, const char *id, char **env, size_t nenv)
 {
-	struct dt_wbuf	 in, out;
 	struct ap_job	 j = { 0 };
 	struct ap_rank	 r = { 0 };
 	char		*argv[] = { "true", NULL };
-	int		 status;
 
-	dt_wbuf_init(&in);
-	dt_wbuf_init(&out);
 	j.version = AP_VERSION;
-	j.job_id = "parts";
+	j.job_id = (char *)id;
 	j.cwd = "";
 	j.kill_grace_ms = BIG_GRACE_MS;
 	j.nranks = 1;
-	j.env = t_strs(10, 120 * 1024, 1);
-	j.nenv = 10;
-	CHECK_INT(ap_put_job(&in, &j), 0);
-	CHECK(in.len > AP_FRAME_MAX);
+	j.env = env;
+	j.nenv = nenv;
+	j.setup = "";
+	CHECK_INT(ap_put_job(in, &j), 0);
 	r.argv = argv;
 	r.argc = 1;
-	CHECK_INT(ap_put_rank(&in, &r), 0);
-	CHECK_INT(ap_put_empty(&in, AP_PREPARE), 0);
+	CHECK_INT(ap_put_rank(in, &r), 0);
+	CHECK_INT(ap_put_empty(in, AP_PREPARE), 0);
+}
+
+TEST(agent_takes_a_job_in_parts)
+{
+	struct dt_wbuf	 in, out;
+	char		**env = t_strs(10, 120 * 1024, 1);
+	int		  status;
+
+	dt_wbuf_init(&in);
+	dt_wbuf_init(&out);
+	put_true_job(&in, "parts", env, 10);
+	CHECK(in.len > AP_FRAME_MAX);
 	status = agent_talk(in.p, in.len, &out);
 	CHECK(WIFEXITED(status));
 	CHECK(has_frame(&out, AP_PREPARED));
 	CHECK(!has_frame(&out, AP_ERROR));
-	dt_strv_free(j.env);
+	dt_strv_free(env);
 	dt_wbuf_free(&in);
 	dt_wbuf_free(&out);
 }
@@ -242,6 +252,75 @@ TEST(agent_answers_a_check_before_the_job_only)
 	CHECK(!has_answer(kv, n, "python"));		/* FAST: no probe */
 	CHECK(has_error(&out, "protocol error at CHECK message"));
 	dt_strv_free(kv);
+	dt_wbuf_free(&in);
+	dt_wbuf_free(&out);
+}
+
+/* How many frames of type t b holds. */
+static int
+count_frames(struct dt_wbuf *b, uint8_t t)
+{
+	const uint8_t	*pl;
+	size_t		 off, plen, used;
+	uint8_t		 type;
+	int		 n = 0;
+
+	for (off = 0; dt_frame_parse(b->p + off, b->len - off, AP_FRAME_MAX,
+	    &type, &pl, &plen, &used) == 0; off += used)
+		n += type == t;
+	return n;
+}
+
+TEST(agent_stays_after_done_for_the_next_attempt)
+{
+	struct dt_wbuf	 in, out;
+	struct ap_stop	 st = { 15, 0 };
+	int		 status;
+
+	dt_wbuf_init(&in);
+	dt_wbuf_init(&out);
+	/* Stopped before a job: DONE, then it waits; STOP again is nothing. */
+	ap_put_stop(&in, &st);
+	ap_put_stop(&in, &st);
+	ap_put_signal(&in, 10);
+	ap_put_empty(&in, AP_AGAIN);
+	/* A fresh conversation: PORTS once more, then a whole job. */
+	ap_put_ports(&in, 1);
+	ap_put_stop(&in, &st);
+	ap_put_empty(&in, AP_AGAIN);
+	put_true_job(&in, "again", NULL, 0);
+	status = agent_talk(in.p, in.len, &out);
+	CHECK(WIFEXITED(status));
+	CHECK_INT(count_frames(&out, AP_HELLO), 3);
+	CHECK_INT(count_frames(&out, AP_DONE), 2);
+	CHECK_INT(count_frames(&out, AP_PORTLIST), 1);
+	CHECK_INT(count_frames(&out, AP_PREPARED), 1);
+	CHECK(!has_frame(&out, AP_ERROR));
+	dt_wbuf_free(&in);
+	dt_wbuf_free(&out);
+}
+
+TEST(agent_between_attempts_takes_no_job_before_again)
+{
+	struct dt_wbuf	 in, out;
+	struct ap_stop	 st = { 15, 0 };
+	int		 status;
+
+	dt_wbuf_init(&in);
+	dt_wbuf_init(&out);
+	ap_put_stop(&in, &st);
+	t_job_claiming(&in, 1);
+	status = agent_talk(in.p, in.len, &out);
+	CHECK(WIFEXITED(status));
+	CHECK(has_frame(&out, AP_DONE));
+	CHECK(has_error(&out, "protocol error at JOB message"));
+	/* AGAIN outside the wait is refused too. */
+	dt_wbuf_reset(&in);
+	dt_wbuf_reset(&out);
+	ap_put_empty(&in, AP_AGAIN);
+	status = agent_talk(in.p, in.len, &out);
+	CHECK(WIFEXITED(status));
+	CHECK(has_error(&out, "protocol error at AGAIN message"));
 	dt_wbuf_free(&in);
 	dt_wbuf_free(&out);
 }

@@ -453,6 +453,7 @@ static const struct {
 	{ AP_PORTS, put_ports, "n=2" },
 	{ AP_CONT, put_cont, "part=1048571 bytes" },
 	{ AP_STACKS, put_empty, "" },
+	{ AP_AGAIN, put_empty, "" },
 	{ AP_HELLO, put_hello, "version=" PD_STR(AP_VERSION) " hostname=h1 "
 	    "pid=42 free_port=29500" },
 	{ AP_PREPARED, put_empty, "" },

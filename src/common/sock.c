@@ -1,0 +1,114 @@
+/*
+ * sock.c -- TCP socket set-up (see sock.h).
+ */
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <unistd.h>
+
+#include "sock.h"
+
+/* A non-blocking, close-on-exec socket for ai; -1 with errno. */
+static int
+sock_new(const struct addrinfo *ai)
+{
+	return socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, ai->ai_protocol);
+}
+
+/* Closes fd and returns -1, errno kept for the caller. */
+static int
+sock_fail(int fd)
+{
+	int	err = errno;
+
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+int
+sock_connect(const struct addrinfo *ai, int *inprogress)
+{
+	int	fd;
+
+	*inprogress = 0;
+	if ((fd = sock_new(ai)) == -1)
+		return -1;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		return fd;
+	if (errno != EINPROGRESS)
+		return sock_fail(fd);
+	*inprogress = 1;
+	return fd;
+}
+
+int
+sock_connect_error(int fd)
+{
+	socklen_t	sl;
+	int		err;
+
+	sl = sizeof(err);
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) == -1)
+		return errno;
+	return err;
+}
+
+int
+sock_listen(const struct addrinfo *ai, int backlog)
+{
+	int	fd, on = 1;
+
+	if ((fd = sock_new(ai)) == -1)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+	    listen(fd, backlog) == 0)
+		return fd;
+	return sock_fail(fd);
+}
+
+int
+sock_port(int fd)
+{
+	struct sockaddr_storage	ss;
+	socklen_t		sl = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == -1)
+		return -1;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	return -1;
+}
+
+void
+sock_nodelay(int fd)
+{
+	int	on = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+}
+
+void
+sock_keepalive(int fd)
+{
+	int		on = 1, idle = SOCK_KEEPIDLE, intvl = SOCK_KEEPINTVL;
+	int		cnt = SOCK_KEEPCNT;
+	unsigned	timeout = (SOCK_KEEPIDLE + SOCK_KEEPINTVL *
+			    SOCK_KEEPCNT) * 1000;
+
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &timeout,
+	    sizeof(timeout));
+}
