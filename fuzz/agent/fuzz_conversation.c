@@ -81,6 +81,7 @@ check_sent(const uint8_t *p, size_t n)
 	struct ap_exit	 x;
 	struct ap_error	 e;
 	struct ap_checked k;
+	struct ap_iface	 f;
 	uint32_t	 a, b;
 	int		*ports;
 	int		 rc;
@@ -118,6 +119,10 @@ check_sent(const uint8_t *p, size_t n)
 		case AP_CHECKED:
 			if ((rc = ap_get_checked(pl, plen, &k)) == 0)
 				ap_checked_free(&k);
+			break;
+		case AP_IFACE:
+			if ((rc = ap_get_iface(pl, plen, &f)) == 0)
+				ap_iface_free(&f);
 			break;
 		default:
 			rc = -1;
@@ -399,6 +404,11 @@ port_pick(int *ports, size_t n)
 
 void
 dt_raise_nofile(void)
+{
+}
+
+void
+dt_malloc_steady(void)
 {
 }
 

@@ -5,7 +5,7 @@
  *
  *	cc -D_GNU_SOURCE -Isrc/common -Isrc/agent -o /tmp/mkcorpus \
  *	    fuzz/agent/mkcorpus.c src/agent/agentproto.c src/common/wire.c \
- *	    src/common/err.c && /tmp/mkcorpus fuzz/agent/corpus \
+ *	    src/common/err.c src/common/envfile.c src/common/iface.c && /tmp/mkcorpus fuzz/agent/corpus \
  *	    fuzz/agent/conversations
  */
 #include <stdio.h>
