@@ -137,7 +137,6 @@ struct job {
 	struct event		*ev_hang;	/* --hang-timeout */
 	uint64_t		 life_ms;	/* a rank last wrote or beat */
 	struct event		*ev_watchdog;
-	int			 paused;	/* not reading agents (job_pressure) */
 	struct sync		*sync;		/* --sync-dst-dir */
 	int			 synced;
 	struct check		*chk;		/* --check, --preflight */
@@ -1306,7 +1305,6 @@ job_pressure(void *arg, int on)
 	struct job	*j = arg;
 	size_t		 h;
 
-	j->paused = on;
 	for (h = 0; h < j->plan->nhosts; h++)
 		if (!j->hosts[h]->done && j->hosts[h]->link != NULL)
 			link_pause(j->hosts[h]->link, on);
