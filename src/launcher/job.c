@@ -213,9 +213,9 @@ job_make_id(char *buf, size_t len)
 
 /* --heartbeat-timeout in milliseconds, as HEARTBEAT carries it. */
 static uint64_t
-job_beat_ms(const struct job *j)
+job_beat_ms(const struct opts *o)
 {
-	return (uint64_t)(j->o->heartbeat_timeout * 1000 + 0.5);
+	return (uint64_t)(o->heartbeat_timeout * 1000 + 0.5);
 }
 
 /*
@@ -1026,8 +1026,8 @@ job_on_hello(struct job_host *h, const uint8_t *p, size_t n)
 	 * kept); this first HEARTBEAT tells the agent the timeout.
 	 */
 	if (j->o->heartbeat_timeout > 0) {
-		ap_put_heartbeat(&j->wb, job_beat_ms(j));
-		if (link_heartbeat(h->link, job_beat_ms(j), j->wb.p, j->wb.len,
+		ap_put_heartbeat(&j->wb, job_beat_ms(j->o));
+		if (link_heartbeat(h->link, job_beat_ms(j->o), j->wb.p, j->wb.len,
 		    job_host_silent, h) != 0) {
 			log_error("out of memory");
 			exit(EXIT_INTERNAL);
@@ -1748,14 +1748,12 @@ job_scope_new(const struct opts *o)
 double
 job_scope_tick(struct job_scope *sc)
 {
-	uint64_t	ms = (uint64_t)(sc->o->heartbeat_timeout * 1000 + 0.5);
-
 	/* The links' heartbeat timers fire here, if due (job_host_silent). */
 	event_base_loop(sc->base, EVLOOP_NONBLOCK);
 	if (sc->o->heartbeat_timeout <= 0)
 		return 1;
 	/* Often enough that a look is never more than a quarter late. */
-	return link_beat_period_ms(ms) / 4000.0;
+	return link_beat_period_ms(job_beat_ms(sc->o)) / 4000.0;
 }
 
 void
