@@ -107,9 +107,7 @@ struct agent {
 	struct dt_wbuf	 wb;
 	struct record	*rec;
 	pid_t		 keeper;	/* our parent, see keeper.h; 0: none */
-	struct ap_beat	 beat;		/* heartbeats, see agentproto.h */
-	uint64_t	 beat_ms;	/* the launcher's timeout; 0: none yet */
-	struct event	*beat_ev;
+	uint64_t	 beat_ms;	/* the launcher's heartbeat timeout; 0: none yet */
 };
 
 static void	agent_check(struct agent *);
@@ -123,10 +121,8 @@ agent_flush_wb(struct agent *a)
 {
 	size_t	i;
 
-	if (a->wb.len > 0 && !a->link_down) {
+	if (a->wb.len > 0 && !a->link_down)
 		link_send(a->link, a->wb.p, a->wb.len);
-		a->beat.sent = 1;
-	}
 	dt_wbuf_reset(&a->wb);
 	if (a->link_down || a->pipes_paused || link_queued(a->link) <= DT_LINK_HIGH)
 		return;
@@ -965,52 +961,44 @@ agent_cut(struct agent *a)
 	link_free(a->link);
 	a->link = NULL;
 	a->link_down = 1;
-	if (a->beat_ev != NULL)
-		event_del(a->beat_ev);
 	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
 }
 
-/* ARGSUSED */
+/* The launcher was silent for its heartbeat timeout (link_heartbeat). */
 static void
-beat_cb(evutil_socket_t fd, short what, void *arg)
+agent_silent(void *arg)
 {
 	struct agent	*a = arg;
 
-	if (a->link_down)
-		return;
-	switch (ap_beat_look(&a->beat)) {
-	case AP_BEAT_SEND:
-		ap_put_heartbeat(&a->wb, a->beat_ms);
-		agent_flush_wb(a);
-		break;
-	case AP_BEAT_LOST:
-		/* Partitioned, or dtrun stopped: nobody will stop us. */
-		log_warn("%s: heard nothing from dtrun for %.3g s (its "
-		    "--heartbeat-timeout): stopping its ranks", a->host,
-		    a->beat_ms / 1000.0);
-		agent_cut(a);
-		break;
-	}
+	/* Partitioned, or dtrun stopped: nobody will stop us. */
+	log_warn("%s: heard nothing from dtrun for %.3g s (its "
+	    "--heartbeat-timeout): stopping its ranks", a->host,
+	    a->beat_ms / 1000.0);
+	agent_cut(a);
 }
 
-/* HEARTBEAT: the first one starts ours, at the launcher's timeout. */
+/*
+ * HEARTBEAT: the first one turns our link's on, at the launcher's
+ * timeout; the link sends ours and hears whether the launcher lives.
+ */
 static int
 agent_heartbeat(struct agent *a, const uint8_t *p, size_t n)
 {
-	struct timeval	tv;
 	uint64_t	ms;
+	int		rc;
 
 	if (ap_get_heartbeat(p, n, &ms) != 0)
 		return -1;
 	if (a->beat_ms != 0)
 		return 0;
 	a->beat_ms = ms;
-	ms = ap_beat_period_ms(ms);
-	tv.tv_sec = (time_t)(ms / 1000);
-	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
-	a->beat_ev = event_new(a->base, -1, EV_PERSIST, beat_cb, a);
-	if (a->beat_ev != NULL)
-		event_add(a->beat_ev, &tv);
+	ap_put_heartbeat(&a->wb, ms);
+	rc = a->wb.oom ? DT_ERR_NOMEM : link_heartbeat(a->link, ms, a->wb.p,
+	    a->wb.len, agent_silent, a);
+	dt_wbuf_reset(&a->wb);
+	if (rc != 0)
+		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: out of memory",
+		    a->host);
 	return 0;
 }
 
@@ -1131,7 +1119,6 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 	uint32_t	 sig;
 	int		 rc;
 
-	a->beat.heard = 1;
 	/* Finishing: the loop ends after this callback; hear nothing more. */
 	if (a->finishing || a->link_down)
 		return;
@@ -1220,8 +1207,6 @@ agent_link_close(void *arg, int err, const char *why)
 	struct agent	*a = arg;
 
 	a->link_down = 1;
-	if (a->beat_ev != NULL)
-		event_del(a->beat_ev);
 	if (a->started && a->live > 0)
 		log_debug("link to launcher %s: stopping ranks", why);
 	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
@@ -1236,8 +1221,6 @@ agent_release(struct agent *a)
 	dt_wbuf_free(&a->wb);
 	event_free(a->kill_timer);
 	event_free(a->recheck);
-	if (a->beat_ev != NULL)
-		event_free(a->beat_ev);
 	stacks_free(a->stk);
 	hostcheck_free(a->chk);
 }

@@ -535,29 +535,6 @@ ap_get_heartbeat(const uint8_t *p, size_t n, uint64_t *timeout_ms)
 	return 0;
 }
 
-int
-ap_beat_look(struct ap_beat *b)
-{
-	int	rc = 0;
-
-	b->silent = b->heard ? 0 : b->silent + 1;
-	b->heard = 0;
-	if (b->silent >= AP_BEAT_LOOKS)
-		return AP_BEAT_LOST;
-	if (!b->sent)
-		rc = AP_BEAT_SEND;
-	b->sent = 0;
-	return rc;
-}
-
-uint64_t
-ap_beat_period_ms(uint64_t timeout_ms)
-{
-	uint64_t	ms = timeout_ms / (AP_BEAT_LOOKS + 1);
-
-	return ms > 0 ? ms : 1;
-}
-
 void
 ap_reasm_init(struct ap_reasm *a)
 {

@@ -49,13 +49,14 @@
  * The agent kills everything it started if the stream breaks. A stream
  * that goes silent without breaking (a host powered off, a partition that
  * sends no RST) is caught by heartbeats: once an agent's HELLO is in, the
- * launcher looks every timeout/6 and sends HEARTBEAT(timeout in ms) if it
- * sent nothing since it last looked; the agent, from the first one it
- * gets, does the same. Any frame counts as life: a side that hears nothing
- * at AP_BEAT_LOOKS looks in a row (so within the timeout) gives the other
- * up (the launcher fails the job with 255, the agent stops
- * its ranks). A launcher run with the heartbeat off sends none, and the
- * agent then never expects any.
+ * launcher sends HEARTBEAT(timeout in ms) and turns its link's heartbeats
+ * on (link_heartbeat, src/common/link.h): every timeout/6 the link looks
+ * and sends HEARTBEAT if it sent nothing since it last looked. The agent,
+ * from the first one it gets, does the same. Any byte counts as life: a
+ * side that hears nothing at LINK_BEAT_LOOKS (5) looks in a row (so
+ * within the timeout) gives the other up (the launcher fails the job with
+ * 255, the agent stops its ranks). A launcher run with the heartbeat off
+ * sends none, and the agent then never expects any.
  *
  * A JOB or RANK larger than one frame (a command line or environment as
  * big as execve takes: ARG_MAX, 128 KiB a string) goes in parts: CONT
@@ -326,27 +327,6 @@ void	ap_reasm_init(struct ap_reasm *);
 int	ap_reasm_feed(struct ap_reasm *, uint8_t type, const uint8_t **p,
 	    size_t *n);
 void	ap_reasm_free(struct ap_reasm *);
-
-/*
- * One side's heartbeat bookkeeping, in looks rather than clock time: a
- * side whose own loop stalled (a stopped process, a swapping host) looks
- * once when it wakes, and gives nobody up for its own sleep. Set heard on
- * every frame received and sent on every frame sent; call ap_beat_look
- * every timeout / AP_BEAT_LOOKS + 1. It returns AP_BEAT_LOST when nothing
- * was heard at AP_BEAT_LOOKS looks in a row, AP_BEAT_SEND when nothing was
- * sent since the last look (send a HEARTBEAT), else 0.
- */
-#define AP_BEAT_LOOKS	5
-enum { AP_BEAT_SEND = 1, AP_BEAT_LOST = 2 };
-struct ap_beat {
-	int		 heard;
-	int		 sent;
-	int		 silent;	/* looks in a row with nothing heard */
-};
-
-int	ap_beat_look(struct ap_beat *);
-/* The time between looks for a timeout (at least 1 ms). */
-uint64_t ap_beat_period_ms(uint64_t timeout_ms);
 
 void	ap_hello_free(struct ap_hello *);
 void	ap_job_free(struct ap_job *);

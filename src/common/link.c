@@ -1,10 +1,12 @@
 /*
  * link.c -- framed stream over fds on libevent, or over a stream its
  * owner drives (link_io). Frames are split here and handed to the owner
- * whole; the owner decodes them (src/agent/agentproto.c). Callbacks may
- * free the link: a "busy" count defers the free until the read loop has
- * unwound.
+ * whole; the owner decodes them (src/agent/agentproto.c). Heartbeats are
+ * the owner's frame bytes, sent when the link has sent nothing for a look;
+ * the link only counts what it hears and sends. Callbacks may free the
+ * link: a "busy" count defers the free until the read loop has unwound.
  */
+#include <sys/time.h>
 #include <sys/types.h>
 
 #include <errno.h>
@@ -38,6 +40,14 @@ struct link {
 	int		 wdown;		/* writing failed; reading goes on */
 	int		 busy;		/* inside a callback */
 	int		 dead;		/* freed while busy */
+	struct event	*beat_ev;	/* heartbeat looks; NULL: never on */
+	uint8_t		*beat;		/* what a look sends; NULL: off */
+	size_t		 beat_len;
+	link_silent_cb	 silent;
+	void		*silent_arg;
+	int		 heard;		/* read something since the last look */
+	int		 sent;		/* sent something since the last look */
+	int		 quiet;		/* looks in a row with nothing heard */
 };
 
 /* Bytes one read takes off the stream: 256 KiB is a few whole OUTPUT frames. */
@@ -46,6 +56,7 @@ struct link {
 static void	link_read_cb(evutil_socket_t, short, void *);
 static void	link_write_some(struct link *);
 static void	link_write_cb(evutil_socket_t, short, void *);
+static void	link_beat_cb(evutil_socket_t, short, void *);
 
 /* Sets O_NONBLOCK on fd. */
 static void
@@ -57,14 +68,29 @@ set_nonblock(int fd)
 		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
+/*
+ * Ends a stretch that calls the owner back (busy); frees l if a callback
+ * freed it meanwhile. Returns 1 if l is gone.
+ */
+static int
+link_unbusy(struct link *l)
+{
+	if (--l->busy > 0 || !l->dead)
+		return 0;
+	link_free(l);
+	return 1;
+}
+
 /* A link with its buffers and no stream yet; NULL if out of memory. */
 static struct link *
-link_alloc(size_t max_frame, const struct link_cbs *cbs)
+link_alloc(struct event_base *base, size_t max_frame,
+    const struct link_cbs *cbs)
 {
 	struct link	*l;
 
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		return NULL;
+	l->base = base;
 	l->rfd = l->wfd = -1;
 	l->max_frame = max_frame;
 	l->cb = *cbs;
@@ -83,11 +109,7 @@ struct link *
 link_new_later(struct event_base *base, size_t max_frame,
     const struct link_cbs *cbs)
 {
-	struct link	*l;
-
-	if ((l = link_alloc(max_frame, cbs)) != NULL)
-		l->base = base;
-	return l;
+	return link_alloc(base, max_frame, cbs);
 }
 
 int
@@ -107,11 +129,8 @@ link_attach(struct link *l, int rfd, int wfd)
 	if (evbuffer_get_length(l->out) > 0) {
 		l->busy++;
 		link_write_some(l);
-		l->busy--;
-		if (l->dead && l->busy == 0) {
-			link_free(l);	/* its drain callback freed it */
-			return DT_ERR_CLOSED;
-		}
+		if (link_unbusy(l))
+			return DT_ERR_CLOSED;	/* its drain callback freed it */
 	}
 	return 0;
 }
@@ -148,7 +167,7 @@ link_new_io(struct event_base *base, const struct link_io *io,
 {
 	struct link	*l;
 
-	if ((l = link_alloc(max_frame, cbs)) == NULL)
+	if ((l = link_alloc(base, max_frame, cbs)) == NULL)
 		return NULL;
 	l->io = *io;
 	l->has_io = 1;
@@ -223,14 +242,18 @@ link_in(struct link *l)
 	ssize_t			n;
 
 	if (!l->has_io)
-		return (int)link_read_fd(l->in, l->rfd, LINK_READ);
-	if (evbuffer_reserve_space(l->in, LINK_READ, &v, 1) != 1) {
+		n = link_read_fd(l->in, l->rfd, LINK_READ);
+	else if (evbuffer_reserve_space(l->in, LINK_READ, &v, 1) != 1) {
 		errno = ENOMEM;
 		return -1;
+	} else {
+		n = l->io.read(l->io.arg, v.iov_base, v.iov_len);
+		v.iov_len = n > 0 ? (size_t)n : 0;
+		evbuffer_commit_space(l->in, &v, 1);
 	}
-	n = l->io.read(l->io.arg, v.iov_base, v.iov_len);
-	v.iov_len = n > 0 ? (size_t)n : 0;
-	evbuffer_commit_space(l->in, &v, 1);
+	/* Any byte is life, even a frame's first part: heartbeats count it. */
+	if (n > 0)
+		l->heard = 1;
 	return (int)n;
 }
 
@@ -245,6 +268,8 @@ link_down(struct link *l, int err, const char *why)
 		event_del(l->rev);
 	if (l->wev != NULL)
 		event_del(l->wev);
+	if (l->beat_ev != NULL)
+		event_del(l->beat_ev);
 	evbuffer_drain(l->out, evbuffer_get_length(l->out));
 	l->cb.close(l->cb.arg, err, why);
 }
@@ -302,6 +327,8 @@ link_send(struct link *l, const void *p, size_t n)
 
 	if (l->closed || l->wdown)
 		return DT_ERR_CLOSED;
+	if (n > 0)
+		l->sent = 1;	/* the peer hears from us: no heartbeat due */
 	/*
 	 * Nothing queued on an attached fd: write straight from the caller's
 	 * buffer, which saves a loop turn per frame and a copy of each OUTPUT
@@ -335,11 +362,8 @@ link_send(struct link *l, const void *p, size_t n)
 	if (evbuffer_get_length(l->out) == n) {
 		l->busy++;
 		link_write_some(l);
-		l->busy--;
-		if (l->dead && l->busy == 0) {
-			link_free(l);
+		if (link_unbusy(l))
 			return DT_ERR_CLOSED;
-		}
 	}
 	return 0;
 }
@@ -502,9 +526,7 @@ link_read_cb(evutil_socket_t fd, short what, void *arg)
 	err = errno;
 	link_deliver(l);
 	link_ended(l, eof, err);
-	l->busy--;
-	if (l->dead && l->busy == 0)
-		link_free(l);
+	link_unbusy(l);
 }
 
 void
@@ -537,9 +559,7 @@ link_io_ready(struct link *l)
 	link_deliver(l);
 	link_ended(l, eof, err);
 	l->ioing = 0;
-	l->busy--;
-	if (l->dead && l->busy == 0)
-		link_free(l);
+	link_unbusy(l);
 }
 
 /* ARGSUSED */
@@ -550,9 +570,7 @@ link_write_cb(evutil_socket_t fd, short what, void *arg)
 
 	l->busy++;
 	link_write_some(l);
-	l->busy--;
-	if (l->dead && l->busy == 0)
-		link_free(l);
+	link_unbusy(l);
 }
 
 int
@@ -594,6 +612,85 @@ link_flush(struct link *l, int idle_ms)
 	return 0;
 }
 
+uint64_t
+link_beat_period_ms(uint64_t timeout_ms)
+{
+	uint64_t	ms = timeout_ms / (LINK_BEAT_LOOKS + 1);
+
+	return ms > 0 ? ms : 1;
+}
+
+int
+link_heartbeat(struct link *l, uint64_t timeout_ms, const void *beat,
+    size_t len, link_silent_cb silent, void *arg)
+{
+	struct timeval	 tv;
+	uint64_t	 ms = link_beat_period_ms(timeout_ms);
+	uint8_t		*copy = NULL;
+
+	if (timeout_ms > 0 && len > 0) {
+		if ((copy = malloc(len)) == NULL)
+			return DT_ERR_NOMEM;
+		memcpy(copy, beat, len);
+		if (l->beat_ev == NULL && (l->beat_ev = event_new(l->base, -1,
+		    EV_PERSIST, link_beat_cb, l)) == NULL) {
+			free(copy);
+			return DT_ERR_NOMEM;
+		}
+	}
+	free(l->beat);
+	l->beat = copy;
+	l->beat_len = copy != NULL ? len : 0;
+	l->silent = silent;
+	l->silent_arg = arg;
+	l->quiet = 0;
+	if (l->beat_ev == NULL)
+		return 0;
+	if (copy == NULL || l->closed) {
+		event_del(l->beat_ev);
+		return 0;
+	}
+	tv.tv_sec = (time_t)(ms / 1000);
+	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	event_add(l->beat_ev, &tv);
+	return 0;
+}
+
+void
+link_heartbeat_look(struct link *l)
+{
+	if (l->beat == NULL || l->closed)
+		return;
+	l->busy++;
+	/* Not reading: what the peer sends waits unread, not lost. */
+	if (l->heard || l->paused)
+		l->quiet = 0;
+	else
+		l->quiet++;
+	l->heard = 0;
+	if (l->quiet >= LINK_BEAT_LOOKS) {
+		/* Once: the owner decides what follows (it may free l). */
+		event_del(l->beat_ev);
+		free(l->beat);
+		l->beat = NULL;
+		l->beat_len = 0;
+		l->silent(l->silent_arg);
+	} else {
+		/* Something queued reaches the peer before a beat would. */
+		if (!l->sent && !l->wdown && evbuffer_get_length(l->out) == 0)
+			link_send(l, l->beat, l->beat_len);
+		l->sent = 0;
+	}
+	link_unbusy(l);
+}
+
+/* ARGSUSED */
+static void
+link_beat_cb(evutil_socket_t fd, short what, void *arg)
+{
+	link_heartbeat_look(arg);
+}
+
 void
 link_free(struct link *l)
 {
@@ -606,12 +703,17 @@ link_free(struct link *l)
 			event_del(l->rev);
 		if (l->wev != NULL)
 			event_del(l->wev);
+		if (l->beat_ev != NULL)
+			event_del(l->beat_ev);
 		return;
 	}
 	if (l->rev != NULL)
 		event_free(l->rev);
 	if (l->wev != NULL)
 		event_free(l->wev);
+	if (l->beat_ev != NULL)
+		event_free(l->beat_ev);
+	free(l->beat);
 	if (l->in != NULL)
 		evbuffer_free(l->in);
 	if (l->out != NULL)

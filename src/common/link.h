@@ -4,9 +4,9 @@
  * channel: link_new_io). The agent speaks to its launcher over one
  * (stdin/stdout); the launcher to each agent over one, whatever the
  * backend that reached it (a socketpair, srun's TCP, an ssh channel).
- * Framing, queueing (before the stream is up too), pausing and limits
- * are the link's alone: the backend only moves bytes. Writes are queued
- * and never block; reading can be paused for back-pressure.
+ * Framing, queueing (before the stream is up too), pausing, limits and
+ * heartbeats are the link's alone: the backend only moves bytes. Writes
+ * are queued and never block; reading can be paused for back-pressure.
  */
 #ifndef DT_LINK_H
 #define DT_LINK_H
@@ -24,6 +24,8 @@ typedef void	(*link_frame_cb)(void *arg, uint8_t type, const uint8_t *payload,
 typedef void	(*link_close_cb)(void *arg, int err, const char *why);
 /* The output queue fell below the low-water mark after being above the high one. */
 typedef void	(*link_drain_cb)(void *arg);
+/* The peer was silent for the heartbeat timeout (link_heartbeat). */
+typedef void	(*link_silent_cb)(void *arg);
 
 struct link_cbs {
 	link_frame_cb	 frame;
@@ -106,6 +108,35 @@ void		 link_watermarks(struct link *, size_t low, size_t high);
 int		 link_flush(struct link *, int idle_ms);
 /* True once the stream has closed or broken. */
 int		 link_closed(const struct link *);
+
+/*
+ * Heartbeats catch a peer that goes silent without the stream breaking (a
+ * host powered off, a partition that sends no reset). Once on, the link
+ * looks every timeout_ms / (LINK_BEAT_LOOKS + 1) milliseconds (at least
+ * 1): if it sent nothing since the last look and has nothing queued, it
+ * sends beat (len bytes of whole frames, copied: the owner's protocol
+ * decides what they say); if it heard nothing at LINK_BEAT_LOOKS looks in
+ * a row, so within the timeout, it calls silent(arg) once and stops
+ * looking; the owner decides what to do (silent may free the link). Any
+ * byte read counts as life, and so do looks while reading is paused (what
+ * the peer sends waits unread). Looks are counted, not clock time: a
+ * process whose own loop stalled looks once when it wakes and gives
+ * nobody up for its own sleep. Calling it again starts the count afresh;
+ * timeout_ms 0 turns heartbeats off. The link sends nothing now: the owner
+ * sends a first beat itself where its peer must hear of them at once.
+ * Returns 0, or DT_ERR_NOMEM.
+ */
+#define LINK_BEAT_LOOKS	5
+int		 link_heartbeat(struct link *, uint64_t timeout_ms,
+		    const void *beat, size_t len, link_silent_cb silent,
+		    void *arg);
+/* The time between heartbeat looks for timeout_ms (at least 1 ms). */
+uint64_t	 link_beat_period_ms(uint64_t timeout_ms);
+/*
+ * Looks once now, as the heartbeat timer does: sends the beat or reports
+ * the peer silent. For tests, which count looks rather than wait for them.
+ */
+void		 link_heartbeat_look(struct link *);
 struct evbuffer;
 /*
  * Hands every whole frame at the front of in (at most max bytes each) to

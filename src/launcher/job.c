@@ -137,8 +137,6 @@ struct job {
 	struct event		*ev_hang;	/* --hang-timeout */
 	uint64_t		 life_ms;	/* a rank last wrote or beat */
 	struct event		*ev_watchdog;
-	struct event		*ev_beat;	/* --heartbeat-timeout looks */
-	int			 paused;	/* not reading agents (job_pressure) */
 	struct sync		*sync;		/* --sync-dst-dir */
 	int			 synced;
 	struct check		*chk;		/* --check, --preflight */
@@ -153,10 +151,10 @@ struct job_scope {
 	const struct opts	*o;
 	struct job_host		**all;		/* every host met, by name */
 	size_t			 nall;
-	struct dt_wbuf		 wb;		/* heartbeats between attempts */
 };
 
 static void	job_advance(struct job *);
+static void	job_host_silent(void *);
 
 /* The signals dtrun handles; job_hold_signals holds those that act. */
 static const int job_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2,
@@ -215,9 +213,9 @@ job_make_id(char *buf, size_t len)
 
 /* --heartbeat-timeout in milliseconds, as HEARTBEAT carries it. */
 static uint64_t
-job_beat_ms(const struct job *j)
+job_beat_ms(const struct opts *o)
 {
-	return (uint64_t)(j->o->heartbeat_timeout * 1000 + 0.5);
+	return (uint64_t)(o->heartbeat_timeout * 1000 + 0.5);
 }
 
 /*
@@ -315,7 +313,6 @@ job_send(struct job_host *h)
 	wb = j->wb;
 	dt_wbuf_init(&j->wb);
 	link_send(h->link, wb.p, wb.len);
-	h->beat.sent = 1;
 	if (j->wb.cap == 0) {
 		j->wb = wb;		/* keep the allocation */
 		dt_wbuf_reset(&j->wb);
@@ -1023,9 +1020,18 @@ job_on_hello(struct job_host *h, const uint8_t *p, size_t n)
 		job_stop(j, SIGTERM, j->o->kill_grace);
 		return 0;
 	}
-	/* From now on it hears from us, and we expect to hear from it. */
+	/*
+	 * From now on it hears from us, and we expect to hear from it: the
+	 * link beats for us (on across attempts, as long as the agent is
+	 * kept); this first HEARTBEAT tells the agent the timeout.
+	 */
 	if (j->o->heartbeat_timeout > 0) {
-		ap_put_heartbeat(&j->wb, job_beat_ms(j));
+		ap_put_heartbeat(&j->wb, job_beat_ms(j->o));
+		if (link_heartbeat(h->link, job_beat_ms(j->o), j->wb.p, j->wb.len,
+		    job_host_silent, h) != 0) {
+			log_error("out of memory");
+			exit(EXIT_INTERNAL);
+		}
 		job_send(h);
 	}
 	j->nhello++;
@@ -1199,7 +1205,6 @@ job_on_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 void
 job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 {
-	h->beat.heard = 1;
 	/* Between attempts an idle agent only beats; the rest is stale. */
 	if (h->job == NULL || job_on_frame(h, type, p, n) == 0)
 		return;
@@ -1272,36 +1277,25 @@ job_host_closed(struct job_host *h, int err, const char *why)
 	job_check_done(j);
 }
 
-/* ARGSUSED */
+/*
+ * h's agent was silent for --heartbeat-timeout (its link's heartbeats):
+ * the host is down or cut off. In an attempt it is lost; between attempts
+ * it is cut off, and the next attempt connects again.
+ */
 static void
-beat_cb(evutil_socket_t fd, short what, void *arg)
+job_host_silent(void *arg)
 {
-	struct job	*j = arg;
-	struct job_host	*h;
+	struct job_host	*h = arg;
 	char		 why[128];
-	size_t		 i;
 
-	for (i = 0; i < j->plan->nhosts; i++) {
-		h = j->hosts[i];
-		if (!h->hello || h->done)
-			continue;
-		/* Not reading agents: their frames wait unread, not lost. */
-		if (j->paused)
-			h->beat.heard = 1;
-		switch (ap_beat_look(&h->beat)) {
-		case AP_BEAT_SEND:
-			ap_put_heartbeat(&j->wb, job_beat_ms(j));
-			job_send(h);
-			break;
-		case AP_BEAT_LOST:
-			snprintf(why, sizeof(why), "heard nothing from it for "
-			    "%g s (--heartbeat-timeout): host down or cut off",
-			    j->o->heartbeat_timeout);
-			h->be->kill(h);
-			job_host_closed(h, DT_ERR_TIMEOUT, why);
-			break;
-		}
-	}
+	if (h->job == NULL)
+		log_warn("%s: its agent went silent between attempts: "
+		    "connecting again", h->name);
+	snprintf(why, sizeof(why), "heard nothing from it for %g s "
+	    "(--heartbeat-timeout): host down or cut off",
+	    h->o->heartbeat_timeout);
+	h->be->kill(h);
+	job_host_closed(h, DT_ERR_TIMEOUT, why);
 }
 
 /* Output is backing up: stop (1) or resume (0) reading every agent. */
@@ -1311,7 +1305,6 @@ job_pressure(void *arg, int on)
 	struct job	*j = arg;
 	size_t		 h;
 
-	j->paused = on;
 	for (h = 0; h < j->plan->nhosts; h++)
 		if (!j->hosts[h]->done && j->hosts[h]->link != NULL)
 			link_pause(j->hosts[h]->link, on);
@@ -1684,7 +1677,6 @@ job_attach(struct job *j)
 		h->hello = h->got_ports = h->prepared = h->done = 0;
 		h->stk_waiting = h->lost = 0;
 		h->free_port = 0;
-		memset(&h->beat, 0, sizeof(h->beat));
 		/* Only an agent that said DONE, on a link still up, is kept. */
 		if (h->priv != NULL && (!h->idle || h->down))
 			job_host_disconnect(h);
@@ -1756,34 +1748,12 @@ job_scope_new(const struct opts *o)
 double
 job_scope_tick(struct job_scope *sc)
 {
-	struct job_host	*h;
-	uint64_t	 ms = (uint64_t)(sc->o->heartbeat_timeout * 1000 + 0.5);
-	size_t		 i;
-
+	/* The links' heartbeat timers fire here, if due (job_host_silent). */
 	event_base_loop(sc->base, EVLOOP_NONBLOCK);
 	if (sc->o->heartbeat_timeout <= 0)
 		return 1;
-	for (i = 0; i < sc->nall; i++) {
-		h = sc->all[i];
-		if (h->priv == NULL || !h->idle || h->down)
-			continue;
-		switch (ap_beat_look(&h->beat)) {
-		case AP_BEAT_SEND:
-			ap_put_heartbeat(&sc->wb, ms);
-			link_send(h->link, sc->wb.p, sc->wb.len);
-			dt_wbuf_reset(&sc->wb);
-			h->beat.sent = 1;
-			break;
-		case AP_BEAT_LOST:
-			log_warn("%s: its agent went silent between attempts: "
-			    "connecting again", h->name);
-			h->be->kill(h);
-			h->down = 1;
-			break;
-		}
-	}
-	event_base_loop(sc->base, EVLOOP_NONBLOCK);
-	return ap_beat_period_ms(ms) / 1000.0;
+	/* Often enough that a look is never more than a quarter late. */
+	return link_beat_period_ms(job_beat_ms(sc->o)) / 4000.0;
 }
 
 void
@@ -1799,7 +1769,6 @@ job_scope_free(struct job_scope *sc)
 		free(sc->all[i]);
 	}
 	free(sc->all);
-	dt_wbuf_free(&sc->wb);
 	event_base_free(sc->base);
 	free(sc);
 }
@@ -1831,7 +1800,6 @@ job_events_new(struct job *j)
 	    cli_signals_str(j->o->fwd_signals, msg, sizeof(msg)));
 	j->ev_timeout = evtimer_new(j->base, timeout_cb, j);
 	j->ev_watchdog = evtimer_new(j->base, watchdog_cb, j);
-	j->ev_beat = event_new(j->base, -1, EV_PERSIST, beat_cb, j);
 	j->ev_stk = evtimer_new(j->base, stk_timer_cb, j);
 	j->ev_hang = evtimer_new(j->base, hang_cb, j);
 }
@@ -1846,7 +1814,6 @@ job_events_free(struct job *j)
 		event_free(j->ev_sig[i]);
 	event_free(j->ev_timeout);
 	event_free(j->ev_watchdog);
-	event_free(j->ev_beat);
 	event_free(j->ev_stk);
 	event_free(j->ev_hang);
 }
@@ -1955,15 +1922,6 @@ job_prepare(struct job *j)
 static void
 job_loop(struct job *j)
 {
-	struct timeval	tv;
-	uint64_t	ms;
-
-	if (j->o->heartbeat_timeout > 0) {
-		ms = ap_beat_period_ms(job_beat_ms(j));
-		tv.tv_sec = (time_t)(ms / 1000);
-		tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
-		event_add(j->ev_beat, &tv);
-	}
 	if (j->att->timeout > 0)
 		timer_arm(j->ev_timeout, j->att->timeout);
 	if (j->ndone < j->plan->nhosts)

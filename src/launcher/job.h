@@ -92,7 +92,6 @@ struct job_host {
 	int			 got_ports;	/* PORTLIST received */
 	int			 prepared;
 	int			 done;		/* DONE received, or link lost */
-	struct ap_beat		 beat;		/* heartbeats, see agentproto.h */
 	int			 stk_waiting;	/* STACKS sent, its end not back */
 	int			 lost;		/* its link broke, it went silent, or
 						   its agent was killed */
@@ -137,9 +136,9 @@ struct job_host	**job_hosts(struct job_host *h, size_t *n);
  */
 struct job_scope *job_scope_new(const struct opts *);
 /*
- * Between attempts: moves the idle agents' bytes and heartbeats, and cuts
- * off an agent gone silent (the next attempt connects again). Returns how
- * many seconds may pass before the next call.
+ * Between attempts: moves the idle agents' bytes, and their links'
+ * heartbeats, which cut off an agent gone silent (the next attempt
+ * connects again). Returns how many seconds may pass before the next call.
  */
 double	 job_scope_tick(struct job_scope *);
 /* Closes every link (the agents exit) and frees. */

@@ -90,6 +90,14 @@ test_expect_success 'an agent stopped with output queued for a silent dtrun give
 	test_expect_code 255 wait $b
 '
 
+test_expect_success 'an agent done early hears heartbeats while another host runs on' '
+	# Host a finishes at once and waits for the others; b runs past
+	# several timeouts. The agent on a must not give dtrun up meanwhile.
+	timeout 60 dtrun --launcher local -H a:1,b:1 --heartbeat-timeout 1 \
+	    sh -c "test \$RANK = 0 || sleep 4" 2>err &&
+	! grep -q "heard nothing" err
+'
+
 test_expect_success '--heartbeat-timeout 0 turns heartbeats off; a job runs as ever' '
 	dtrun --heartbeat-timeout 0 -n 2 true
 '

@@ -105,30 +105,6 @@ TEST(ap_heartbeat_roundtrip_and_bounds)
 	dt_wbuf_free(&b);
 }
 
-TEST(ap_beat_counts_looks)
-{
-	struct ap_beat	b = { 0 };
-	int		i;
-
-	/* Nothing sent since the last look: send; something sent: don't. */
-	b.heard = 1;
-	CHECK_INT(ap_beat_look(&b), AP_BEAT_SEND);
-	b.heard = b.sent = 1;
-	CHECK_INT(ap_beat_look(&b), 0);
-	/* Silent for AP_BEAT_LOOKS looks in a row: lost, not one sooner. */
-	for (i = 1; i < AP_BEAT_LOOKS; i++)
-		CHECK_INT(ap_beat_look(&b), AP_BEAT_SEND);
-	CHECK_INT(ap_beat_look(&b), AP_BEAT_LOST);
-	/* Any frame heard starts the count again. */
-	b.silent = AP_BEAT_LOOKS - 1;
-	b.heard = 1;
-	CHECK_INT(ap_beat_look(&b), AP_BEAT_SEND);
-	CHECK_INT(b.silent, 0);
-	/* Looks come often enough: lost within the timeout, sent well before. */
-	CHECK(ap_beat_period_ms(15000) * (AP_BEAT_LOOKS + 1) <= 15000);
-	CHECK(ap_beat_period_ms(1) == 1);
-}
-
 TEST(ap_small_messages_roundtrip)
 {
 	struct dt_wbuf	 b;

@@ -1,4 +1,4 @@
-/* t_link.c -- frames are delivered exactly once, even when delivery pauses the stream. */
+/* t_link.c -- frames are delivered exactly once, even when delivery pauses the stream; heartbeats. */
 #include <sys/socket.h>
 
 #include <errno.h>
@@ -276,4 +276,226 @@ TEST(link_io_moves_frames_both_ways_and_reports_a_cut_frame)
 	dt_wbuf_free(&m.in);
 	dt_wbuf_free(&m.out);
 	event_base_free(base);
+}
+
+/* What heartbeat tests count: the peer given up, and frames heard. */
+struct beats {
+	struct event_base	*base;
+	struct link		*l;		/* freed by silent when free_it */
+	int			 silent;
+	int			 free_it;
+	int			 frames;
+	int			 stop_at;	/* frames after which the loop ends */
+};
+
+/* link_silent_cb: counts; frees the link if asked (agent_cut does). */
+static void
+beats_silent(void *arg)
+{
+	struct beats	*t = arg;
+
+	t->silent++;
+	if (t->free_it) {
+		link_free(t->l);
+		t->l = NULL;
+	}
+	event_base_loopbreak(t->base);
+}
+
+/* A frame heard; the loop ends after stop_at of them. */
+static void
+beats_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
+{
+	struct beats	*t = arg;
+
+	if (++t->frames == t->stop_at)
+		event_base_loopbreak(t->base);
+}
+
+/* A heartbeat frame: type 9, payload "B". */
+static void
+put_beat(struct dt_wbuf *b)
+{
+	size_t	start = dt_frame_begin(b, 9);
+
+	dt_wbuf_u8(b, 'B');
+	dt_frame_end(b, start, 1024);
+}
+
+/* Bytes waiting on fd, without blocking. */
+static ssize_t
+waiting(int fd, void *buf, size_t n)
+{
+	ssize_t	r = recv(fd, buf, n, MSG_DONTWAIT);
+
+	return r < 0 ? 0 : r;
+}
+
+/* A heartbeat test's link: on sv[0], the peer's end at sv[1]. */
+struct bfix {
+	struct event_base	*base;
+	struct beats		 t;
+	struct link_cbs		 cbs;
+	struct dt_wbuf		 beat;		/* the heartbeat frame */
+	struct dt_wbuf		 f;		/* another frame */
+	int			 sv[2];
+};
+
+/* Makes fx's link with heartbeats on at timeout_ms. */
+static void
+bfix_open(struct bfix *fx, uint64_t timeout_ms)
+{
+	memset(fx, 0, sizeof(*fx));
+	fx->base = event_base_new();
+	fx->t.base = fx->base;
+	fx->cbs = (struct link_cbs){ beats_frame, got_close, NULL, &fx->t };
+	CHECK_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, fx->sv), 0);
+	dt_wbuf_init(&fx->beat);
+	dt_wbuf_init(&fx->f);
+	put_beat(&fx->beat);
+	put_frames(&fx->f, 1);
+	fx->t.l = link_new(fx->base, fx->sv[0], fx->sv[0], 1024, &fx->cbs);
+	CHECK_INT(link_heartbeat(fx->t.l, timeout_ms, fx->beat.p, fx->beat.len,
+	    beats_silent, &fx->t), 0);
+}
+
+/* Frees what bfix_open made (the link unless its callback freed it). */
+static void
+bfix_close(struct bfix *fx)
+{
+	link_free(fx->t.l);
+	if (fx->sv[1] >= 0)
+		close(fx->sv[1]);
+	dt_wbuf_free(&fx->beat);
+	dt_wbuf_free(&fx->f);
+	event_base_free(fx->base);
+}
+
+TEST(link_heartbeat_sends_when_quiet_and_gives_up_a_silent_peer)
+{
+	struct bfix	 fx;
+	char		 buf[256];
+	int		 i;
+
+	/* A timeout of a minute: only the looks below happen, no timer's. */
+	bfix_open(&fx, 60000);
+	/* Nothing sent since the last look: the beat goes, as given. */
+	link_heartbeat_look(fx.t.l);
+	CHECK_INT(waiting(fx.sv[1], buf, sizeof(buf)), (long long)fx.beat.len);
+	CHECK(memcmp(buf, fx.beat.p, fx.beat.len) == 0);
+	/* Something sent since: no beat, the peer heard that. */
+	CHECK_INT(link_send(fx.t.l, fx.f.p, fx.f.len), 0);
+	link_heartbeat_look(fx.t.l);
+	CHECK_INT(waiting(fx.sv[1], buf, sizeof(buf)), (long long)fx.f.len);
+	/* Silent for LINK_BEAT_LOOKS looks in a row: given up, not one sooner. */
+	for (i = 2; i < LINK_BEAT_LOOKS - 1; i++)
+		link_heartbeat_look(fx.t.l);
+	CHECK_INT(fx.t.silent, 0);
+	link_heartbeat_look(fx.t.l);
+	CHECK_INT(fx.t.silent, 1);
+	/* Once: the link looks no more, and sends no more beats. */
+	waiting(fx.sv[1], buf, sizeof(buf));
+	link_heartbeat_look(fx.t.l);
+	CHECK_INT(fx.t.silent, 1);
+	CHECK_INT(waiting(fx.sv[1], buf, sizeof(buf)), 0);
+	bfix_close(&fx);
+}
+
+TEST(link_heartbeat_keeps_a_peer_that_talks_or_waits_unread)
+{
+	struct bfix	 fx;
+	int		 i;
+
+	bfix_open(&fx, 60000);
+	/* The peer says something before every look: never given up. */
+	for (i = 0; i < 4 * LINK_BEAT_LOOKS; i++) {
+		CHECK_INT(write(fx.sv[1], fx.f.p, fx.f.len), (long long)fx.f.len);
+		fx.t.stop_at = fx.t.frames + 1;
+		event_base_loop(fx.base, EVLOOP_ONCE);
+		link_heartbeat_look(fx.t.l);
+	}
+	CHECK_INT(fx.t.frames, 4 * LINK_BEAT_LOOKS);
+	/* Even part of a frame is life: a frame that comes a byte a look. */
+	for (i = 0; i < 2 * LINK_BEAT_LOOKS; i++) {
+		CHECK_INT(write(fx.sv[1], fx.f.p + i % fx.f.len, 1), 1);
+		event_base_loop(fx.base, EVLOOP_ONCE);
+		link_heartbeat_look(fx.t.l);
+	}
+	CHECK_INT(fx.t.silent, 0);
+	CHECK(!link_closed(fx.t.l));
+	/* Not reading (back-pressure): what it sends waits, unread, not lost. */
+	link_pause(fx.t.l, 1);
+	for (i = 0; i < 2 * LINK_BEAT_LOOKS; i++)
+		link_heartbeat_look(fx.t.l);
+	CHECK_INT(fx.t.silent, 0);
+	/* Resumed and silent again: given up within LINK_BEAT_LOOKS looks. */
+	link_pause(fx.t.l, 0);
+	for (i = 0; i < LINK_BEAT_LOOKS; i++)
+		link_heartbeat_look(fx.t.l);
+	CHECK_INT(fx.t.silent, 1);
+	bfix_close(&fx);
+}
+
+/* A safety net for the timer tests: a hang fails instead of hanging. */
+static void
+beats_too_long(evutil_socket_t fd, short what, void *arg)
+{
+	struct beats	*t = arg;
+
+	t->silent = -1;
+	event_base_loopbreak(t->base);
+}
+
+/* Runs fx's loop until a callback ends it, or a minute passes (a failure). */
+static void
+bfix_run(struct bfix *fx)
+{
+	struct timeval	 net = { 60, 0 };
+	struct event	*ev = evtimer_new(fx->base, beats_too_long, &fx->t);
+
+	evtimer_add(ev, &net);
+	event_base_dispatch(fx->base);
+	event_free(ev);
+}
+
+TEST(link_heartbeat_timer_gives_up_a_silent_peer_once)
+{
+	struct bfix	 fx;
+	char		 buf[256];
+
+	bfix_open(&fx, 60);
+	fx.t.free_it = 1;
+	bfix_run(&fx);
+	/* Given up (and freed inside the callback), however long it took. */
+	CHECK_INT(fx.t.silent, 1);
+	CHECK(fx.t.l == NULL);
+	/* It beat at every look before: LINK_BEAT_LOOKS - 1 of them, no more. */
+	CHECK_INT(waiting(fx.sv[1], buf, sizeof(buf)),
+	    (long long)((LINK_BEAT_LOOKS - 1) * fx.beat.len));
+	bfix_close(&fx);
+}
+
+TEST(link_heartbeat_timer_keeps_two_live_peers)
+{
+	struct bfix	 fx;
+	struct beats	 t1;
+	struct link_cbs	 cbs1 = { beats_frame, got_close, NULL, &t1 };
+
+	/* Two sides beating at each other: each hears the other's beats. */
+	bfix_open(&fx, 60);
+	memset(&t1, 0, sizeof(t1));
+	t1.base = fx.base;
+	t1.stop_at = -1;
+	t1.l = link_new(fx.base, fx.sv[1], fx.sv[1], 1024, &cbs1);
+	fx.sv[1] = -1;			/* t1.l's now */
+	CHECK_INT(link_heartbeat(t1.l, 60, fx.beat.p, fx.beat.len,
+	    beats_silent, &t1), 0);
+	fx.t.stop_at = 4 * LINK_BEAT_LOOKS;
+	bfix_run(&fx);
+	/* Many timeouts' worth of beats heard, and neither side gave up. */
+	CHECK_INT(fx.t.frames, 4 * LINK_BEAT_LOOKS);
+	CHECK_INT(fx.t.silent, 0);
+	CHECK_INT(t1.silent, 0);
+	link_free(t1.l);
+	bfix_close(&fx);
 }
