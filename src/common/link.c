@@ -257,6 +257,18 @@ link_in(struct link *l)
 	return (int)n;
 }
 
+/* Stops every event of l (read, write, heartbeat): nothing of it runs again. */
+static void
+link_events_off(struct link *l)
+{
+	if (l->rev != NULL)
+		event_del(l->rev);
+	if (l->wev != NULL)
+		event_del(l->wev);
+	if (l->beat_ev != NULL)
+		event_del(l->beat_ev);
+}
+
 /* Marks the link closed, stops its events and tells the owner once. */
 static void
 link_down(struct link *l, int err, const char *why)
@@ -264,12 +276,7 @@ link_down(struct link *l, int err, const char *why)
 	if (l->closed)
 		return;
 	l->closed = 1;
-	if (l->rev != NULL)
-		event_del(l->rev);
-	if (l->wev != NULL)
-		event_del(l->wev);
-	if (l->beat_ev != NULL)
-		event_del(l->beat_ev);
+	link_events_off(l);
 	evbuffer_drain(l->out, evbuffer_get_length(l->out));
 	l->cb.close(l->cb.arg, err, why);
 }
@@ -699,12 +706,7 @@ link_free(struct link *l)
 	if (l->busy > 0) {
 		l->dead = 1;
 		l->closed = 1;
-		if (l->rev != NULL)
-			event_del(l->rev);
-		if (l->wev != NULL)
-			event_del(l->wev);
-		if (l->beat_ev != NULL)
-			event_del(l->beat_ev);
+		link_events_off(l);
 		return;
 	}
 	if (l->rev != NULL)
