@@ -32,27 +32,39 @@
 #include "keeper.h"
 #include "procs.h"
 
-/* Kills and reaps everything that is left to the keeper, until nothing is. */
+/* 100 ms each: how long a child we cannot kill holds the keeper (30 s). */
+#define KEEPER_ROUNDS	300
+
+/*
+ * Kills and reaps everything that is left to the keeper, until nothing is:
+ * until the kernel says we have no child (ECHILD). The walk of /proc alone
+ * is not enough to stop on: a process caught in the middle of its parent's
+ * exit, being handed over to us, can be missing from every children list,
+ * and we would leave it to init.
+ */
 static void
 keeper_sweep(void)
 {
 	struct timespec	ts = { 0, 100 * 1000 * 1000 };
 	sigset_t	chld;
 	size_t		live, sent;
+	int		rounds;
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	/*
 	 * A killed process's children come to us in turn, and one forked
 	 * after a walk is seen on the next. A process we may not signal (not
-	 * ours, as a setuid program) is left to whoever reaps after us: only
-	 * for it would we wait.
+	 * ours, as a setuid program) is left to whoever reaps after us: for
+	 * it we wait KEEPER_ROUNDS rounds at most.
 	 */
-	for (;;) {
+	for (rounds = 0; rounds < KEEPER_ROUNDS; rounds++) {
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
 		live = spawn_kill_descendants(SIGKILL, &sent);
-		if (live == 0 || sent == 0)
+		if (waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD)
+			break;
+		if (live > 0 && sent == 0 && rounds >= 10)
 			break;
 		sigtimedwait(&chld, NULL, &ts);
 	}
