@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "env.h"
+#include "envctx.h"
 #include "err.h"
 #include "framework.h"
 #include "plan.h"

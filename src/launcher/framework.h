@@ -9,17 +9,10 @@
 #define DT_FRAMEWORK_H
 
 struct dt_err;
-struct env_ctx;
 struct strv;
 
-#define FW_PYTORCH	0x01
-#define FW_TENSORFLOW	0x02
-#define FW_MXNET	0x04
-#define FW_HOROVOD	0x08
-#define FW_MPI		0x10
-#define FW_ALL		0x1f
-#define FW_NONE		0x80	/* "none" was given: only DTRUN_* */
-#define FW_DEFAULT	FW_PYTORCH	/* without --framework */
+#include "envctx.h"
+
 
 /* Every name --framework takes, space-separated ("pytorch tensorflow ..."). */
 extern const char fw_names[];

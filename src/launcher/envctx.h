@@ -1,0 +1,52 @@
+/*
+ * envctx.h -- what a job's variables are made from (struct env_ctx), and
+ * the frameworks it asks for (FW_*). Both env.c, which fills it, and
+ * framework.c, which reads it, depend on this header and on nothing of each
+ * other; envvars.c puts them together. So the three depend one way.
+ */
+#ifndef DT_ENVCTX_H
+#define DT_ENVCTX_H
+
+#include "plan.h"
+
+struct opts;
+
+#define FW_PYTORCH	0x01
+#define FW_TENSORFLOW	0x02
+#define FW_MXNET	0x04
+#define FW_HOROVOD	0x08
+#define FW_MPI		0x10
+#define FW_ALL		0x1f
+#define FW_NONE		0x80	/* "none" was given: only DTRUN_* */
+#define FW_DEFAULT	FW_PYTORCH	/* without --framework */
+
+/* Everything the variables are made from; env_prepare fills it for a job. */
+struct env_ctx {
+	const struct opts	*o;
+	const struct plan	*plan;
+	const char		*job_id;
+	unsigned		 frameworks;	/* FW_* of framework.h */
+	char			 master_addr[256];	/* rank 0's host, as ranks reach it */
+	int			 per_host;	/* each host's agent chooses its interface */
+	char			 rank0_addr[256];	/* what those agents route to */
+	int			 master_port;
+	char			 ifname[64];	/* the interface (this machine's); "" = unknown */
+	char			 ifaddr[64];	/* its IPv4 address: where hosts reach us */
+	int			 nccl_ifname;	/* export NCCL_SOCKET_IFNAME */
+	int			 gloo_ifname;	/* export GLOO_SOCKET_IFNAME */
+	int			 ps_port;	/* MXNet's DMLC_PS_ROOT_PORT */
+	int			*worker_ports;	/* per rank, for TF_CONFIG; NULL without */
+	const char		*rdzv_addr;	/* host:port of dtrun's rendezvous */
+	const char		*rdzv_token;	/* the job secret, hex */
+	int			 attempt;	/* restarts so far (DTRUN_RESTART_COUNT) */
+	int			 max_restarts;	/* --max-restarts */
+};
+
+/* The address ranks use to reach host h (for TF_CONFIG, DMLC_NODE_HOST). */
+static inline const char *
+env_host_addr(const struct env_ctx *c, int h)
+{
+	return c->plan->local ? c->master_addr : c->plan->hosts[h].name;
+}
+
+#endif

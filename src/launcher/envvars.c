@@ -1,0 +1,127 @@
+/*
+ * envvars.c -- a rank's environment, in the two parts the agent protocol
+ * carries: the host part (JOB) and the rank part (RANK). dtrun's own
+ * DTRUN_* here, the frameworks' from framework.c, the user's -x last,
+ * which wins over everything. CUDA_VISIBLE_DEVICES is set per host, never
+ * per rank (hiding devices per rank breaks CUDA IPC between ranks), and
+ * only where --include/--exclude picked device ids, as DeepSpeed's launcher
+ * does: then LOCAL_RANK i is the i-th of the devices left.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "env.h"
+#include "framework.h"
+#include "hostfile.h"
+#include "plan.h"
+#include "strv.h"
+
+void
+env_host(const struct env_ctx *c, int h, struct strv *sv)
+{
+	const struct plan	*p = c->plan;
+
+	strv_setf(sv, "DTRUN_JOB_ID", "%s", c->job_id);
+	strv_setf(sv, "DTRUN_HOST", "%s", p->hosts[h].name);
+	strv_setf(sv, "DTRUN_WORLD_SIZE", "%d", p->nworkers);
+	strv_setf(sv, "DTRUN_LOCAL_WORLD_SIZE", "%d", p->hosts[h].nworkers);
+	strv_setf(sv, "DTRUN_NODE_RANK", "%d", h);
+	strv_setf(sv, "DTRUN_NNODES", "%zu", p->nhosts);
+	/* The secret travels in the agent protocol, never on a command line. */
+	if (c->rdzv_addr != NULL) {
+		strv_setf(sv, "DTRUN_RDZV_ADDR", "%s", c->rdzv_addr);
+		strv_setf(sv, "DTRUN_RDZV_TOKEN", "%s", c->rdzv_token);
+	}
+	if (c->o->seeded)
+		strv_setf(sv, "DTRUN_SEED", "%llu",
+		    (unsigned long long)c->o->seed);
+	strv_setf(sv, "DTRUN_RESTART_COUNT", "%d", c->attempt);
+	strv_setf(sv, "DTRUN_MAX_RESTARTS", "%d", c->max_restarts);
+	/* What torchrun gives its workers, for code that reads them. */
+	if (c->frameworks & FW_PYTORCH) {
+		strv_setf(sv, "TORCHELASTIC_RESTART_COUNT", "%d", c->attempt);
+		strv_setf(sv, "TORCHELASTIC_MAX_RESTARTS", "%d",
+		    c->max_restarts);
+	}
+	fw_host(c, h, sv);
+	/*
+	 * Under Slurm the ranks inherit the agent step's SLURM_* (one task
+	 * per node): tools that read them (Lightning, submitit) would take
+	 * every rank for task 0 of 1. Say what each rank really is.
+	 */
+	if (c->o->launcher == LAUNCH_SLURM) {
+		strv_setf(sv, "SLURM_NTASKS", "%d", p->nworkers);
+		strv_setf(sv, "SLURM_NPROCS", "%d", p->nworkers);
+		strv_setf(sv, "SLURM_STEP_NUM_TASKS", "%d", p->nworkers);
+		strv_setf(sv, "SLURM_NTASKS_PER_NODE", "%d", p->hosts[h].nworkers);
+		strv_setf(sv, "SLURM_STEP_TASKS_PER_NODE", "%d",
+		    p->hosts[h].nworkers);
+		strv_setf(sv, "SLURM_NODEID", "%d", h);
+	}
+	/*
+	 * NCCL and Gloo (PyTorch, Horovod) bind to the chosen interface: ours
+	 * on this machine, else each host's agent sets its own.
+	 */
+	if ((c->frameworks & (FW_PYTORCH | FW_HOROVOD)) && c->ifname[0] &&
+	    !c->per_host) {
+		if (c->nccl_ifname)
+			strv_setf(sv, "NCCL_SOCKET_IFNAME", "%s", c->ifname);
+		if (c->gloo_ifname)
+			strv_setf(sv, "GLOO_SOCKET_IFNAME", "%s", c->ifname);
+	}
+	/* DeepSpeed's --include w:2,3: the ranks see devices 2 and 3 only. */
+	if (p->hosts[h].devices != NULL)
+		strv_setf(sv, "CUDA_VISIBLE_DEVICES", "%s", p->hosts[h].devices);
+	/* -x comes last so the user can override anything above. */
+	strv_addv(sv, c->o->exports, c->o->nexports);
+}
+
+/* Adds one DMLC_* variable (hf_plan_dmlc_env's callback). */
+static int
+env_dmlc(const char *name, const char *value, void *arg)
+{
+	strv_setf(arg, name, "%s", value);
+	return 0;
+}
+
+void
+env_rank(const struct env_ctx *c, int r, struct strv *sv)
+{
+	size_t	i, n, first = sv->n;
+	char	*eq;
+
+	/* MXNet's parameter servers (-s): roles and the scheduler's address. */
+	hf_plan_dmlc_env(&c->plan->hf, r, env_dmlc, sv);
+	if (c->plan->ranks[r].role != HF_ROLE_WORKER) {
+		strv_setf(sv, "DTRUN_ROLE", "%s", c->plan->ranks[r].role ==
+		    HF_ROLE_SERVER ? "server" : "scheduler");
+	} else {
+		strv_setf(sv, "DTRUN_RANK", "%d", r);
+		strv_setf(sv, "DTRUN_LOCAL_RANK", "%d",
+		    c->plan->ranks[r].local_rank);
+		if (c->o->seeded)
+			strv_setf(sv, "DTRUN_RANK_SEED", "%llu",
+			    (unsigned long long)env_rank_seed(c->o->seed, r));
+		fw_rank(c, r, sv);
+		if (c->o->launcher == LAUNCH_SLURM) {
+			strv_setf(sv, "SLURM_PROCID", "%d", r);
+			strv_setf(sv, "SLURM_LOCALID", "%d",
+			    c->plan->ranks[r].local_rank);
+		}
+	}
+	/*
+	 * The rank part is laid over the host part: drop what -x set, for
+	 * servers and the scheduler too (-x DMLC_PS_ROOT_PORT=P moves it).
+	 */
+	for (i = first; i < sv->n; i++) {
+		eq = strchr(sv->v[i], '=');
+		n = eq - sv->v[i] + 1;
+		if (!env_exported(c->o, sv->v[i], n))
+			continue;
+		free(sv->v[i]);
+		memmove(sv->v + i, sv->v + i + 1, (sv->n - i) * sizeof(*sv->v));
+		sv->n--;
+		i--;
+	}
+}
