@@ -33,6 +33,7 @@
 #include "iface.h"
 #include "procs.h"
 #include "setup.h"
+#include "sys.h"
 #include "wire.h"
 
 extern char **environ;
@@ -95,16 +96,6 @@ struct hostcheck {
 	char			**env;		/* the probe's environment */
 };
 
-/* Milliseconds on clock c. */
-static uint64_t
-clock_ms(clockid_t c)
-{
-	struct timespec	ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Adds one "key=value" answer. */
 static void
 hc_add(struct hostcheck *hc, const char *key, const char *fmt, ...)
@@ -147,7 +138,7 @@ hc_finish(struct hostcheck *hc)
 		hc_add(hc, "probe_err", "out of memory: answers left out");
 	c.step = hc->step;
 	c.now_ms = hc->t0_real;
-	c.took_ms = clock_ms(CLOCK_MONOTONIC) - hc->t0_mono;
+	c.took_ms = dt_clock_ms(CLOCK_MONOTONIC) - hc->t0_mono;
 	c.kv = hc->kv;
 	c.nkv = hc->nkv;
 	hc->busy = 0;
@@ -481,7 +472,7 @@ hc_probe_end(struct hostcheck *hc, int err)
 	if (err == 0) {
 		hc_add(hc, "reach", "%s", hc->target);
 		hc_add(hc, "reach_ms", "%llu", (unsigned long long)
-		    (clock_ms(CLOCK_MONOTONIC) - hc->t0_mono));
+		    (dt_clock_ms(CLOCK_MONOTONIC) - hc->t0_mono));
 	} else if (err == ETIMEDOUT)
 		hc_add(hc, "reach_err", "no answer from %s within %d s",
 		    hc->target, HOSTCHECK_CONNECT_S);
@@ -574,8 +565,8 @@ hostcheck_run(struct hostcheck *hc, const struct ap_check *c)
 		return -1;
 	hc->busy = 1;
 	hc->step = c->step;
-	hc->t0_real = clock_ms(CLOCK_REALTIME);
-	hc->t0_mono = clock_ms(CLOCK_MONOTONIC);
+	hc->t0_real = dt_clock_ms(CLOCK_REALTIME);
+	hc->t0_mono = dt_clock_ms(CLOCK_MONOTONIC);
 	if (c->step == AP_CHK_GATHER)
 		hc_gather(hc, c);
 	else

@@ -21,6 +21,7 @@
 
 #include "err.h"
 #include "link.h"
+#include "sys.h"
 #include "wire.h"
 
 struct link {
@@ -57,16 +58,6 @@ static void	link_read_cb(evutil_socket_t, short, void *);
 static void	link_write_some(struct link *);
 static void	link_write_cb(evutil_socket_t, short, void *);
 static void	link_beat_cb(evutil_socket_t, short, void *);
-
-/* Sets O_NONBLOCK on fd. */
-static void
-set_nonblock(int fd)
-{
-	int	fl = fcntl(fd, F_GETFL);
-
-	if (fl != -1 && !(fl & O_NONBLOCK))
-		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-}
 
 /*
  * Ends a stretch that calls the owner back (busy); frees l if a callback
@@ -117,8 +108,8 @@ link_attach(struct link *l, int rfd, int wfd)
 {
 	l->rfd = rfd;
 	l->wfd = wfd;
-	set_nonblock(rfd);
-	set_nonblock(wfd);
+	dt_set_nonblock(rfd);
+	dt_set_nonblock(wfd);
 	l->rev = event_new(l->base, rfd, EV_READ | EV_PERSIST, link_read_cb, l);
 	l->wev = event_new(l->base, wfd, EV_WRITE | EV_PERSIST, link_write_cb,
 	    l);

@@ -1,6 +1,7 @@
 /* sys.c -- small process-wide settings the binaries share. */
 #include <sys/resource.h>
 
+#include <fcntl.h>
 #include <malloc.h>
 
 #include "sys.h"
@@ -29,4 +30,22 @@ dt_malloc_steady(void)
 	mallopt(M_MMAP_THRESHOLD, DT_MMAP_MIN);
 	mallopt(M_TRIM_THRESHOLD, DT_HEAP_KEEP);
 #endif
+}
+
+uint64_t
+dt_clock_ms(clockid_t c)
+{
+	struct timespec	ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void
+dt_set_nonblock(int fd)
+{
+	int	fl = fcntl(fd, F_GETFL);
+
+	if (fl != -1 && !(fl & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }

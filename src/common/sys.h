@@ -2,6 +2,9 @@
 #ifndef DT_SYS_H
 #define DT_SYS_H
 
+#include <stdint.h>
+#include <time.h>
+
 /* Raises the soft open-file limit to the hard one: many ranks mean many pipes. */
 void	dt_raise_nofile(void);
 
@@ -11,5 +14,11 @@ void	dt_raise_nofile(void);
  * every output chunk. Retains at most DT_HEAP_KEEP freed bytes.
  */
 void	dt_malloc_steady(void);
+
+/* Milliseconds on clock c (CLOCK_MONOTONIC for waits, CLOCK_REALTIME for skew). */
+uint64_t dt_clock_ms(clockid_t c);
+
+/* Sets O_NONBLOCK on fd (kept if it is set already). */
+void	dt_set_nonblock(int fd);
 
 #endif

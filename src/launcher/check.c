@@ -27,6 +27,7 @@
 #include "plan.h"
 #include "strv.h"
 #include "sync.h"
+#include "sys.h"
 #include "wire.h"
 #include "xmalloc.h"
 
@@ -58,16 +59,6 @@ struct check {
 	struct dt_wbuf		 wb;
 	struct strv		 problems;
 };
-
-/* Milliseconds on clock c. */
-static uint64_t
-clock_ms(clockid_t c)
-{
-	struct timespec	ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* The first answer named key, or NULL. */
 static const char *
@@ -201,8 +192,8 @@ check_send(struct check *c, size_t i, uint32_t step, const char *target)
 	check_env(c, &env);
 	ak.env = env.v;
 	ak.nenv = env.n;
-	ch->sent_real = clock_ms(CLOCK_REALTIME);
-	ch->sent_mono = clock_ms(CLOCK_MONOTONIC);
+	ch->sent_real = dt_clock_ms(CLOCK_REALTIME);
+	ch->sent_mono = dt_clock_ms(CLOCK_MONOTONIC);
 	ak.now_ms = ch->sent_real;
 	rc = ap_put_check(&c->wb, &ak);
 	strv_free(&env);
@@ -472,7 +463,7 @@ check_frame(struct check *c, struct job_host *h, const uint8_t *p, size_t n)
 {
 	struct ap_checked	 ak;
 	struct chost		*ch = &c->hs[h->index];
-	uint64_t		 now = clock_ms(CLOCK_MONOTONIC);
+	uint64_t		 now = dt_clock_ms(CLOCK_MONOTONIC);
 
 	if (ap_get_checked(p, n, &ak) != 0)
 		return -1;

@@ -54,6 +54,7 @@
 #include "status.h"
 #include "strv.h"
 #include "sync.h"
+#include "sys.h"
 #include "wire.h"
 #include "xmalloc.h"
 
@@ -352,10 +353,7 @@ watchdog_cb(evutil_socket_t fd, short what, void *arg)
 static uint64_t
 now_ms(void)
 {
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return dt_clock_ms(CLOCK_MONOTONIC);
 }
 
 /* Arms ev to fire in secs seconds. */

@@ -32,6 +32,7 @@
 #include "err.h"
 #include "log.h"
 #include "proxy.h"
+#include "sys.h"
 #include "xmalloc.h"
 
 extern char	**environ;
@@ -63,13 +64,6 @@ struct tunnel {
 	int		 eof_sent;	/* EOF passed on to the channel */
 	int		 wr_shut;	/* EOF passed on to fd */
 };
-
-/* Sets O_NONBLOCK on fd. */
-static void
-set_nonblock(int fd)
-{
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-}
 
 /* Logs the command's stderr lines, escaped, under its host's name. */
 static void
@@ -159,8 +153,8 @@ proxy_cmd_start(struct event_base *base, const char *name, const char *cmd,
 	}
 	p->name = xstrdup(name);
 	p->errfd = ep[0];
-	set_nonblock(ep[0]);
-	set_nonblock(sp[0]);
+	dt_set_nonblock(ep[0]);
+	dt_set_nonblock(sp[0]);
 	p->err = evbuffer_new();
 	p->ev = event_new(base, ep[0], EV_READ | EV_PERSIST, proxy_cmd_err_cb,
 	    p);
