@@ -21,7 +21,7 @@ elif ! have_gpu; then
 	test_skip 'no GPU' 'dtcomm_nccl_comm needs one to make a communicator'
 	test_expect_success 'without a GPU, dtcomm_nccl_comm fails with NCCL'"'"'s reason' '
 		run_comm 2 &&
-		wait_for 10 test -f rc.1 &&
+		wait_for 10 test -f rc.0 -a -f rc.1 &&
 		cat err.* &&
 		test "$(cat rc.0 rc.1)" = "4
 4" &&
