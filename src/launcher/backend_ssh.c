@@ -923,8 +923,12 @@ sshc_connected(struct sshc *c)
 	 * A host that vanishes without a word (power, a cut link) must not
 	 * leave the job waiting forever: keepalives find the dead link, the
 	 * read fails, and the job treats the host as lost.
+	 * libssh2 writes a packet and its follower in two sends; with Nagle on,
+	 * the second waits for the peer's delayed ACK (40 ms) at every step of
+	 * the handshake, as OpenSSH's own client avoids with TCP_NODELAY.
 	 */
 	sock_keepalive(c->fd);
+	sock_nodelay(c->fd);
 	return sshc_session_new(c) == 0;
 }
 
