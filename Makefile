@@ -15,7 +15,7 @@ OPT	?= -O2 -g
 B	?= build
 VERSION	:= 0.1.0
 
-PKGS	:= libevent yaml-0.1 libssh2 libcrypto
+PKGS	:= libevent yaml-0.1 libssh2 libcrypto liblz4
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -84,7 +84,7 @@ $(B)/dtrun: $(call obj,src/launcher/main.c $(LAUNCHER_SRC)) $(LIBS_ALL)
 # The agent is copied to hosts that have nothing installed: link libevent
 # statically so it needs only libc.
 $(B)/dtrun-agent: $(call obj,src/agent/main.c) $(LIBAGENT) $(LIBCOMMON)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -Wl,-Bstatic -levent_core -Wl,-Bdynamic
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -Wl,-Bstatic -levent_core -llz4 -Wl,-Bdynamic
 
 $(B)/dtrun-kill: $(call obj,$(KILL_SRC)) $(LIBS_ALL)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm

@@ -3,7 +3,7 @@
 # only those missing. As root it runs apt-get; otherwise it prints the line.
 set -u
 
-# build: compiler, pkg-config, the three libraries and OpenSSL's libcrypto
+# build: compiler, pkg-config, the three libraries, OpenSSL's libcrypto and LZ4
 # tests: sshd and ssh for the loopback hosts, rsync for sync, PyTorch for
 #        framework checks, procps/iproute2 for process and namespace checks,
 #        slurm-wlm and munge for a private one-node Slurm cluster
@@ -11,7 +11,7 @@ set -u
 # stacks (dtrun's "when a job hangs", on every host): gdb and elfutils
 #        (eu-stack) for native frames, python3-dbg for Python frames (gdb
 #        reads them with the interpreter's gdb extension and debug symbols)
-PKGS="gcc make pkg-config libevent-dev libyaml-dev libssh2-1-dev libssl-dev
+PKGS="gcc make pkg-config libevent-dev libyaml-dev libssh2-1-dev libssl-dev liblz4-dev
 openssh-server openssh-client rsync python3 python3-torch procps iproute2 clang
 slurm-wlm munge gdb elfutils python3-dbg"
 

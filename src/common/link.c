@@ -3,8 +3,11 @@
  * owner drives (link_io). Frames are split here and handed to the owner
  * whole; the owner decodes them (src/agent/agentproto.c). Heartbeats are
  * the owner's frame bytes, sent when the link has sent nothing for a look;
- * the link only counts what it hears and sends. Callbacks may free the
- * link: a "busy" count defers the free until the read loop has unwound.
+ * the link only counts what it hears and sends. PACKED frames (pack.h)
+ * are the link's own too: it packs what it sends when told to (link_pack),
+ * and unpacks what it reads, always, so its owner sees only the frames
+ * inside. Callbacks may free the link: a "busy" count defers the free until
+ * the read loop has unwound.
  */
 #include <sys/time.h>
 #include <sys/types.h>
@@ -21,6 +24,7 @@
 
 #include "err.h"
 #include "link.h"
+#include "pack.h"
 #include "sys.h"
 #include "wire.h"
 
@@ -49,6 +53,14 @@ struct link {
 	int		 heard;		/* read something since the last look */
 	int		 sent;		/* sent something since the last look */
 	int		 quiet;		/* looks in a row with nothing heard */
+	int		 pack;		/* pack what is sent (link_pack) */
+	struct dt_wbuf	 packed;	/* the PACKED frame being sent */
+	struct evbuffer	*unpacked;	/* frames out of a PACKED frame: they
+					   come before the rest of in */
+	int		 unpacking;	/* delivering from unpacked */
+	const char	*perr;		/* a bad PACKED frame: why */
+	uint64_t	 nread;		/* bytes read off the stream */
+	uint64_t	 nframes;	/* bytes of the frames delivered */
 };
 
 /* Bytes one read takes off the stream: 256 KiB is a few whole OUTPUT frames. */
@@ -89,7 +101,9 @@ link_alloc(struct event_base *base, size_t max_frame,
 	l->high = 4 * 1024 * 1024;
 	l->in = evbuffer_new();
 	l->out = evbuffer_new();
-	if (l->in == NULL || l->out == NULL) {
+	l->unpacked = evbuffer_new();
+	dt_wbuf_init(&l->packed);
+	if (l->in == NULL || l->out == NULL || l->unpacked == NULL) {
 		link_free(l);
 		return NULL;
 	}
@@ -243,8 +257,10 @@ link_in(struct link *l)
 		evbuffer_commit_space(l->in, &v, 1);
 	}
 	/* Any byte is life, even a frame's first part: heartbeats count it. */
-	if (n > 0)
+	if (n > 0) {
 		l->heard = 1;
+		l->nread += (uint64_t)n;
+	}
 	return (int)n;
 }
 
@@ -317,8 +333,9 @@ link_write_some(struct link *l)
 	}
 }
 
-int
-link_send(struct link *l, const void *p, size_t n)
+/* Queues n bytes, or writes them at once when nothing waits before them. */
+static int
+link_put(struct link *l, const void *p, size_t n)
 {
 	const char	*c = p;
 	ssize_t		 w;
@@ -364,6 +381,31 @@ link_send(struct link *l, const void *p, size_t n)
 			return DT_ERR_CLOSED;
 	}
 	return 0;
+}
+
+int
+link_send(struct link *l, const void *p, size_t n)
+{
+	if (l->pack && n >= PACK_MIN && n <= l->max_frame && !l->closed &&
+	    !l->wdown) {
+		dt_wbuf_reset(&l->packed);
+		if (pack_frames(&l->packed, p, n, l->max_frame))
+			return link_put(l, l->packed.p, l->packed.len);
+	}
+	return link_put(l, p, n);
+}
+
+void
+link_pack(struct link *l, int on)
+{
+	l->pack = on;
+}
+
+void
+link_counts(const struct link *l, uint64_t *read, uint64_t *frames)
+{
+	*read = l->nread;
+	*frames = l->nframes;
 }
 
 size_t
@@ -464,18 +506,66 @@ link_more(void *arg)
 {
 	struct link	*l = arg;
 
-	return !l->closed && !l->dead && !l->paused;
+	return !l->closed && !l->dead && !l->paused && l->perr == NULL;
 }
 
-/* Hands every whole frame in the input buffer to the owner. */
+static void	link_frame_in(void *, uint8_t, const uint8_t *, size_t);
+
+/*
+ * Hands the owner the frames a PACKED frame held, until it pauses. They
+ * must be whole: the sender packs whole frames only.
+ */
+static void
+link_deliver_unpacked(struct link *l)
+{
+	const char	*why = NULL;
+
+	if (evbuffer_get_length(l->unpacked) == 0)
+		return;
+	l->unpacking = 1;
+	if (link_frames(l->unpacked, l->max_frame, link_frame_in, l,
+	    link_more, l, &why) != 0)
+		l->perr = why;
+	l->unpacking = 0;
+	if (link_more(l) && evbuffer_get_length(l->unpacked) > 0)
+		l->perr = "PACKED frame ends inside a frame";
+}
+
+/* One frame read: the owner's, or a PACKED one to open first. */
+static void
+link_frame_in(void *arg, uint8_t type, const uint8_t *payload, size_t len)
+{
+	struct link	*l = arg;
+
+	if (type != PACK_TYPE) {
+		l->nframes += DT_FRAME_HDR + len;
+		l->cb.frame(l->cb.arg, type, payload, len);
+		return;
+	}
+	if (l->unpacking) {
+		l->perr = "PACKED frame inside a PACKED frame";
+		return;
+	}
+	if (pack_unpack(payload, len, l->max_frame, l->unpacked,
+	    &l->perr) == 0)
+		link_deliver_unpacked(l);
+}
+
+/*
+ * Hands every whole frame read to the owner: first what is left of a
+ * PACKED frame it paused in, then the input buffer.
+ */
 static void
 link_deliver(struct link *l)
 {
 	const char	*why = NULL;
 
-	if (link_frames(l->in, l->max_frame, l->cb.frame, l->cb.arg,
-	    link_more, l, &why) != 0)
-		link_down(l, DT_ERR_PROTO, why);
+	link_deliver_unpacked(l);
+	if (link_more(l) && link_frames(l->in, l->max_frame, link_frame_in,
+	    l, link_more, l, &why) != 0)
+		l->perr = why;
+	if (l->perr != NULL && !l->closed && !l->dead)
+		link_down(l, DT_ERR_PROTO, l->perr);
 }
 
 /*
@@ -711,6 +801,9 @@ link_free(struct link *l)
 		evbuffer_free(l->in);
 	if (l->out != NULL)
 		evbuffer_free(l->out);
+	if (l->unpacked != NULL)
+		evbuffer_free(l->unpacked);
+	dt_wbuf_free(&l->packed);
 	if (l->rfd >= 0)
 		close(l->rfd);
 	if (l->wfd >= 0 && l->wfd != l->rfd)

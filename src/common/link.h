@@ -93,6 +93,20 @@ int		 link_paused(const struct link *);
 
 /* Queues bytes (whole frames) for writing; returns 0, or DT_ERR_CLOSED if the link is down. */
 int		 link_send(struct link *, const void *, size_t);
+/*
+ * Packs (on 1) what is sent from now on: each link_send of at least
+ * PACK_MIN bytes goes as one PACKED frame (pack.h) when that saves bytes.
+ * For a stream where every byte costs (ssh); every link unpacks what it
+ * reads, whether or not it packs.
+ */
+void		 link_pack(struct link *, int on);
+/*
+ * What the link has read: bytes off the stream (*read), and bytes of the
+ * frames it delivered, headers included (*frames): more than *read when
+ * the peer packed.
+ */
+void		 link_counts(const struct link *, uint64_t *read,
+		    uint64_t *frames);
 /* Bytes queued and not yet written. */
 size_t		 link_queued(const struct link *);
 /* Stops (1) or resumes (0) reading, for back-pressure. */
