@@ -9,12 +9,12 @@
 AGENT_FUZZ_RUNS	?= 2000000
 AGENT_CONV_RUNS	?= 2000000
 AGENT_FUZZ_SRC	:= src/agent/agentproto.c src/common/wire.c src/common/err.c \
-	    src/common/envfile.c src/common/iface.c
+	    src/common/envfile.c src/common/iface.c src/common/pack.c
 AGENT_FUZZ_CC	:= clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Isrc/common -Isrc/agent
 build-fuzz/fuzz-agent: fuzz/agent/fuzz_agentproto.c $(AGENT_FUZZ_SRC)
 	@mkdir -p $(dir $@)
-	$(AGENT_FUZZ_CC) -o $@ $^
+	$(AGENT_FUZZ_CC) -o $@ $^ -levent_core -llz4
 # agent.c is compiled into the target (it includes it), with its spawning,
 # link and records replaced by the target's stubs. PORTS may ask for 512
 # ports, not 65536: else a few bytes of input take milliseconds, and the
@@ -23,7 +23,7 @@ build-fuzz/fuzz-agent-conv: fuzz/agent/fuzz_conversation.c $(AGENT_FUZZ_SRC) \
     src/agent/agent.c src/agent/agentproto.h
 	@mkdir -p $(dir $@)
 	$(AGENT_FUZZ_CC) -DAP_MAX_PORTS=512 -o $@ \
-	    fuzz/agent/fuzz_conversation.c $(AGENT_FUZZ_SRC) -levent_core
+	    fuzz/agent/fuzz_conversation.c $(AGENT_FUZZ_SRC) -levent_core -llz4
 fuzz-agent: build-fuzz/fuzz-agent
 	@mkdir -p build-fuzz/agent-corpus
 	build-fuzz/fuzz-agent -runs=$(AGENT_FUZZ_RUNS) -max_len=4096 \

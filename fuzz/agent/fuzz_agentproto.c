@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/buffer.h>
+
 #include "agentproto.h"
 #include "err.h"
+#include "pack.h"
 #include "wire.h"
 
 /* Re-encodes a decoded JOB and checks the round trip. */
@@ -38,6 +41,25 @@ check_job(const struct ap_job *j)
 		ap_job_free(&k);
 	}
 	dt_wbuf_free(&b);
+}
+
+/* A PACKED payload: exactly its raw length comes out, or nothing. */
+static void
+decode_packed(const uint8_t *p, size_t n)
+{
+	struct evbuffer	*out = evbuffer_new();
+	const char	*why;
+	uint32_t	 raw;
+
+	if (out == NULL)
+		return;
+	raw = n >= 4 ? (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3] : 0;
+	if (pack_unpack(p, n, 65536, out, &why) == 0) {
+		if (evbuffer_get_length(out) != raw)
+			abort();
+	} else if (evbuffer_get_length(out) != 0)
+		abort();
+	evbuffer_free(out);
 }
 
 /* Runs every decoder over one payload. */
@@ -91,6 +113,7 @@ decode_all(const uint8_t *p, size_t n)
 			abort();
 		ap_checked_free(&k);
 	}
+	decode_packed(p, n);
 }
 
 int

@@ -5,13 +5,15 @@
  *
  *	cc -D_GNU_SOURCE -Isrc/common -Isrc/agent -o /tmp/mkcorpus \
  *	    fuzz/agent/mkcorpus.c src/agent/agentproto.c src/common/wire.c \
- *	    src/common/err.c src/common/envfile.c src/common/iface.c && /tmp/mkcorpus fuzz/agent/corpus \
+ *	    src/common/err.c src/common/envfile.c src/common/iface.c \
+ *	    src/common/pack.c -levent_core -llz4 && /tmp/mkcorpus fuzz/agent/corpus \
  *	    fuzz/agent/conversations
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "agentproto.h"
+#include "pack.h"
 #include "wire.h"
 
 /* Writes b's bytes to DIR/name and empties b. */
@@ -82,6 +84,16 @@ conversations(const char *dir)
 	event(&b, 0xf0, "\0\0", 2);
 	event(&b, 0xf0, "\1\0", 2);
 	emit(dir, "run", &b);
+	/* The same, told to pack what it sends (ssh). */
+	j.pack = 1;
+	ap_put_job(&b, &j);
+	ap_put_rank(&b, &r0);
+	ap_put_rank(&b, &r1);
+	ap_put_empty(&b, AP_PREPARE);
+	ap_put_empty(&b, AP_START);
+	event(&b, 0xf0, "\0\0", 2);
+	emit(dir, "run-packed", &b);
+	j.pack = 0;
 	/* A command that is not there. */
 	j.nranks = 1;
 	ap_put_job(&b, &j);
@@ -184,6 +196,28 @@ conversations(const char *dir)
 	dt_wbuf_free(&b);
 }
 
+/* A PACKED frame of eight OUTPUT frames, as an ssh agent sends them. */
+static void
+packed(const char *dir, struct dt_wbuf *b)
+{
+	struct dt_wbuf	raw;
+	char		line[300];
+	int		i;
+
+	dt_wbuf_init(&raw);
+	for (i = 0; i < 8; i++) {
+		snprintf(line, sizeof(line), "[%d] step %d loss 0.42 "
+		    "lr 3e-4 tokens/s 51234 ............................"
+		    "....................................................\n",
+		    i % 4, i);
+		ap_put_output(&raw, i % 4, AP_STDOUT, line, strlen(line));
+	}
+	if (pack_frames(b, raw.p, raw.len, AP_FRAME_MAX))
+		emit(dir, "packed", b);
+	dt_wbuf_reset(b);
+	dt_wbuf_free(&raw);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -220,6 +254,7 @@ main(int argc, char **argv)
 	ap_put_iface(&b, &f);		emit(dir, "iface", &b);
 	ap_put_check(&b, &ck);		emit(dir, "check", &b);
 	ap_put_checked(&b, &ckd);	emit(dir, "checked", &b);
+	packed(dir, &b);
 	ap_put_job(&b, &j);
 	ap_put_rank(&b, &r);
 	ap_put_rank(&b, &r);

@@ -930,6 +930,8 @@ agent_job(struct agent *a, const uint8_t *p, size_t n)
 	if (ap_get_job(p, n, &a->job) != 0)
 		return -1;
 	a->have_job = 1;
+	/* Each attempt's JOB says afresh whether this stream is worth packing. */
+	link_pack(a->link, a->job.pack);
 	hostcheck_close(a->chk);	/* a --preflight is over */
 	return 0;
 }

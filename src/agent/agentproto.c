@@ -4,6 +4,9 @@
 
 #include "err.h"
 #include "agentproto.h"
+#include "pack.h"
+
+_Static_assert(AP_PACKED == PACK_TYPE, "PACKED is the link's frame type");
 
 /* Closes the frame started at st; returns 0 or an error. */
 static int
@@ -72,6 +75,7 @@ ap_put_job(struct dt_wbuf *b, const struct ap_job *j)
 	dt_wbuf_str(b, iface);
 	dt_wbuf_str(b, rank0);
 	dt_wbuf_u8(b, j->ifvars);
+	dt_wbuf_u8(b, j->pack);
 	return put_end_parts(b, st);
 }
 
@@ -307,9 +311,10 @@ ap_get_job(const uint8_t *p, size_t n, struct ap_job *j)
 	j->iface = dt_rbuf_strdup(&r, AP_IFACE_MAX);
 	j->rank0 = dt_rbuf_strdup(&r, AP_IFACE_MAX);
 	j->ifvars = dt_rbuf_u8(&r);
+	j->pack = dt_rbuf_u8(&r);
 	/* The agent keeps a slot for every rank announced: bound them. */
 	if (dt_rbuf_end(&r) != 0 || j->nranks > AP_MAX_RANKS ||
-	    (j->ifvars & ~AP_IF_ALL) != 0) {
+	    (j->ifvars & ~AP_IF_ALL) != 0 || j->pack > 1) {
 		ap_job_free(j);
 		return DT_ERR_PROTO;
 	}
@@ -671,6 +676,7 @@ ap_type_name(int t)
 	case AP_CHECK:		return "CHECK";
 	case AP_CHECKED:	return "CHECKED";
 	case AP_AGAIN:		return "AGAIN";
+	case AP_PACKED:		return "PACKED";
 	}
 	return "?";
 }

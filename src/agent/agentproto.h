@@ -84,7 +84,7 @@
  * answers with IFACE. CHECK and CHECKED (--check, --preflight).
  * The agent stays after DONE and AGAIN starts the next attempt.
  */
-#define AP_VERSION	5
+#define AP_VERSION	6
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
 #define AP_MSG_MAX	(16 * 1024 * 1024) /* a JOB or RANK, all its parts */
 #define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
@@ -120,6 +120,8 @@ enum ap_type {
 	AP_PORTLIST = 71,
 	/* both ways */
 	AP_HEARTBEAT = 128,	/* "still here"; carries the timeout */
+	AP_PACKED = 129,	/* frames packed by the link (pack.h): the
+				   link unpacks them, handlers never see one */
 	AP_STACK = 80,		/* one rank's stack, or the end of a STACKS */
 	AP_STACKASK = 81,	/* please send STACKS to every agent */
 	/* agent -> launcher */
@@ -163,6 +165,11 @@ struct ap_job {
 	char		*iface;
 	char		*rank0;
 	uint8_t		 ifvars;
+	/*
+	 * 1: the agent packs what it sends (PACKED frames, pack.h), for a
+	 * stream where every byte costs (ssh).
+	 */
+	uint8_t		 pack;
 };
 
 #define AP_IF_NCCL	0x01	/* NCCL_SOCKET_IFNAME */

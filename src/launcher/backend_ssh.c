@@ -1508,6 +1508,7 @@ ssh_free(struct job_host *h)
 const struct backend backend_ssh = {
 	.name = "ssh",
 	.reuse = BE_REUSE_HOST,
+	.pack = 1,
 	.start = ssh_start,
 	.kill = ssh_kill,
 	.reaped = ssh_reaped,

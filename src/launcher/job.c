@@ -770,6 +770,7 @@ job_host_hello(struct job_host *h)
 	aj.ifvars = env_host_iface(&j->env, h->index, ifc, sizeof(ifc));
 	aj.iface = ifc;
 	aj.rank0 = j->env.per_host ? j->env.rank0_addr : "";
+	aj.pack = (uint8_t)h->be->pack;
 	rc = ap_put_job(&j->wb, &aj);
 	strv_free(&env);
 	if (rc != 0) {
@@ -1132,6 +1133,7 @@ static int
 job_on_empty(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 {
 	struct job	*j = h->job;
+	uint64_t	 got, frames;
 
 	if (ap_get_empty(p, n) != 0)
 		return -1;
@@ -1147,6 +1149,10 @@ job_on_empty(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 	if (h->done)
 		return -1;
 	h->done = 1;
+	link_counts(h->link, &got, &frames);
+	log_debug("%s: done; its frames, %llu bytes so far, came in %llu "
+	    "bytes%s", h->ph->name, (unsigned long long)frames,
+	    (unsigned long long)got, got < frames ? " (packed)" : "");
 	/* Its ranks and what they left are gone; it waits for AGAIN. */
 	h->idle = !h->lost;
 	j->ndone++;

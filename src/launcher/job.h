@@ -36,6 +36,11 @@ struct backend {
 	const char	*name;
 	int		 reuse;		/* BE_REUSE_*: idle agents serve the next attempt */
 	/*
+	 * Each byte of its stream costs (ssh: sshd encrypts it, libssh2
+	 * decrypts it 16 bytes a call): its agents pack what they send.
+	 */
+	int		 pack;
+	/*
 	 * Starts reaching the agent of h and sets h->link, which queues what
 	 * the job sends until the agent is there; its frames go to
 	 * job_host_frame, its end to job_host_closed. 0 or DT_ERR_*.

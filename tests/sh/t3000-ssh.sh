@@ -54,6 +54,21 @@ test_expect_success 'the %h prefix names each rank'"'"'s host' '
 	test $(wc -l <out) -eq 6
 '
 
+test_expect_success 'output over ssh is packed, and arrives whole and in order, text or not' '
+	run -vv -H 127.0.0.1:2,127.0.0.2:2 --prefix "" sh -c "seq -f \"\$RANK %g the quick brown fox jumps over the lazy dog\" 20000" >out 2>err &&
+	for r in 0 1 2 3; do
+		seq -f "$r %g the quick brown fox jumps over the lazy dog" 20000 >want.$r &&
+		grep "^$r " out >got.$r &&
+		cmp want.$r got.$r || return 1
+	done &&
+	test $(wc -l <out) -eq 80000 &&
+	grep -E "127.0.0.1: done; its frames, [0-9]+ bytes so far, came in [0-9]+ bytes \(packed\)" err &&
+	grep -E "127.0.0.2: done; .*\(packed\)" err &&
+	od -An -v -tx1 -N 3000000 /dev/urandom >rnd &&
+	run -H 127.0.0.2 --prefix "" cat rnd >got &&
+	cmp rnd got
+'
+
 test_expect_success 'MASTER_PORT is one port for all, free on rank 0'"'"'s host' '
 	run -H $H3 --prefix "" sh -c "echo \$MASTER_PORT" >out &&
 	test $(sort -u out | wc -l) -eq 1 && grep -qE "^[0-9]+\$" out

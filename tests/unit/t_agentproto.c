@@ -303,9 +303,10 @@ t_job_claiming(struct dt_wbuf *b, uint32_t nranks)
 	CHECK_INT(ap_put_job(b, &j), 0);
 	/*
 	 * No variables, setup or interface: the payload ends "u32 nranks,
-	 * u32 0 (env), u32 0 (setup), u32 0 (iface), u32 0 (rank0), u8 0".
+	 * u32 0 (env), u32 0 (setup), u32 0 (iface), u32 0 (rank0), u8 0
+	 * (ifvars), u8 0 (pack)".
 	 */
-	q = b->p + b->len - 21;
+	q = b->p + b->len - 22;
 	q[0] = nranks >> 24;
 	q[1] = nranks >> 16;
 	q[2] = nranks >> 8;
@@ -650,7 +651,7 @@ TEST(ap_check_and_checked_roundtrip)
 	ap_checked_free(&k2);
 	CHECK_STR(ap_type_name(AP_CHECK), "CHECK");
 	CHECK_STR(ap_type_name(AP_CHECKED), "CHECKED");
-	CHECK_INT(AP_VERSION, 5);
+	CHECK_INT(AP_VERSION, 6);
 	dt_wbuf_free(&b);
 }
 

@@ -16,6 +16,7 @@
 
 #include "err.h"
 #include "agentproto.h"
+#include "pack.h"
 #include "test.h"
 #include "t_hf.h"
 
@@ -293,7 +294,7 @@ put_job(struct dt_wbuf *b)
 {
 	char		*env[] = { "A=1", "B=" };
 	struct ap_job	 j = { AP_VERSION, "j1", "/w", 5000, 2, env, 2, "s",
-			    "eth0", "10.0.0.1", AP_IF_NCCL };
+			    "eth0", "10.0.0.1", AP_IF_NCCL, 1 };
 
 	ap_put_job(b, &j);
 }
@@ -327,6 +328,22 @@ put_ports(struct dt_wbuf *b)
 	ap_put_ports(b, 2);
 }
 
+/* Ten OUTPUT frames of 396 bytes, packed as the link packs them. */
+static void
+put_packed(struct dt_wbuf *b)
+{
+	struct dt_wbuf	raw;
+	char		data[400 - 14];
+	int		i;
+
+	memset(data, 'x', sizeof(data));
+	dt_wbuf_init(&raw);
+	for (i = 0; i < 10; i++)
+		ap_put_output(&raw, 3, AP_STDOUT, data, sizeof(data));
+	CHECK_INT(pack_frames(b, raw.p, raw.len, AP_FRAME_MAX), 1);
+	dt_wbuf_free(&raw);
+}
+
 /* A JOB over one frame (5 strings of 256 KiB): the first frame is a CONT. */
 static void
 put_cont(struct dt_wbuf *b)
@@ -334,7 +351,7 @@ put_cont(struct dt_wbuf *b)
 	static char	 big[AP_MAX_STR + 1];
 	char		*env[] = { big, big, big, big, big };
 	struct ap_job	 j = { AP_VERSION, "j1", "/w", 5000, 1, env, 5, "", "",
-			    "", 0 };
+			    "", 0, 0 };
 	uint32_t	 len;
 
 	memset(big, 'x', sizeof(big) - 1);
@@ -443,7 +460,7 @@ static const struct {
 } samples[] = {
 	{ AP_JOB, put_job, "version=" PD_STR(AP_VERSION) " job_id=j1 cwd=/w "
 	    "kill_grace_ms=5000 nranks=2 env=[A=1,B=] setup=s iface=eth0 "
-	    "rank0=10.0.0.1 ifvars=1" },
+	    "rank0=10.0.0.1 ifvars=1 pack=1" },
 	{ AP_RANK, put_rank, "rank=3 local_rank=1 argv=[python,t.py] "
 	    "env=[R=3]" },
 	{ AP_PREPARE, put_empty, "" },
@@ -471,6 +488,7 @@ static const struct {
 	{ AP_CHECKED, put_checked, "step=2 now_ms=8 took_ms=9 "
 	    "kv=[version=1,iface=eth0]" },
 	{ AP_HEARTBEAT, put_heartbeat, "timeout_ms=15000" },
+	{ AP_PACKED, put_packed, "raw=3960 block=39 bytes" },
 };
 
 TEST(protodoc_payload_layouts)
