@@ -80,6 +80,19 @@ test_expect_success 'fail-fast across hosts: the code, the report, no survivors'
 	wait_gone 5 pid.* child.*
 '
 
+# libssh2 writes a packet and the next in two sends: with Nagle on, the
+# second waits for the peer's delayed ACK (40 ms) at each step of the login.
+test_expect_success 'the ssh connection has TCP_NODELAY' '
+	dtrun "${SSH_ARGS[@]}" -H 127.0.0.2 sh -c "echo \$\$ >\$PWD/pid.nd; exec sleep 300" &
+	d=$! &&
+	wait_for 15 test -s pid.nd &&
+	{ "$B/helpers/tcp-nodelay" $d $SSHD_PORT >nd; rc=$?; } &&
+	kill $d && { wait $d || true; } &&
+	if [ $rc = 77 ]; then skip_test "cannot borrow a socket (pidfd_getfd)"; fi &&
+	test $rc = 0 &&
+	grep -qx "nodelay=1" nd && ! grep -q "nodelay=0" nd
+'
+
 test_expect_success 'kill -9 of dtrun leaves no rank on any host' '
 	dtrun "${SSH_ARGS[@]}" -H $H3 sh -c "echo \$\$ >\$PWD/pid.\$RANK; exec sleep 300" &
 	d=$!
