@@ -7,12 +7,14 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make asan       the unit and scenario tests under AddressSanitizer/UBSan
 #   make fuzz       build and run the libFuzzer targets (clang)
+#   make fuzz-build only build them, into FUZZ_B (the test suite does)
 
 PREFIX	?= /usr/local
 DESTDIR	?=
 CC	?= cc
 OPT	?= -O2 -g
 B	?= build
+FUZZ_B	?= build-fuzz
 VERSION	:= 0.1.0
 
 PKGS	:= libevent yaml-0.1 libssh2 libcrypto liblz4
@@ -110,12 +112,14 @@ $(B)/unit-tests: $(call obj,$(UNIT_SRC) $(LAUNCHER_SRC)) $(LIBS_ALL)
 	$(CC) $(CFLAGS) $(LDFLAGS) -Itests/unit -pthread -o $@ $^ $(PKG_LIBS) -lm -ldl
 
 # Each area may add its own rules in mk/AREA.mk (fuzz targets, benchmarks):
-# FUZZ_TARGETS += name, BENCH_TARGETS += name.
+# FUZZ_TARGETS += name, BENCH_TARGETS += name. A fuzz target fuzz-NAME
+# runs the binary $(FUZZ_B)/fuzz-NAME, which its area's rules build.
 FUZZ_TARGETS :=
 BENCH_TARGETS :=
 include $(wildcard mk/*.mk)
 
 fuzz: $(FUZZ_TARGETS)
+fuzz-build: $(patsubst fuzz-%,$(FUZZ_B)/fuzz-%,$(FUZZ_TARGETS))
 bench: bench-deps all $(BENCH_TARGETS)
 
 bench-deps:
@@ -162,6 +166,7 @@ install: all
 	install -m 644 completions/dtrun.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/dtrun.fish
 
 clean:
-	rm -rf $(B) build-asan build-fuzz
+	rm -rf $(B) build-asan $(FUZZ_B)
 
-.PHONY: all deps test check demo asan install clean fuzz bench bench-deps
+.PHONY: all deps test check demo asan install clean fuzz fuzz-build bench \
+	bench-deps

@@ -12,29 +12,29 @@ AGENT_FUZZ_SRC	:= src/agent/agentproto.c src/common/wire.c src/common/err.c \
 	    src/common/envfile.c src/common/iface.c src/common/pack.c
 AGENT_FUZZ_CC	:= clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Isrc/common -Isrc/agent
-build-fuzz/fuzz-agent: fuzz/agent/fuzz_agentproto.c $(AGENT_FUZZ_SRC)
+$(FUZZ_B)/fuzz-agent: fuzz/agent/fuzz_agentproto.c $(AGENT_FUZZ_SRC)
 	@mkdir -p $(dir $@)
 	$(AGENT_FUZZ_CC) -o $@ $^ -levent_core -llz4
 # agent.c is compiled into the target (it includes it), with its spawning,
 # link and records replaced by the target's stubs. PORTS may ask for 512
 # ports, not 65536: else a few bytes of input take milliseconds, and the
 # fuzzer spends its time there.
-build-fuzz/fuzz-agent-conv: fuzz/agent/fuzz_conversation.c $(AGENT_FUZZ_SRC) \
+$(FUZZ_B)/fuzz-agent-conv: fuzz/agent/fuzz_conversation.c $(AGENT_FUZZ_SRC) \
     src/agent/agent.c src/agent/agentproto.h
 	@mkdir -p $(dir $@)
 	$(AGENT_FUZZ_CC) -DAP_MAX_PORTS=512 -o $@ \
 	    fuzz/agent/fuzz_conversation.c $(AGENT_FUZZ_SRC) -levent_core -llz4
-fuzz-agent: build-fuzz/fuzz-agent
-	@mkdir -p build-fuzz/agent-corpus
-	build-fuzz/fuzz-agent -runs=$(AGENT_FUZZ_RUNS) -max_len=4096 \
-	    -print_final_stats=1 build-fuzz/agent-corpus fuzz/agent/corpus
-fuzz-agent-conv: build-fuzz/fuzz-agent-conv
-	@mkdir -p build-fuzz/agent-conv-corpus
-	build-fuzz/fuzz-agent-conv -runs=$(AGENT_CONV_RUNS) -max_len=8192 \
-	    -print_final_stats=1 build-fuzz/agent-conv-corpus \
+fuzz-agent: $(FUZZ_B)/fuzz-agent
+	@mkdir -p $(FUZZ_B)/agent-corpus
+	$(FUZZ_B)/fuzz-agent -runs=$(AGENT_FUZZ_RUNS) -max_len=4096 \
+	    -print_final_stats=1 $(FUZZ_B)/agent-corpus fuzz/agent/corpus
+fuzz-agent-conv: $(FUZZ_B)/fuzz-agent-conv
+	@mkdir -p $(FUZZ_B)/agent-conv-corpus
+	$(FUZZ_B)/fuzz-agent-conv -runs=$(AGENT_CONV_RUNS) -max_len=8192 \
+	    -print_final_stats=1 $(FUZZ_B)/agent-conv-corpus \
 	    fuzz/agent/conversations
-fuzz-merge-agent-conv: build-fuzz/fuzz-agent-conv
-	build-fuzz/fuzz-agent-conv -merge=1 -max_len=8192 \
-	    fuzz/agent/conversations build-fuzz/agent-conv-corpus
+fuzz-merge-agent-conv: $(FUZZ_B)/fuzz-agent-conv
+	$(FUZZ_B)/fuzz-agent-conv -merge=1 -max_len=8192 \
+	    fuzz/agent/conversations $(FUZZ_B)/agent-conv-corpus
 FUZZ_TARGETS += fuzz-agent fuzz-agent-conv
 .PHONY: fuzz-agent fuzz-agent-conv fuzz-merge-agent-conv

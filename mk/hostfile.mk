@@ -20,21 +20,21 @@ FUZZ_FLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined \
 HF_FUZZ_LIB	:= $(HOSTFILE_SRC) src/common/err.c
 HF_FUZZ		:= hostfile range yaml
 
-build-fuzz/fuzz-%: fuzz/hostfile/fuzz_%.c $(HF_FUZZ_LIB) \
+$(FUZZ_B)/fuzz-%: fuzz/hostfile/fuzz_%.c $(HF_FUZZ_LIB) \
     $(wildcard src/hostfile/*.h)
-	@mkdir -p build-fuzz
+	@mkdir -p $(FUZZ_B)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(HF_FUZZ_LIB) -lyaml -lm
 
-$(addprefix fuzz-,$(HF_FUZZ)): fuzz-%: build-fuzz/fuzz-%
-	@mkdir -p build-fuzz/corpus-$*
-	build-fuzz/fuzz-$* -max_total_time=$(FUZZ_TIME) -runs=$(FUZZ_RUNS) \
+$(addprefix fuzz-,$(HF_FUZZ)): fuzz-%: $(FUZZ_B)/fuzz-%
+	@mkdir -p $(FUZZ_B)/corpus-$*
+	$(FUZZ_B)/fuzz-$* -max_total_time=$(FUZZ_TIME) -runs=$(FUZZ_RUNS) \
 	    -print_final_stats=1 -max_len=4096 $(FUZZ_ARGS) \
-	    build-fuzz/corpus-$* fuzz/hostfile/$*
+	    $(FUZZ_B)/corpus-$* fuzz/hostfile/$*
 
-fuzz-merge-hostfile: $(addprefix build-fuzz/fuzz-,$(HF_FUZZ))
+fuzz-merge-hostfile: $(addprefix $(FUZZ_B)/fuzz-,$(HF_FUZZ))
 	for t in $(HF_FUZZ); do \
-	    build-fuzz/fuzz-$$t -merge=1 fuzz/hostfile/$$t \
-	        build-fuzz/corpus-$$t || exit 1; \
+	    $(FUZZ_B)/fuzz-$$t -merge=1 fuzz/hostfile/$$t \
+	        $(FUZZ_B)/corpus-$$t || exit 1; \
 	done
 
 FUZZ_TARGETS	+= $(addprefix fuzz-,$(HF_FUZZ))

@@ -25,15 +25,15 @@ BENCH_TARGETS += bench-rdzv
 RDZV_FUZZ_RUNS	?= 2000000
 RDZV_FUZZ_SRC	:= fuzz/rdzv/fuzz_proto.c src/rendezvous/proto.c \
 		   src/common/wire.c src/common/err.c
-build-fuzz/fuzz-rdzv: $(RDZV_FUZZ_SRC) src/rendezvous/proto.h src/common/wire.h
+$(FUZZ_B)/fuzz-rdzv: $(RDZV_FUZZ_SRC) src/rendezvous/proto.h src/common/wire.h
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -Isrc/common -Isrc/rendezvous \
 	    -o $@ $(RDZV_FUZZ_SRC)
-fuzz-rdzv: build-fuzz/fuzz-rdzv
-	@mkdir -p build-fuzz/rdzv-corpus
-	build-fuzz/fuzz-rdzv -runs=$(RDZV_FUZZ_RUNS) -max_len=70000 \
-	    -print_final_stats=1 build-fuzz/rdzv-corpus fuzz/rdzv/corpus
+fuzz-rdzv: $(FUZZ_B)/fuzz-rdzv
+	@mkdir -p $(FUZZ_B)/rdzv-corpus
+	$(FUZZ_B)/fuzz-rdzv -runs=$(RDZV_FUZZ_RUNS) -max_len=70000 \
+	    -print_final_stats=1 $(FUZZ_B)/rdzv-corpus fuzz/rdzv/corpus
 FUZZ_TARGETS += fuzz-rdzv
 .PHONY: fuzz-rdzv
 

@@ -5,7 +5,9 @@
 #   floor    4 processes writing the same lines straight into one pipe
 #   local    dtrun -n 4 linegen 250000 (with its "[R] " prefixes)
 #   ssh      the same over ssh on loopback: one host, 127.0.0.1:4, served by
-#            a private sshd (tests/sh/sshd.sh); "ssh true" is its launch alone
+#            a private sshd, logged in as DTBENCH_USER (default dtbench, a
+#            /bin/sh user: bench/lib/sshd-user.sh; needs root);
+#            "ssh true" is its launch alone
 #   mpirun   mpirun --tag-output -np 4 linegen 250000
 # Prints each mean and its ratio to the floor (goal: local and ssh <= 1.5),
 # and the ssh run less its launch (ssh's login and the agent's start).
@@ -18,12 +20,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 for t in hyperfine python3 cc; do
 	command -v "$t" >/dev/null || { echo "bench-logs: skipped: no $t"; exit 0; }
 done
-# The test library gives the private sshd (and a scratch dir it cleans).
-DTRUN_BUILD=$B
-. "$here/../../tests/sh/lib.sh"
-. "$here/../../tests/sh/sshd.sh"
-set +u
-W=$TRASH
+. "$here/../lib/sshd-user.sh"
+W=$(mktemp -d /tmp/dtrun-bench-logs.XXXXXX)
+unset SSH_AUTH_SOCK
+cleanup() {
+	bench_sshd_stop "$W"
+	rm -rf "$W"
+}
+trap cleanup EXIT
 for p in spawnfloor linegen; do
 	cc -O2 -o "$W/$p" "$here/../local/$p.c"
 done
@@ -45,11 +49,16 @@ names=(floor local)
 cmds=("$W/spawnfloor 4 $W/linegen $N | cat >/dev/null"
     "$B/dtrun -n 4 $W/linegen $N | cat >/dev/null")
 whole local "$B/dtrun" -n 4
-if why=$(sshd_skip_reason); then
+if why=$(bench_user_skip_reason); then
 	echo "ssh: skipped: $why"
 else
-	sshd_start >/dev/null || { echo "bench-logs: could not start sshd" >&2; exit 1; }
-	SSH="$B/dtrun ${SSH_ARGS[*]} --ssh-agent-dir $W/agents -H 127.0.0.1:4"
+	bench_user_make
+	bench_sshd_start "$W" 1 || { echo "bench-logs: could not start sshd" >&2; exit 1; }
+	# The agent is uploaded there, by the user.
+	install -d -o "$U" "$W/agents"
+	SSH="$B/dtrun --launcher ssh -p $PORT -i $KEY --ssh-option User=$U"
+	SSH="$SSH --ssh-option UserKnownHostsFile=$KH --ssh-agent-dir $W/agents"
+	SSH="$SSH -H 127.0.0.1:4"
 	whole ssh $SSH
 	names+=(ssh "ssh true")
 	cmds+=("$SSH $W/linegen $N | cat >/dev/null" "$SSH true")

@@ -5,69 +5,32 @@
 #   fail-fast   the last host's rank exits 1, the others sleep: failing exit ->
 #               dtrun's exit (goal: <= 50 ms on loopback)
 # Every tool logs in as the same user with the same key, port and known_hosts:
-# a user with /bin/sh as login shell (root's shell start-up is slow here),
-# made if missing (DTBENCH_USER, default dtbench; needs root to create).
+# DTBENCH_USER (default dtbench, made if missing), whose login shell is /bin/sh
+# (bench/lib/sshd-user.sh); root is needed to make it and log in as it.
 # Numbers are this machine's, at this moment: compare ratios, not absolutes.
 set -eu
 B=$(cd "${1:-build}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-U=${DTBENCH_USER:-dtbench}
+. "$here/../lib/sshd-user.sh"
 RUNS=${RUNS:-10}
 NHOSTS=16
 
-for t in /usr/sbin/sshd ssh-keygen hyperfine python3 cc; do
+for t in hyperfine python3 cc; do
 	command -v "$t" >/dev/null || { echo "bench-ssh: skipped: no $t"; exit 0; }
 done
-if ! id "$U" >/dev/null 2>&1; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "bench-ssh: skipped: user $U is missing and only root can make it"
-		exit 0
-	fi
-	useradd -m -s /bin/sh "$U"
+if why=$(bench_user_skip_reason); then
+	echo "bench-ssh: skipped: $why"
+	exit 0
 fi
-# A locked account ("!") is refused by sshd without PAM; "*" is not.
-if [ "$(id -u)" -eq 0 ] && getent shadow "$U" | cut -d: -f2 | grep -q '^!'; then
-	usermod -p '*' "$U"
-fi
-UHOME=$(getent passwd "$U" | cut -d: -f6)
+bench_user_make
 W=$(mktemp -d /tmp/dtrun-bench-ssh.XXXXXX)
-chmod 755 "$W"
 unset SSH_AUTH_SOCK
 cleanup() {
-	[ -s "$W/sshd.pid" ] && kill "$(cat "$W/sshd.pid")" 2>/dev/null
+	bench_sshd_stop "$W"
 	rm -rf "$W"
 }
 trap cleanup EXIT
-
-# Keys, the user's authorized_keys, known_hosts for every address.
-ssh-keygen -q -t ed25519 -N "" -f "$W/host_ed25519" </dev/null
-ssh-keygen -q -t ed25519 -N "" -f "$W/id_ed25519" </dev/null
-install -d -m 700 -o "$U" "$UHOME/.ssh"
-install -m 600 -o "$U" "$W/id_ed25519.pub" "$UHOME/.ssh/authorized_keys"
-PORT=$((30000 + $$ % 5000))
-{
-	echo "Port $PORT"
-	for i in $(seq 1 $NHOSTS); do echo "ListenAddress 127.0.0.$i"; done
-	cat <<EOC
-HostKey $W/host_ed25519
-PidFile $W/sshd.pid
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-UsePAM no
-MaxStartups 400:30:800
-MaxSessions 100
-LogLevel ERROR
-EOC
-} >"$W/sshd_config"
-mkdir -p /run/sshd
-/usr/sbin/sshd -f "$W/sshd_config" -E "$W/sshd.log"
-for i in $(seq 1 50); do [ -s "$W/sshd.pid" ] && break; sleep 0.1; done
-[ -s "$W/sshd.pid" ] || { cat "$W/sshd.log"; exit 1; }
-KH=$W/known_hosts
-for i in $(seq 1 $NHOSTS); do
-	echo "[127.0.0.$i]:$PORT $(cat "$W/host_ed25519.pub")"
-done >"$KH"
-KEY=$W/id_ed25519
+bench_sshd_start "$W" $NHOSTS
 
 hosts() { seq -f "127.0.0.%g" 1 "$1" | paste -sd, -; }
 DTRUN="$B/dtrun -q --launcher ssh -p $PORT -i $KEY --ssh-option User=$U --ssh-option UserKnownHostsFile=$KH"

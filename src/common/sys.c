@@ -41,6 +41,15 @@ dt_clock_ms(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+double
+dt_clock_s(clockid_t c)
+{
+	struct timespec	ts;
+
+	clock_gettime(c, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 void
 dt_set_nonblock(int fd)
 {

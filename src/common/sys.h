@@ -18,6 +18,12 @@ void	dt_malloc_steady(void);
 /* Milliseconds on clock c (CLOCK_MONOTONIC for waits, CLOCK_REALTIME for skew). */
 uint64_t dt_clock_ms(clockid_t c);
 
+/*
+ * Seconds on clock c, to the nanosecond, as a double: deadlines and idle
+ * times (CLOCK_MONOTONIC, or CLOCK_MONOTONIC_COARSE where a tick is enough).
+ */
+double	dt_clock_s(clockid_t c);
+
 /* Sets O_NONBLOCK on fd (kept if it is set already). */
 void	dt_set_nonblock(int fd);
 

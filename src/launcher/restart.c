@@ -28,6 +28,7 @@
 #include "plan.h"
 #include "record.h"
 #include "restart.h"
+#include "sys.h"
 #include "xmalloc.h"
 
 /* What the summary says of one attempt. */
@@ -38,16 +39,6 @@ struct restart_log {
 	char		 what[512];
 	char		 dropped[256];	/* hosts dropped after it */
 };
-
-/* Seconds on the monotonic clock. */
-static double
-mono_s(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 double
 restart_delay(double secs, int k)
@@ -69,9 +60,10 @@ restart_wait(struct job_scope *sc, double secs)
 {
 	sigset_t	set;
 	struct timespec	ts;
-	double		end = mono_s() + secs, left, tick;
+	double		end, left, tick;
 	int		sig;
 
+	end = dt_clock_s(CLOCK_MONOTONIC) + secs;
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
@@ -81,7 +73,7 @@ restart_wait(struct job_scope *sc, double secs)
 	sigaddset(&set, SIGQUIT);
 	for (;;) {
 		tick = job_scope_tick(sc);
-		left = end - mono_s();
+		left = end - dt_clock_s(CLOCK_MONOTONIC);
 		/* Even with no time left, a stop signal already here counts. */
 		if (left < 0)
 			left = 0;
@@ -94,7 +86,7 @@ restart_wait(struct job_scope *sc, double secs)
 			return sig;
 		if (sig == -1 && errno != EINTR && errno != EAGAIN)
 			return 0;
-		if (mono_s() >= end)
+		if (dt_clock_s(CLOCK_MONOTONIC) >= end)
 			return 0;
 	}
 }
@@ -218,7 +210,7 @@ restart_next(const struct opts *o, const struct job_attempt *a, int k,
 		return -1;
 	}
 	delay = restart_delay(o->restart_delay, k + 1);
-	if (deadline > 0 && mono_s() + delay >= deadline) {
+	if (deadline > 0 && dt_clock_s(CLOCK_MONOTONIC) + delay >= deadline) {
 		log_error("no time left of --timeout %g s for a restart: exit %d",
 		    o->timeout, rc);
 		return -1;
@@ -258,7 +250,7 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 	if (o->max_restarts > 0)
 		rec = restart_record(id);
 	if (o->timeout > 0)
-		deadline = mono_s() + o->timeout;
+		deadline = dt_clock_s(CLOCK_MONOTONIC) + o->timeout;
 	job_hold_signals(1);
 	for (k = 0;; k++) {
 		memset(&a, 0, sizeof(a));
@@ -267,14 +259,15 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 		a.prev_port = port;
 		a.output_dir = restart_dir(o, k);
 		/* Spent already (a tiny --timeout): it still ends the job. */
-		if (deadline > 0 && (a.timeout = deadline - mono_s()) <= 0)
+		if (deadline > 0 &&
+		    (a.timeout = deadline - dt_clock_s(CLOCK_MONOTONIC)) <= 0)
 			a.timeout = 1e-9;
 		l = xreallocarray(l, k + 1, sizeof(*l));
 		memset(&l[k], 0, sizeof(l[k]));
 		l[k].start = time(NULL);
-		t0 = mono_s();
+		t0 = dt_clock_s(CLOCK_MONOTONIC);
 		rc = job_run(sc, o, p, id, &a);
-		l[k].secs = mono_s() - t0;
+		l[k].secs = dt_clock_s(CLOCK_MONOTONIC) - t0;
 		l[k].rc = rc;
 		snprintf(l[k].what, sizeof(l[k].what), "%.500s", strncmp(a.what,
 		    "job failed: ", 12) == 0 ? a.what + 12 : a.what);

@@ -24,6 +24,7 @@
 #include "auth.h"
 #include "client.h"
 #include "sock.h"
+#include "sys.h"
 
 struct rdzv_client {
 	int		 fd;
@@ -36,16 +37,6 @@ struct rdzv_client {
 	int		 aborted;
 	char		 why[RDZV_MAX_TEXT];
 };
-
-/* Seconds on a monotonic clock. */
-static double
-now_mono(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int
 rdzv_addr_split(const char *addr, char *host, size_t hostcap, int *port)
@@ -87,7 +78,7 @@ client_ms_left(const struct rdzv_client *c)
 
 	if (c->deadline == 0)
 		return -1;
-	left = c->deadline - now_mono();
+	left = c->deadline - dt_clock_s(CLOCK_MONOTONIC);
 	return left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
 }
 
@@ -274,7 +265,8 @@ client_call(struct rdzv_client *c, const struct rdzv_msg *req, uint8_t want,
 	if (c->aborted)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_ABORTED, "the job is "
 		    "aborting: %s", c->why);
-	c->deadline = c->timeout > 0 ? now_mono() + c->timeout : 0;
+	c->deadline = c->timeout > 0 ?
+	    dt_clock_s(CLOCK_MONOTONIC) + c->timeout : 0;
 	if (req != NULL) {
 		if (rdzv_msg_encode(&c->out, req) != 0) {
 			dt_wbuf_reset(&c->out);
@@ -347,7 +339,7 @@ rdzv_client_connect(const char *addr, const uint8_t *secret, size_t slen,
 	c->fd = -1;
 	snprintf(c->addr, sizeof(c->addr), "%s", addr);
 	c->timeout = timeout;
-	c->deadline = timeout > 0 ? now_mono() + timeout : 0;
+	c->deadline = timeout > 0 ? dt_clock_s(CLOCK_MONOTONIC) + timeout : 0;
 	dt_wbuf_init(&c->out);
 	/* The server may still be starting: retry a refusal until the deadline. */
 	while ((rc = client_dial(c, host, port, &refused, e)) < 0 && refused &&
@@ -482,7 +474,7 @@ rdzv_client_ping(struct rdzv_client *c, struct dt_err *e)
 
 	memset(&m, 0, sizeof(m));
 	m.type = RDZV_PING;
-	m.seq = (uint64_t)now_mono();
+	m.seq = (uint64_t)dt_clock_s(CLOCK_MONOTONIC);
 	if ((rc = client_call(c, &m, RDZV_PONG, &rep, e)) != 0)
 		return rc;
 	if (rep.seq != m.seq)

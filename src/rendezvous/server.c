@@ -32,6 +32,7 @@
 #include "store.h"
 #include "server.h"
 #include "sock.h"
+#include "sys.h"
 
 #define IN_FIRST	512			/* first input buffer size */
 #define OUT_HIGH	(64 * 1024)		/* stop handling input above this */
@@ -115,16 +116,6 @@ struct rdzv_server {
 static void	conn_process(struct rdzv_conn *);
 static void	conn_flush(struct rdzv_conn *);
 static void	server_settle(struct rdzv_server *);
-
-/* Seconds on a monotonic clock. */
-static double
-now_mono(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* A timeval of d seconds. */
 static struct timeval
@@ -394,7 +385,7 @@ conn_flush(struct rdzv_conn *c)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			if (c->t_out == 0)
-				c->t_out = now_mono();
+				c->t_out = dt_clock_s(CLOCK_MONOTONIC_COARSE);
 			event_add(c->wev, NULL);
 			return;
 		}
@@ -755,7 +746,7 @@ conn_process(struct rdzv_conn *c)
 		c->t_in = 0;
 	}
 	if (c->inlen > 0 && c->wait == W_NONE && c->t_in == 0)
-		c->t_in = now_mono();
+		c->t_in = dt_clock_s(CLOCK_MONOTONIC_COARSE);
 	else if (c->wait != W_NONE)
 		c->t_in = 0;
 	if (!c->rd_on && c->wait == W_NONE && c->inlen < c->incap) {
@@ -863,7 +854,7 @@ server_add_conn(struct rdzv_server *s, int fd)
 		return;
 	}
 	c->rd_on = 1;
-	c->t_accept = now_mono();
+	c->t_accept = dt_clock_s(CLOCK_MONOTONIC_COARSE);
 	c->next = s->conns;
 	if (s->conns != NULL)
 		s->conns->prev = c;
@@ -923,8 +914,9 @@ server_sweep_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct rdzv_server	*s = arg;
 	struct rdzv_conn	*c, *next;
-	double			 now = now_mono(), lim = s->cfg.io_timeout;
+	double			 now, lim = s->cfg.io_timeout;
 
+	now = dt_clock_s(CLOCK_MONOTONIC_COARSE);
 	for (c = s->conns; c != NULL; c = next) {
 		next = c->next;
 		if ((c->t_accept != 0 && now - c->t_accept > lim) ||
