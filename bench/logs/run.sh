@@ -9,9 +9,12 @@
 #            /bin/sh user: bench/lib/sshd-user.sh; needs root);
 #            "ssh true" is its launch alone
 #   mpirun   mpirun --tag-output -np 4 linegen 250000
+#   noise    floor and ssh again with LINEGEN_NOISE: the lines' text is random
+#            hex, which the agents' LZ4 packing cannot shrink (its worst case)
 # Prints each mean and its ratio to the floor (goal: local and ssh <= 1.5),
 # and the ssh run less its launch (ssh's login and the agent's start).
-# First checks that dtrun's output is whole: every line there, prefixed.
+# First checks that dtrun's output is whole: every line there, prefixed;
+# over ssh it also says how many bytes the stream carried for the frames.
 # Numbers are this machine's, at this moment: compare ratios, not absolutes.
 set -eu
 B=$(cd "${1:-build}" && pwd)
@@ -38,10 +41,13 @@ total=$((4 * N))
 whole() {
 	what=$1
 	shift
-	"$@" "$W/linegen" $N >"$W/out"
+	"$@" -vv "$W/linegen" $N >"$W/out" 2>"$W/err"
 	lost=$((total - $(wc -l <"$W/out")))
 	bad=$(grep -cvE '^\[[0-3]\] [0-9]{4} [0-9]{9} ' "$W/out" || true)
-	echo "$what: lost $lost, mangled $bad"
+	# "HOST: done; its frames, F bytes so far, came in S bytes"
+	carried=$(sed -n 's/.*its frames, \([0-9]*\) bytes so far, came in \([0-9]*\) bytes.*/\2 of \1/p' "$W/err" |
+	    awk '{ printf "; the stream carried %.1f MB for %.1f MB of frames", $1 / 1e6, $3 / 1e6 }')
+	echo "$what: lost $lost, mangled $bad$carried"
 	[ "$lost" = 0 ] && [ "$bad" = 0 ]
 }
 
@@ -60,8 +66,12 @@ else
 	SSH="$SSH --ssh-option UserKnownHostsFile=$KH --ssh-agent-dir $W/agents"
 	SSH="$SSH -H 127.0.0.1:4"
 	whole ssh $SSH
-	names+=(ssh "ssh true")
-	cmds+=("$SSH $W/linegen $N | cat >/dev/null" "$SSH true")
+	# Over ssh only -x carries a variable to the ranks.
+	LINEGEN_NOISE=1 whole "ssh noise" $SSH -x LINEGEN_NOISE
+	names+=(ssh "ssh true" "floor noise" "ssh noise")
+	cmds+=("$SSH $W/linegen $N | cat >/dev/null" "$SSH true"
+	    "LINEGEN_NOISE=1 $W/spawnfloor 4 $W/linegen $N | cat >/dev/null"
+	    "LINEGEN_NOISE=1 $SSH -x LINEGEN_NOISE $W/linegen $N | cat >/dev/null")
 fi
 if command -v mpirun >/dev/null; then
 	names+=(mpirun)
@@ -83,4 +93,7 @@ for name, r in zip(names, res):
 if "ssh" in mean:
 	d = mean["ssh"] - mean["ssh true"]
 	print("%-16s %9.1f %9s %9.2f" % ("ssh less launch", d * 1000, "", d / floor))
+	d = mean["ssh noise"] - mean["ssh true"]
+	print("%-16s %9.1f %9s %9.2f  (/ floor noise)" % ("noise less launch",
+	    d * 1000, "", d / mean["floor noise"]))
 EOP
