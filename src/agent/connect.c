@@ -22,6 +22,7 @@
 #include "sock.h"
 #include "err.h"
 #include "mac.h"
+#include "sys.h"
 
 int
 ac_put_challenge(struct dt_wbuf *b, const uint8_t snonce[AC_NONCE_LEN])
@@ -143,11 +144,8 @@ ac_token_decode(const char *s, uint8_t *out, size_t cap, size_t *n)
 static int
 ms_left(long long deadline)
 {
-	struct timespec	ts;
-	long long	now;
+	long long	now = (long long)dt_clock_ms(CLOCK_MONOTONIC);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	return now >= deadline ? 0 : (int)(deadline - now);
 }
 
@@ -312,15 +310,12 @@ ac_dial(const char *addr, const uint8_t *secret, size_t slen,
 {
 	struct dt_wbuf		 b;
 	struct ac_answer	 a;
-	struct timespec		 ts;
 	uint8_t			 snonce[AC_NONCE_LEN], mac[AC_MAC_LEN];
 	uint8_t			 buf[AC_FRAME_MAX];
 	long long		 deadline;
 	int			 fd, rc, n;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	deadline = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
-	    timeout_ms;
+	deadline = (long long)dt_clock_ms(CLOCK_MONOTONIC) + timeout_ms;
 	if ((fd = dial_tcp(addr, deadline, e)) < 0)
 		return fd;
 	dt_wbuf_init(&b);

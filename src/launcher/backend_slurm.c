@@ -65,6 +65,7 @@
 #include "plan.h"
 #include "sock.h"
 #include "strv.h"
+#include "sys.h"
 #include "xmalloc.h"
 
 #define HANDSHAKE_SECS	10	/* for one connection to prove itself */
@@ -1004,20 +1005,15 @@ static int
 srun_wait(struct slurm *s, int secs)
 {
 	struct pollfd	pfd;
-	struct timespec	ts;
-	long long	end, now;
+	uint64_t	end = dt_clock_ms(CLOCK_MONOTONIC) + (uint64_t)secs * 1000;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	end = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + secs * 1000;
 	for (;;) {
 		if (waitpid(s->srun, NULL, WNOHANG) == s->srun) {
 			s->srun = 0;
 			srun_read(s);
 			return 1;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-		if (now >= end)
+		if (dt_clock_ms(CLOCK_MONOTONIC) >= end)
 			return 0;
 		/* Its pipe wakes us for output; check its exit each 10 ms. */
 		pfd.fd = s->ofd;
