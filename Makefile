@@ -61,8 +61,11 @@ LIBS_ALL	:= $(LIBAGENT) $(LIBHOSTFILE) $(LIBRDZV) $(LIBCOMMON) $(LIBUTIL)
 BINS	:= $(B)/dtrun $(B)/dtrun-agent $(B)/dtrun-kill $(B)/libdtcomm.so \
 	   $(B)/libdtcomm.so.0
 HELPERS	:= $(patsubst tests/helpers/%.c,$(B)/helpers/%,$(HELPER_SRC))
+# LD_PRELOAD libraries for tests (tests/preload): a slow name server, a
+# host's clock set wrong.
+PRELOADS := $(patsubst tests/preload/%.c,$(B)/preload/%.so,$(wildcard tests/preload/*.c))
 
-all: $(BINS) $(HELPERS)
+all: $(BINS) $(HELPERS) $(PRELOADS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -107,6 +110,10 @@ $(B)/helpers/%: tests/helpers/%.c $(LIBS_ALL) $(B)/libdtcomm.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(B) -ldtcomm \
 	    -Wl,-rpath,'$$ORIGIN/..' $(LIBS_ALL) $(PKG_LIBS) -lm
+
+$(B)/preload/%.so: tests/preload/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $< -ldl
 
 $(B)/unit-tests: $(call obj,$(UNIT_SRC) $(LAUNCHER_SRC)) $(LIBS_ALL)
 	$(CC) $(CFLAGS) $(LDFLAGS) -Itests/unit -pthread -o $@ $^ $(PKG_LIBS) -lm -ldl

@@ -36,6 +36,23 @@ test_expect_success 'local: no command is needed; -v adds every answer' '
 	grep -q "^localhost:   reach=127.0.0.1:[0-9]*$" out
 '
 
+# The agent runs with tests/preload/skewclock.so: its CLOCK_REALTIME (and
+# nothing else, in no other process) reads DT_TEST_SKEW_MS off.
+test_expect_success 'a host whose clock is off: its SKEW, a problem with the fix, exit 78' '
+	cat >skewed-agent <<-EOS &&
+	#!/bin/sh
+	ASAN_OPTIONS=\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$B/preload/skewclock.so exec $B/dtrun-agent "\$@"
+	EOS
+	chmod +x skewed-agent &&
+	test_expect_code 78 env DTRUN_AGENT=$PWD/skewed-agent DT_TEST_SKEW_MS=-7000 dtrun --check >out 2>err &&
+	col SKEW localhost out | grep -q "^-[67]\.[0-9]*s$" &&
+	grep -q "^dtrun: check: localhost: its clock is [67]\.[0-9] s behind dtrun${Q}s: run NTP there (chrony, systemd-timesyncd)$" err &&
+	test_expect_code 78 env DTRUN_AGENT=$PWD/skewed-agent DT_TEST_SKEW_MS=3000 dtrun --check >out 2>err &&
+	grep -q "^dtrun: check: localhost: its clock is [23]\.[0-9] s ahead of dtrun${Q}s" err &&
+	env DTRUN_AGENT=$PWD/skewed-agent DT_TEST_SKEW_MS=0 dtrun --check >out 2>err &&
+	grep -qx "no problems on 1 host" out
+'
+
 test_expect_success 'a missing command: MISSING, a problem line with the fix, exit 78' '
 	test_expect_code 78 dtrun --check -n 2 no-such-cmd-$$ >out 2>err &&
 	test "$(col COMMAND localhost out)" = MISSING &&
