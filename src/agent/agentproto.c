@@ -233,10 +233,12 @@ ap_put_iface(struct dt_wbuf *b, const struct ap_iface *f)
 int
 ap_put_check(struct dt_wbuf *b, const struct ap_check *c)
 {
-	size_t	st = dt_frame_begin(b, AP_CHECK);
+	size_t		 st = dt_frame_begin(b, AP_CHECK);
+	const char	*setup = c->setup != NULL ? c->setup : "";
 
 	if (strlen(c->iface) > AP_MAX_STR || strlen(c->target) > AP_MAX_STR ||
-	    strlen(c->cmd) > AP_MAX_STR || strlen(c->cwd) > 4096) {
+	    strlen(c->cmd) > AP_MAX_STR || strlen(c->cwd) > 4096 ||
+	    strlen(setup) > AP_MAX_STR) {
 		b->len = st;
 		return DT_ERR_TOOBIG;
 	}
@@ -251,6 +253,7 @@ ap_put_check(struct dt_wbuf *b, const struct ap_check *c)
 		b->len = st;
 		return DT_ERR_TOOBIG;
 	}
+	dt_wbuf_str(b, setup);
 	return put_end(b, st);		/* one frame, never in parts */
 }
 
@@ -493,6 +496,7 @@ ap_get_check(const uint8_t *p, size_t n, struct ap_check *c)
 	c->cmd = dt_rbuf_strdup(&r, AP_MAX_STR);
 	c->cwd = dt_rbuf_strdup(&r, 4096);
 	c->env = dt_rbuf_strv(&r, AP_MAX_STRS, AP_MAX_STR, &c->nenv);
+	c->setup = dt_rbuf_strdup(&r, AP_MAX_STR);
 	if (dt_rbuf_end(&r) != 0 || (c->step != AP_CHK_GATHER &&
 	    c->step != AP_CHK_PROBE) ||
 	    (c->flags & ~(uint32_t)(AP_CHK_FAST | AP_CHK_LISTEN)) != 0) {
@@ -638,6 +642,7 @@ ap_check_free(struct ap_check *c)
 	free(c->cmd);
 	free(c->cwd);
 	dt_strv_free(c->env);
+	free(c->setup);
 	memset(c, 0, sizeof(*c));
 }
 

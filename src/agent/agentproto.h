@@ -234,6 +234,12 @@ struct ap_check {
 	char		*cwd;		/* GATHER: the job's directory, as JOB's */
 	char		**env;		/* "K=V" a rank would get from dtrun */
 	size_t		 nenv;
+	/*
+	 * GATHER: the job's --setup, run first so the answers are what the
+	 * ranks would see (its NAME=VALUE lines laid over env); NULL or ""
+	 * = none.
+	 */
+	char		*setup;
 };
 
 struct ap_checked {

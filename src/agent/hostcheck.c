@@ -5,7 +5,10 @@
  * NCCL_SOCKET_IFNAME/GLOO_SOCKET_IFNAME against the interfaces here, and,
  * unless the check is the fast one, runs a small shell probe for the GPUs,
  * libnccl and a python command's interpreter and torch, killed after
- * HOSTCHECK_SUB_S. Rank 0's host also listens on its chosen address; a
+ * HOSTCHECK_SUB_S. A GATHER with the job's --setup runs it first, as a
+ * run's agent does before any rank, and answers with the variables it
+ * printed (a venv's PATH, say) laid under dtrun's, as the ranks would get
+ * them. Rank 0's host also listens on its chosen address; a
  * PROBE then connects there, so "reachable" means a real TCP connection
  * from this host to that address. The event loop never blocks: heartbeats
  * go on while a slow `import torch` runs.
@@ -94,6 +97,8 @@ struct hostcheck {
 	struct event		*sub_timer;
 	int			 sub_killed;	/* by sub_timer */
 	char			**env;		/* the probe's environment */
+	struct ap_check		 ck;		/* a GATHER waiting for its setup */
+	int			 in_setup;	/* sub is the setup, not the probe */
 };
 
 /* Adds one "key=value" answer. */
@@ -404,6 +409,143 @@ hc_sub_start(struct hostcheck *hc, const struct ap_check *c, const char *py)
 	return 0;
 }
 
+/* A copy of what c points to in hc->ck, kept while its setup runs; 0 or -1. */
+static int
+hc_keep(struct hostcheck *hc, const struct ap_check *c)
+{
+	struct ap_check	*k = &hc->ck;
+	size_t		 i;
+
+	ap_check_free(k);
+	*k = *c;
+	k->iface = strdup(c->iface);
+	k->target = strdup(c->target);
+	k->cmd = strdup(c->cmd);
+	k->cwd = strdup(c->cwd);
+	k->setup = NULL;
+	k->nenv = 0;
+	if ((k->env = calloc(c->nenv + 1, sizeof(char *))) != NULL)
+		for (i = 0; i < c->nenv; i++)
+			if ((k->env[k->nenv] = strdup(c->env[i])) != NULL)
+				k->nenv++;
+	if (k->iface == NULL || k->target == NULL || k->cmd == NULL ||
+	    k->cwd == NULL || k->env == NULL || k->nenv != c->nenv) {
+		ap_check_free(k);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Lays the setup's NAME=VALUE lines under the kept CHECK's variables: as
+ * in a run, dtrun's and -x win over a setup's. 0 or -1.
+ */
+static int
+hc_setup_env(struct hostcheck *hc, char **v, size_t nv)
+{
+	struct ap_check	*k = &hc->ck;
+	char		**env;
+	size_t		 i, l;
+
+	if ((env = reallocarray(k->env, k->nenv + nv + 1,
+	    sizeof(char *))) == NULL)
+		return -1;
+	k->env = env;
+	/* From the last: of a name printed twice the last wins, as in a run. */
+	for (i = nv; i-- > 0;) {
+		l = strcspn(v[i], "=");
+		v[i][l] = '\0';
+		if (hc_getenv(k, v[i], 0) == NULL) {
+			v[i][l] = '=';
+			k->env[k->nenv++] = v[i];
+			v[i] = NULL;	/* k->env has it now */
+		}
+	}
+	k->env[k->nenv] = NULL;
+	return 0;
+}
+
+static void	hc_gather(struct hostcheck *, const struct ap_check *);
+
+/* The setup ended (or was killed): gather with what it printed. */
+static void
+hc_setup_done(void *arg)
+{
+	struct hostcheck	*hc = arg;
+	const char		*p;
+	char			**v = NULL, why[256];
+	size_t			 n, nv = 0, i;
+
+	if (hc->sub_timer != NULL)
+		event_del(hc->sub_timer);
+	hc->in_setup = 0;
+	if (hc->sub_killed)
+		hc_add(hc, "setup_err", "did not end within %d s, and was "
+		    "killed", HOSTCHECK_SUB_S);
+	else if (setup_result(hc->sub, why, sizeof(why)) != 0) {
+		p = setup_stderr(hc->sub, &n);
+		while (n > 0 && p[n - 1] == '\n')
+			n--;
+		for (i = n; i > 0 && p[i - 1] != '\n'; i--)
+			;
+		hc_add(hc, "setup_err", "%s%s%.*s", why, n > i ? ": " : "",
+		    (int)(n - i), p + i);
+	} else {
+		p = setup_stdout(hc->sub, &n);
+		if (envfile_setup_output(p, n, &v, &nv, hc_sub_line, hc) != 0 ||
+		    hc_setup_env(hc, v, nv) != 0)
+			hc->oom = 1;
+		for (i = 0; i < nv; i++)
+			free(v[i]);
+		free(v);
+	}
+	hc_gather(hc, &hc->ck);
+	ap_check_free(&hc->ck);
+}
+
+/*
+ * GATHER with a setup: runs it first, in the job's directory, with the
+ * environment a run's setup gets; 0, or -1 when it could not start (said
+ * in kv: the gathering goes on without it).
+ */
+static int
+hc_setup_start(struct hostcheck *hc, const struct ap_check *c)
+{
+	struct timeval	tv = { HOSTCHECK_SUB_S, 0 };
+	int		err = ENOMEM, here = -1;
+
+	if (hc_keep(hc, c) != 0 || hc_env(hc, c, NULL) != 0) {
+		hc->oom = 1;
+		return -1;
+	}
+	if (c->cwd[0] != '\0' && ((here = open(".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1 || chdir(c->cwd) == -1)) {
+		hc_add(hc, "setup_err", "cannot run it in %s: %s", c->cwd,
+		    strerror(errno));
+		if (here != -1)
+			close(here);
+		return -1;
+	}
+	hc->sub_killed = 0;
+	hc->sub = setup_start(hc->base, c->setup, hc->env, hc->devnull,
+	    hc_setup_done, hc, &err);
+	if (here != -1) {
+		if (fchdir(here) == -1)
+			hc->oom = 1;	/* cannot happen: we were there */
+		close(here);
+	}
+	if (hc->sub == NULL) {
+		hc_add(hc, "setup_err", "cannot run it: %s", strerror(err));
+		return -1;
+	}
+	hc->in_setup = 1;
+	if (hc->sub_timer == NULL)
+		hc->sub_timer = evtimer_new(hc->base, hc_sub_timer_cb, hc);
+	if (hc->sub_timer != NULL)
+		event_add(hc->sub_timer, &tv);
+	return 0;
+}
+
 /* GATHER: everything but the reachability. */
 static void
 hc_gather(struct hostcheck *hc, const struct ap_check *c)
@@ -567,10 +709,11 @@ hostcheck_run(struct hostcheck *hc, const struct ap_check *c)
 	hc->step = c->step;
 	hc->t0_real = dt_clock_ms(CLOCK_REALTIME);
 	hc->t0_mono = dt_clock_ms(CLOCK_MONOTONIC);
-	if (c->step == AP_CHK_GATHER)
-		hc_gather(hc, c);
-	else
+	if (c->step != AP_CHK_GATHER)
 		hc_probe(hc, c);
+	else if (c->setup == NULL || c->setup[0] == '\0' ||
+	    (c->flags & AP_CHK_FAST) || hc_setup_start(hc, c) != 0)
+		hc_gather(hc, c);
 	return 0;
 }
 
@@ -610,5 +753,6 @@ hostcheck_free(struct hostcheck *hc)
 	setup_free(hc->sub);
 	dt_strv_free(hc->env);
 	dt_strv_free(hc->kv);
+	ap_check_free(&hc->ck);
 	free(hc);
 }

@@ -5,6 +5,8 @@
  * here starts a rank. The answers are "key=value" strings:
  *
  *	version, proto		this agent's release and protocol
+ *	setup_err		the job's --setup, run first, failed (the
+ *				rest is answered without its variables)
  *	iface, addr, iface_why	the interface a run would choose here
  *	iface_err		why none could be chosen
  *	ifaces			every interface with an IPv4 address
@@ -35,7 +37,8 @@ struct event_base;
 struct hostcheck;
 struct iface;
 
-#define HOSTCHECK_SUB_S		30	/* the interpreter and GPU probe, at most */
+#define HOSTCHECK_SUB_S		30	/* the interpreter and GPU probe, and
+					   the setup, each at most */
 #define HOSTCHECK_CONNECT_S	5	/* a PROBE's connect, at most */
 #define HOSTCHECK_VAL_MAX	1024	/* bytes of one answer's value */
 

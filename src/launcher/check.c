@@ -184,6 +184,9 @@ check_send(struct check *c, size_t i, uint32_t step, const char *target)
 	ak.iface = cands;
 	ak.target = (char *)target;
 	ak.cmd = c->o->ncmd > 0 ? c->o->cmd[0] : "";
+	/* --check sees what the ranks would: after --setup (not a preflight's). */
+	ak.setup = (char *)(step == AP_CHK_GATHER && !c->fast &&
+	    c->o->setup != NULL ? c->o->setup : "");
 	/* As JOB's: locally the agent is here; --preflight after a sync, there. */
 	ak.cwd = c->p->local || getcwd(dir, sizeof(dir)) == NULL ? "" : dir;
 	if (c->o->sync_dst != NULL && !c->o->check)
@@ -290,6 +293,9 @@ check_host_problems(struct check *c, size_t i)
 		    "after an upgrade, or nvidia-smi there, says more)", name, v);
 	if ((v = ch_get(ch, "probe_err")) != NULL)
 		check_problem(c, "%s: %s", name, v);
+	if ((v = ch_get(ch, "setup_err")) != NULL)
+		check_problem(c, "%s: --setup failed there: %s: fix it (a run "
+		    "would stop there, exit 2, before any rank)", name, v);
 	off = ch->skew_ms < 0 ? -ch->skew_ms : ch->skew_ms;
 	if (ch->gathered && off > CHECK_SKEW_MAX_MS + (int64_t)ch->rtt_ms / 2)
 		check_problem(c, "%s: its clock is %.1f s %s dtrun's: run NTP "

@@ -101,6 +101,25 @@ test_expect_success 'GPUs: the lines of nvidia-smi -L where it exists; a failing
 	grep -qx "dtrun: check: localhost: nvidia-smi -L failed: NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.: check its NVIDIA driver (a reboot after an upgrade, or nvidia-smi there, says more)" err
 '
 
+test_expect_success '--setup runs first: its PATH finds the command (as the ranks would); nothing it started is left' '
+	mkdir -p venv/bin && printf "#!/bin/sh\n" >venv/bin/mytool && chmod +x venv/bin/mytool &&
+	test_expect_code 78 dtrun --check mytool >out 2>err &&
+	test "$(col COMMAND localhost out)" = MISSING &&
+	dtrun --check --setup "sleep 300 & echo \$! >setup.pid; echo PATH=\$PWD/venv/bin:\$PATH" mytool >out 2>err &&
+	test "$(col COMMAND localhost out)" = "$PWD/venv/bin/mytool" &&
+	grep -qx "no problems on 1 host" out &&
+	wait_gone 5 setup.pid &&
+	dtrun --check --setup "echo PATH=/nowhere" -x PATH=$PWD/venv/bin:$PATH mytool >out 2>err &&
+	test "$(col COMMAND localhost out)" = "$PWD/venv/bin/mytool"
+'
+
+test_expect_success 'a --setup that fails: a problem with its stderr'"'"'s last line, exit 78' '
+	test_expect_code 78 dtrun --check --setup "echo first >&2; echo no venv here >&2; exit 3" true >out 2>err &&
+	grep -qx "dtrun: check: localhost: --setup failed there: exited with 3: no venv here: fix it (a run would stop there, exit 2, before any rank)" err &&
+	dtrun --check --setup "touch setup-ran" true >out 2>err &&
+	test -e setup-ran
+'
+
 test_expect_success 'bad input fails as a run does: exit 2, no agent' '
 	test_expect_code 2 dtrun --check -n 0 true 2>err &&
 	grep -q "^dtrun: -n 0: need at least 1" err &&
@@ -133,6 +152,14 @@ test_expect_success 'ssh: ./CMD is found where the job would run, not in the hom
 	printf "#!/bin/sh\n" >job.sh && chmod +x job.sh &&
 	dtrun "${SSH_ARGS[@]}" --ssh-agent-dir "$AGENTS" --check -H 127.0.0.2 ./job.sh >out 2>err &&
 	test "$(col COMMAND 127.0.0.2 out)" = "$PWD/job.sh"
+'
+
+test_expect_success 'ssh: --setup runs on each host, in the job'"'"'s directory' '
+	mkdir -p venv2/bin && printf "#!/bin/sh\n" >venv2/bin/tool2 && chmod +x venv2/bin/tool2 &&
+	dtrun "${SSH_ARGS[@]}" --ssh-agent-dir "$AGENTS" --check -H $H3 --setup "echo PATH=\$PWD/venv2/bin:\$PATH" tool2 >out 2>err &&
+	for h in 127.0.0.1 127.0.0.2 127.0.0.3; do
+		test "$(col COMMAND $h out)" = "$PWD/venv2/bin/tool2" || return 1
+	done
 '
 
 test_expect_success 'ssh: a command missing everywhere names every host, exit 78' '

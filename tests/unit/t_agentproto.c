@@ -617,7 +617,8 @@ TEST(ap_check_and_checked_roundtrip)
 	char			*kv[] = { "version=0.1.0", "gpu=GPU 0: H100", NULL };
 	struct ap_check		 c = { AP_CHK_GATHER, AP_CHK_FAST | AP_CHK_LISTEN,
 				    UINT64_C(1700000000123), "gpu01=ib0,eth0",
-				    "10.0.0.1", "python3", "/w", env, 2 }, c2;
+				    "10.0.0.1", "python3", "/w", env, 2,
+				    ". venv/bin/activate; env" }, c2;
 	struct ap_checked	 k = { AP_CHK_PROBE, UINT64_C(1700000000456),
 				    UINT64_C(5000000000), kv, 2 }, k2;
 	const uint8_t		*pl;
@@ -637,6 +638,7 @@ TEST(ap_check_and_checked_roundtrip)
 	CHECK_INT(c2.nenv, 2);
 	CHECK_STR(c2.env[1], "NCCL_SOCKET_IFNAME=^lo");
 	CHECK(c2.env[2] == NULL);
+	CHECK_STR(c2.setup, ". venv/bin/activate; env");
 	ap_check_free(&c2);
 
 	dt_wbuf_reset(&b);
@@ -658,7 +660,8 @@ TEST(ap_check_and_checked_roundtrip)
 TEST(ap_check_refuses_bad_steps_flags_and_tails)
 {
 	struct dt_wbuf		 b;
-	struct ap_check		 c = { 3, 0, 0, "", "", "", "", NULL, 0 }, c2;
+	struct ap_check		 c = { 3, 0, 0, "", "", "", "", NULL, 0, NULL },
+				 c2;
 	struct ap_checked	 k = { 0, 0, 0, NULL, 0 }, k2;
 	const uint8_t		*pl;
 	uint8_t			*p;
