@@ -27,6 +27,15 @@ dtrun_pid() {
 	fi
 }
 
+# writer_blocked PID -- PID has slept writing a full pipe at five looks in
+# a row (wchan), not only for a moment its reader was slow.
+writer_blocked() {
+	for i in 1 2 3 4 5; do
+		grep -q pipe_write "/proc/$1/wchan" || return 1
+		sleep 0.1
+	done
+}
+
 # started N -- waits until N ranks have recorded their pid.
 started() { wait_for 10 eval "[ \$(ls pids/*.pid 2>/dev/null | wc -l) -ge $1 ]"; }
 
@@ -82,6 +91,10 @@ test_expect_success 'an agent stopped with output queued for a silent dtrun give
 	echo $agent >agent.pid &&
 	trap "kill -CONT $d 2>/dev/null || :; kill $d 2>/dev/null || :" EXIT &&
 	kill -STOP $d &&
+	# Output queued: the rank blocks on its full pipe once the agent stops
+	# reading it, which it does when its queue to dtrun is over the mark.
+	# Before that, under load, the socket buffer may hold all there is.
+	wait_for 30 writer_blocked $(cat pids/0.pid) &&
 	kill -TERM $agent &&
 	wait_gone 30 pids/*.pid agent.pid &&
 	proc_alive $d &&
