@@ -57,6 +57,20 @@ job_in_parts(struct dt_wbuf *b, const struct ap_job *j, size_t part)
 	dt_wbuf_free(&one);
 }
 
+/* JOB, two RANKs, PREPARE, START, and both ranks exiting 0. */
+static void
+two_ranks_run(struct dt_wbuf *b, const struct ap_job *j,
+    const struct ap_rank *r0, const struct ap_rank *r1)
+{
+	ap_put_job(b, j);
+	ap_put_rank(b, r0);
+	ap_put_rank(b, r1);
+	ap_put_empty(b, AP_PREPARE);
+	ap_put_empty(b, AP_START);
+	event(b, 0xf0, "\0\0", 2);
+	event(b, 0xf0, "\1\0", 2);
+}
+
 /* Writes the conversation seeds into dir. */
 static void
 conversations(const char *dir)
@@ -76,22 +90,11 @@ conversations(const char *dir)
 
 	dt_wbuf_init(&b);
 	/* Two ranks that run and exit 0, then DONE. */
-	ap_put_job(&b, &j);
-	ap_put_rank(&b, &r0);
-	ap_put_rank(&b, &r1);
-	ap_put_empty(&b, AP_PREPARE);
-	ap_put_empty(&b, AP_START);
-	event(&b, 0xf0, "\0\0", 2);
-	event(&b, 0xf0, "\1\0", 2);
+	two_ranks_run(&b, &j, &r0, &r1);
 	emit(dir, "run", &b);
 	/* The same, told to pack what it sends (ssh). */
 	j.pack = 1;
-	ap_put_job(&b, &j);
-	ap_put_rank(&b, &r0);
-	ap_put_rank(&b, &r1);
-	ap_put_empty(&b, AP_PREPARE);
-	ap_put_empty(&b, AP_START);
-	event(&b, 0xf0, "\0\0", 2);
+	two_ranks_run(&b, &j, &r0, &r1);
 	emit(dir, "run-packed", &b);
 	j.pack = 0;
 	/* A command that is not there. */
@@ -165,13 +168,7 @@ conversations(const char *dir)
 	j.setup = "";
 	j.rank0 = "127.0.0.1";
 	j.ifvars = AP_IF_NCCL | AP_IF_GLOO;
-	ap_put_job(&b, &j);
-	ap_put_rank(&b, &r0);
-	ap_put_rank(&b, &r1);
-	ap_put_empty(&b, AP_PREPARE);
-	ap_put_empty(&b, AP_START);
-	event(&b, 0xf0, "\0\0", 2);
-	event(&b, 0xf0, "\1\0", 2);
+	two_ranks_run(&b, &j, &r0, &r1);
 	emit(dir, "iface-route", &b);
 	j.iface = "nosuch0,nosuch1";
 	ap_put_job(&b, &j);
@@ -231,7 +228,7 @@ main(int argc, char **argv)
 	struct ap_exit	 x = { 1, AP_SIGNALED, 9 };
 	struct ap_error	 e = { AP_NORANK, 2, "x: command not found" };
 	struct ap_iface	 f = { 1, "eth1", "10.9.0.2", "the route to 10.9.0.1" };
-	uint32_t	 ports[3] = { 29500, 29501, 40000 };
+	int		 ports[3] = { 29500, 29501, 40000 };
 	char		*kv[] = { "version=0.1.0", "iface=eth0" };
 	struct ap_check	 ck = { AP_CHK_GATHER, AP_CHK_FAST, 1700000000000ULL,
 			    "gpu01=ib0,eth0", "10.0.0.1", "python3", "/w", env, 2 };
