@@ -98,7 +98,6 @@ struct hostcheck {
 	int			 sub_killed;	/* by sub_timer */
 	char			**env;		/* the probe's environment */
 	struct ap_check		 ck;		/* a GATHER waiting for its setup */
-	int			 in_setup;	/* sub is the setup, not the probe */
 };
 
 /* Adds one "key=value" answer. */
@@ -478,7 +477,6 @@ hc_setup_done(void *arg)
 
 	if (hc->sub_timer != NULL)
 		event_del(hc->sub_timer);
-	hc->in_setup = 0;
 	if (hc->sub_killed)
 		hc_add(hc, "setup_err", "did not end within %d s, and was "
 		    "killed", HOSTCHECK_SUB_S);
@@ -538,7 +536,6 @@ hc_setup_start(struct hostcheck *hc, const struct ap_check *c)
 		hc_add(hc, "setup_err", "cannot run it: %s", strerror(err));
 		return -1;
 	}
-	hc->in_setup = 1;
 	if (hc->sub_timer == NULL)
 		hc->sub_timer = evtimer_new(hc->base, hc_sub_timer_cb, hc);
 	if (hc->sub_timer != NULL)

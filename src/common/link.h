@@ -95,9 +95,10 @@ int		 link_paused(const struct link *);
 int		 link_send(struct link *, const void *, size_t);
 /*
  * Packs (on 1) what is sent from now on: each link_send of at least
- * PACK_MIN bytes goes as one PACKED frame (pack.h) when that saves bytes.
- * For a stream where every byte costs (ssh); every link unpacks what it
- * reads, whether or not it packs.
+ * PACK_MIN bytes goes as one PACKED frame (pack.h) when that saves bytes,
+ * so each must then hold whole frames only (the reader refuses a PACKED
+ * frame that ends inside one). For a stream where every byte costs (ssh);
+ * every link unpacks what it reads, whether or not it packs.
  */
 void		 link_pack(struct link *, int on);
 /*
