@@ -111,6 +111,7 @@ struct agent {
 };
 
 static void	agent_check(struct agent *);
+static int	agent_childless(void);
 static void	agent_done(struct agent *);
 static void	agent_resolve(struct agent *);
 static void	src_read(struct src *, int);
@@ -327,7 +328,7 @@ agent_check(struct agent *a)
 			return;		/* its reaping calls us again */
 		}
 		left = spawn_kill_descendants(SIGKILL, NULL);
-		if (left > 0) {
+		if (left > 0 || !agent_childless()) {
 			event_add(a->recheck, &tv);
 			return;
 		}
@@ -346,6 +347,11 @@ agent_check(struct agent *a)
 			event_add(a->recheck, &tv);
 		return;
 	}
+	if (!agent_childless()) {
+		/* Caught between parents: the next walk finds it. */
+		event_add(a->recheck, &tv);
+		return;
+	}
 	for (i = 0; i < a->nranks; i++) {
 		src_read(&a->ranks[i].out, 1);
 		src_close(&a->ranks[i].out);
@@ -353,6 +359,23 @@ agent_check(struct agent *a)
 		src_close(&a->ranks[i].err);
 	}
 	agent_done(a);
+}
+
+/*
+ * True when the kernel says we have no child at all, alive or unreaped.
+ * The walk of /proc's children lists can miss a process for a moment: one
+ * whose parent (a rank) is exiting is on neither list while it is handed
+ * to us, the subreaper. DONE then came with it alive, our record gone, and
+ * dtrun-kill found "leftover processes" of a job that had said it was done.
+ */
+static int
+agent_childless(void)
+{
+	siginfo_t	si;
+
+	memset(&si, 0, sizeof(si));
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == -1 &&
+	    errno == ECHILD;
 }
 
 /* Reports a reaped rank: first everything it wrote, then how it ended. */
