@@ -29,7 +29,12 @@ pack_frames(struct dt_wbuf *b, const void *p, size_t n, size_t max)
 		return 0;
 	}
 	/* Worth it only if it saves an eighth: else the work is for nothing. */
-	room = n - n / 8 - (b->len - start);
+	room = n - n / 8;
+	if (room <= b->len - start) {
+		b->len = start;		/* too few bytes to gain anything */
+		return 0;
+	}
+	room -= b->len - start;
 	if (room > (size_t)bound)
 		room = (size_t)bound;
 	got = LZ4_compress_default(p, (char *)dst, (int)n, (int)room);

@@ -82,6 +82,9 @@ TEST(pack_roundtrip_and_refusals)
 		dt_wbuf_u8(&raw, (uint8_t)random());
 	CHECK_INT(pack_frames(&b, raw.p, raw.len, T_MAX), 0);
 	CHECK_INT(b.len, 0);
+	/* Nor a few bytes, which the frame's header alone would outgrow. */
+	CHECK_INT(pack_frames(&b, "aaaaaaaa", 8, T_MAX), 0);
+	CHECK_INT(b.len, 0);
 	/* Nor packed over the limit it is given. */
 	dt_wbuf_reset(&raw);
 	t_text_frames(&raw, 8, 3000);
