@@ -381,9 +381,15 @@ hc_sub_timer_cb(evutil_socket_t fd, short what, void *arg)
 	setup_kill(hc->sub);		/* its reaping calls hc_sub_done */
 }
 
-/* Starts the slow probe; 0, or -1 when it could not start (said in kv). */
+/*
+ * Starts cmd as the check's one shell at a time (the setup, then the
+ * probe), in c's environment (py: the probe's interpreter), done called
+ * when it ends, killed after HOSTCHECK_SUB_S. The last one's shell and
+ * environment are freed first. 0, or an errno.
+ */
 static int
-hc_sub_start(struct hostcheck *hc, const struct ap_check *c, const char *py)
+hc_sub_run(struct hostcheck *hc, const struct ap_check *c, const char *py,
+    const char *cmd, setup_done_fn done)
 {
 	struct timeval	tv = { HOSTCHECK_SUB_S, 0 };
 	int		err = ENOMEM;
@@ -393,18 +399,27 @@ hc_sub_start(struct hostcheck *hc, const struct ap_check *c, const char *py)
 	dt_strv_free(hc->env);
 	hc->env = NULL;
 	hc->sub_killed = 0;
-	if (hc_env(hc, c, py) == 0)
-		hc->sub = setup_start(hc->base, probe_sh, hc->env, hc->devnull,
-		    hc_sub_done, hc, &err);
-	if (hc->sub == NULL) {
-		hc_add(hc, "probe_err", "cannot run the GPU, NCCL and "
-		    "interpreter probe: %s", strerror(err));
-		return -1;
-	}
+	if (hc_env(hc, c, py) != 0 || (hc->sub = setup_start(hc->base, cmd,
+	    hc->env, hc->devnull, done, hc, &err)) == NULL)
+		return err;
 	if (hc->sub_timer == NULL)
 		hc->sub_timer = evtimer_new(hc->base, hc_sub_timer_cb, hc);
 	if (hc->sub_timer != NULL)
 		event_add(hc->sub_timer, &tv);
+	return 0;
+}
+
+/* Starts the slow probe; 0, or -1 when it could not start (said in kv). */
+static int
+hc_sub_start(struct hostcheck *hc, const struct ap_check *c, const char *py)
+{
+	int	err;
+
+	if ((err = hc_sub_run(hc, c, py, probe_sh, hc_sub_done)) != 0) {
+		hc_add(hc, "probe_err", "cannot run the GPU, NCCL and "
+		    "interpreter probe: %s", strerror(err));
+		return -1;
+	}
 	return 0;
 }
 
@@ -509,10 +524,9 @@ hc_setup_done(void *arg)
 static int
 hc_setup_start(struct hostcheck *hc, const struct ap_check *c)
 {
-	struct timeval	tv = { HOSTCHECK_SUB_S, 0 };
-	int		err = ENOMEM, here = -1;
+	int	err, here = -1;
 
-	if (hc_keep(hc, c) != 0 || hc_env(hc, c, NULL) != 0) {
+	if (hc_keep(hc, c) != 0) {
 		hc->oom = 1;
 		return -1;
 	}
@@ -524,22 +538,16 @@ hc_setup_start(struct hostcheck *hc, const struct ap_check *c)
 			close(here);
 		return -1;
 	}
-	hc->sub_killed = 0;
-	hc->sub = setup_start(hc->base, c->setup, hc->env, hc->devnull,
-	    hc_setup_done, hc, &err);
+	err = hc_sub_run(hc, c, NULL, c->setup, hc_setup_done);
 	if (here != -1) {
 		if (fchdir(here) == -1)
 			hc->oom = 1;	/* cannot happen: we were there */
 		close(here);
 	}
-	if (hc->sub == NULL) {
+	if (err != 0) {
 		hc_add(hc, "setup_err", "cannot run it: %s", strerror(err));
 		return -1;
 	}
-	if (hc->sub_timer == NULL)
-		hc->sub_timer = evtimer_new(hc->base, hc_sub_timer_cb, hc);
-	if (hc->sub_timer != NULL)
-		event_add(hc->sub_timer, &tv);
 	return 0;
 }
 
