@@ -128,6 +128,7 @@ struct sshc {
 	char			 up_err[512];
 	size_t			 up_errlen;
 	int			 busy, dead;
+	int			 kicked;	/* the link asked to move bytes during a step */
 };
 
 static struct {
@@ -228,8 +229,52 @@ sshc_ev_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
+ * Whether libssh2 already holds something c's state would take now: data
+ * for the channel it reads, or (running) that channel's end. Every libssh2
+ * call reads the socket dry, a write's and a stderr read's too, and keeps
+ * the whole packets it found, so those bytes may be waiting with nothing
+ * left on the socket to wake us. Not while a packet waits to go out:
+ * libssh2 sends it before it reads again, and EV_WRITE wakes us for it.
+ */
+static int
+sshc_held(struct sshc *c)
+{
+	LIBSSH2_CHANNEL	*ch;
+
+	if (c->s == NULL || (libssh2_session_block_directions(c->s) &
+	    LIBSSH2_SESSION_BLOCK_OUTBOUND))
+		return 0;
+	switch (c->st) {
+	case SS_PROBE:
+		ch = c->ch;
+		break;
+	case SS_UP_WAIT:
+		ch = c->up;
+		break;
+	case SS_RUNNING:
+		if (c->link == NULL || link_paused(c->link) ||
+		    link_closed(c->link))
+			return 0;
+		/* The end of the stream too: the link must hear it. */
+		if (libssh2_channel_eof(c->ch) > 0)
+			return 1;
+		ch = c->ch;
+		break;
+	case SS_JUMP:
+		return tunnel_held(c->tun);
+	default:
+		return 0;
+	}
+	/* Data on either stream: stdout is the link's, stderr is logged. */
+	return ch != NULL && libssh2_poll_channel_read(ch, 1) > 0;
+}
+
+/*
  * Waits on the socket, then steps again: for what (EV_READ/EV_WRITE) when
- * given, else in the directions libssh2 says it is blocked on.
+ * given, else in the directions libssh2 says it is blocked on. Steps again
+ * at once instead when libssh2 holds what c waits for, or the link asked
+ * to move bytes while c was stepping: no new byte on the socket would
+ * come to wake c for either.
  */
 static void
 sshc_arm(struct sshc *c, short what)
@@ -252,6 +297,10 @@ sshc_arm(struct sshc *c, short what)
 	event_del(c->ev);
 	event_assign(c->ev, c->base, c->fd, what, sshc_ev_cb, c);
 	event_add(c->ev, NULL);
+	if (c->kicked || sshc_held(c)) {
+		c->kicked = 0;
+		event_active(c->ev, EV_READ, 0);
+	}
 }
 
 /* The first bytes of what c's remote command sent and the link did not take, printable, for a message. */
@@ -739,7 +788,15 @@ sshc_io_write(void *arg, const void *buf, size_t n)
 		errno = EAGAIN;
 		return -1;
 	}
-	if ((r = libssh2_channel_write(c->ch, buf, n)) >= 0)
+	r = libssh2_channel_write(c->ch, buf, n);
+	/*
+	 * A write from outside a step (a frame sent because of another host,
+	 * a signal, a timer) read the socket dry first: arm again, which
+	 * looks at what libssh2 kept. Inside a step, the step arms at its end.
+	 */
+	if (c->busy == 0 && r != LIBSSH2_ERROR_EAGAIN && c->st == SS_RUNNING)
+		sshc_arm(c, 0);
+	if (r >= 0)
 		return r;
 	if (r == LIBSSH2_ERROR_EAGAIN) {
 		errno = EAGAIN;
@@ -750,14 +807,18 @@ sshc_io_write(void *arg, const void *buf, size_t n)
 	return -1;
 }
 
-/* The link has bytes to move: step now, unless a step is under way (it arms at its end). */
+/* The link has bytes to move: step now, or once the step under way arms at its end. */
 static void
 sshc_io_kick(void *arg)
 {
 	struct sshc	*c = arg;
 
-	if (c->st == SS_RUNNING && c->busy == 0)
+	if (c->st != SS_RUNNING)
+		return;
+	if (c->busy == 0)
 		sshc_step(c);
+	else
+		c->kicked = 1;
 }
 
 /* Why the channel broke, as the link reports it. */
@@ -773,6 +834,7 @@ sshc_io_why(void *arg)
 static void
 sshc_run(struct sshc *c)
 {
+	c->kicked = 0;		/* this turn moves what the link asked to */
 	link_io_ready(c->link);
 	if (c->dead || c->st != SS_RUNNING)
 		return;

@@ -429,6 +429,16 @@ tunnel_eof(struct tunnel *t)
 	return t->ch_eof;
 }
 
+int
+tunnel_held(struct tunnel *t)
+{
+	if (t == NULL || t->ch == NULL || t->nfd > 0 || t->ch_eof ||
+	    t->fd_eof)
+		return 0;
+	return libssh2_poll_channel_read(t->ch, 0) > 0 ||
+	    libssh2_channel_eof(t->ch) > 0;
+}
+
 void
 tunnel_free(struct tunnel *t)
 {

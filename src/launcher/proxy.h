@@ -55,6 +55,12 @@ int	 tunnel_pump(struct tunnel *t, char *why, size_t len);
 /* Whether the channel has sent EOF: the far end closed the connection. */
 int	 tunnel_eof(struct tunnel *t);
 /*
+ * True when the channel's session already holds bytes (or the end) that
+ * tunnel_pump would move to the socket pair now: read off the jump host's
+ * socket by an earlier libssh2 call, they would wake nobody.
+ */
+int	 tunnel_held(struct tunnel *t);
+/*
  * Frees t and its channel (when the session is being freed, or after
  * tunnel_pump said -1). The session end is the session owner's to close.
  */
