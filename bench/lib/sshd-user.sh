@@ -7,8 +7,8 @@
 #   bench_user_skip_reason  prints why the user cannot be had and returns 0;
 #                           returns 1 when it can
 #   bench_user_make         makes the user if missing; sets U and UHOME
-#   bench_sshd_start DIR N  an sshd on 127.0.0.1..N, its keys and files in
-#                           DIR; sets PORT, KEY (the user's private key) and
+#   bench_sshd_start DIR N  sshds on 127.0.0.1..N (one per 16 addresses), their
+#                           keys and files in DIR; sets PORT, KEY (the user's private key) and
 #                           KH (a known_hosts for every address)
 #   bench_sshd_stop DIR     stops it (call it from the script's exit trap)
 #
@@ -38,7 +38,7 @@ bench_user_make() {
 }
 
 bench_sshd_start() {
-	local dir=$1 n=$2 i try
+	local dir=$1 n=$2 i k try nd
 
 	# The user reads its authorized_keys in dir as itself.
 	chmod 755 "$dir"
@@ -46,16 +46,40 @@ bench_sshd_start() {
 	ssh-keygen -q -t ed25519 -N "" -f "$dir/id_ed25519" </dev/null || return 1
 	install -m 644 "$dir/id_ed25519.pub" "$dir/authorized_keys" || return 1
 	mkdir -p /run/sshd
+	# One sshd listens on at most 16 addresses: sshd k serves
+	# 127.0.0.(16k+1)..(16k+16), all on one port.
+	nd=$(( (n + 15) / 16 ))
 	# A port from the pid, below the ephemeral range (32768-) and the
 	# tests' (20000-28999); the next one if it is taken.
 	for try in 1 2 3 4 5; do
 		PORT=$((29000 + ($$ * 7 + try * 131) % 3700))
-		{
-			echo "Port $PORT"
-			for i in $(seq 1 "$n"); do echo "ListenAddress 127.0.0.$i"; done
-			cat <<EOC
+		bench_sshd_stop "$dir"
+		for k in $(seq 0 $((nd - 1))); do
+			bench_sshd_one "$dir" "$k" $((k * 16 + 1)) \
+			    $(( (k + 1) * 16 < n ? (k + 1) * 16 : n )) || continue 2
+		done
+		break
+	done
+	for k in $(seq 0 $((nd - 1))); do
+		[ -s "$dir/sshd.$k.pid" ] || { cat "$dir"/sshd.*.log >&2; return 1; }
+	done
+	KH=$dir/known_hosts
+	for i in $(seq 1 "$n"); do
+		echo "[127.0.0.$i]:$PORT $(cat "$dir/host_ed25519.pub")"
+	done >"$KH"
+	KEY=$dir/id_ed25519
+}
+
+# bench_sshd_one DIR K FIRST LAST -- sshd number K on 127.0.0.FIRST..LAST, port PORT.
+bench_sshd_one() {
+	local dir=$1 k=$2 i
+
+	{
+		echo "Port $PORT"
+		for i in $(seq "$3" "$4"); do echo "ListenAddress 127.0.0.$i"; done
+		cat <<EOC
 HostKey $dir/host_ed25519
-PidFile $dir/sshd.pid
+PidFile $dir/sshd.$k.pid
 AuthorizedKeysFile $dir/authorized_keys
 AllowUsers $U
 PasswordAuthentication no
@@ -66,24 +90,22 @@ MaxStartups 400:30:800
 MaxSessions 100
 LogLevel ERROR
 EOC
-		} >"$dir/sshd_config"
-		rm -f "$dir/sshd.pid"
-		/usr/sbin/sshd -f "$dir/sshd_config" -E "$dir/sshd.log" || continue
-		for i in $(seq 1 50); do
-			[ -s "$dir/sshd.pid" ] && break
-			sleep 0.1
-		done
-		[ -s "$dir/sshd.pid" ] && break
+	} >"$dir/sshd.$k.config"
+	rm -f "$dir/sshd.$k.pid"
+	/usr/sbin/sshd -f "$dir/sshd.$k.config" -E "$dir/sshd.$k.log" || return 1
+	for i in $(seq 1 50); do
+		[ -s "$dir/sshd.$k.pid" ] && return 0
+		sleep 0.1
 	done
-	[ -s "$dir/sshd.pid" ] || { cat "$dir/sshd.log" >&2; return 1; }
-	KH=$dir/known_hosts
-	for i in $(seq 1 "$n"); do
-		echo "[127.0.0.$i]:$PORT $(cat "$dir/host_ed25519.pub")"
-	done >"$KH"
-	KEY=$dir/id_ed25519
+	return 1
 }
 
 bench_sshd_stop() {
-	[ -s "$1/sshd.pid" ] && kill "$(cat "$1/sshd.pid")" 2>/dev/null
+	local f
+
+	for f in "$1"/sshd.*.pid; do
+		[ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null
+		rm -f "$f"
+	done
 	return 0
 }
