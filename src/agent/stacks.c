@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -38,6 +39,12 @@ extern char **environ;
 #define STK_PARALLEL	8	/* tools running at once, at most ... */
 #define STK_PROCS	16	/* processes of one rank captured, at most */
 #define STK_CMD		256	/* bytes of a command line shown */
+/*
+ * No process of a rank is started after STK_RANK_S: with the last tool's
+ * STK_BOUND_S the rank's reply comes before dtrun gives up on the agent
+ * (250 s without a word).
+ */
+#define STK_RANK_S	100
 /*
  * A tool run that used no CPU for STK_IDLE_S is stuck (in ptrace, on a
  * process in D state) and killed; one that works, only slowly on a busy
@@ -112,6 +119,7 @@ struct item {
 	struct sproc		 procs[STK_PROCS];
 	size_t			 nprocs;
 	size_t			 cur;		/* the one being captured */
+	time_t			 began;		/* CLOCK_MONOTONIC seconds */
 	size_t			 lim;		/* its stage's text ends here */
 	int			 clipped;	/* lim was hit in this stage */
 	int			 cut;		/* its tool timed out */
@@ -324,6 +332,16 @@ item_timer_cb(evutil_socket_t fd, short what, void *arg)
 	item_append(it, note, strlen(note));
 }
 
+/* Seconds on the monotonic clock. */
+static time_t
+mono_s(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
 /* Reads pid's command line into buf, arguments joined by spaces. */
 static void
 proc_cmdline(pid_t pid, char *buf, size_t len)
@@ -349,6 +367,24 @@ proc_cmdline(pid_t pid, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
+/* The pid tracing pid (strace, a debugger), or 0. */
+static pid_t
+proc_tracer(pid_t pid)
+{
+	char	path[64], line[128];
+	FILE	*f;
+	int	tracer = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	fclose(f);
+	return tracer;
+}
+
 /*
  * Starts the capture of it's current process: its header line (the state
  * "R" when it ran at either look: spinning, not waiting), then its share
@@ -362,6 +398,7 @@ item_head(struct item *it)
 	char			 cmd[STK_CMD], head[STK_CMD + 96];
 	char			 state = p->state;
 	size_t			 share;
+	pid_t			 tracer;
 
 	if (proc_info(p->pid, &pi) == 0 && (pi.state == 'R' ||
 	    pi.cpu > p->cpu))
@@ -371,6 +408,11 @@ item_head(struct item *it)
 	    "%s\n", it->len ? "\n" : "", (int)p->pid, (int)p->ppid, state,
 	    cmd);
 	item_append(it, head, strlen(head));
+	if ((tracer = proc_tracer(p->pid)) > 0) {
+		snprintf(head, sizeof(head), "[traced by pid %d already (strace,"
+		    " a debugger): no stack tool can attach]\n", (int)tracer);
+		item_append(it, head, strlen(head));
+	}
 	share = it->len < AP_STACK_MAX ? (AP_STACK_MAX - it->len) /
 	    (it->nprocs - it->cur) : 0;
 	p->end = it->len + share;
@@ -481,6 +523,7 @@ item_list(struct item *it)
 	size_t			 n, i;
 	char			 note[128];
 
+	it->began = mono_s();
 	n = proc_tree(it->pid, &v);
 	for (i = 0; i < n && it->nprocs < STK_PROCS; i++) {
 		if (proc_info(v[i], &pi) != 0)
@@ -555,6 +598,7 @@ item_advance(struct item *it)
 {
 	static const char pyhint[] = "\n[no Python frames: install gdb and "
 	    "python3-dbg on this host]\n";
+	char			 note[128];
 
 	for (;;) {
 		if (it->stage == 0 && it->procs[it->cur].python && !it->cut) {
@@ -566,6 +610,13 @@ item_advance(struct item *it)
 		}
 		if (it->cur + 1 >= it->nprocs)
 			return -1;
+		if (mono_s() - it->began > STK_RANK_S) {
+			snprintf(note, sizeof(note), "\n[%zu more processes not "
+			    "captured: the rank's capture ran past %d s]\n",
+			    it->nprocs - it->cur - 1, STK_RANK_S);
+			item_append(it, note, strlen(note));
+			return -1;
+		}
 		it->cur++;
 		it->stage = 0;
 		it->cut = 0;

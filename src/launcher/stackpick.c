@@ -18,7 +18,10 @@
  *     or it used CPU while the capture went on) over sleeping; not asleep
  *     in a read over asleep in one; Python (it has Python frames) over
  *     native; deeper in the tree over shallower; the first listed.
- *  4. No candidate: the rank's own process, else the first with frames.
+ *  4. No candidate, but a process that is no wrapper has no stack (strace
+ *     traces it, Yama forbids it): "(CMD: no stack, see the full stacks)",
+ *     not its wrapper's wait. Else the rank's own process, else the first
+ *     with frames.
  *
  * Text without such lines (one process: an older agent) is that process.
  */
@@ -32,12 +35,14 @@
 
 #define PICK_HEAD	"== process "
 #define PICK_INNER	2	/* innermost frames a wait or read is sought in */
+#define PICK_CMD	81	/* bytes of a command line in a signature */
 
 /* One process of a rank's text. */
 struct pick {
 	pid_t	 pid, ppid;
 	char	 state;
 	char	*py, *native;	/* its signatures, "" when none */
+	char	 cmd[PICK_CMD];	/* its command line, cut */
 	int	 waits;		/* for a child: a wrapper */
 	int	 reads;		/* asleep in a read or poll */
 	int	 depth;		/* below the rank's own process */
@@ -122,8 +127,8 @@ pick_read(struct pick *k, const char *p, const char **next)
 	int		 pid = 0, ppid = 0, rc;
 
 	memset(k, 0, sizeof(*k));
-	if (sscanf(p, PICK_HEAD "%d, parent %d, state %c", &pid, &ppid,
-	    &k->state) != 3)
+	if (sscanf(p, PICK_HEAD "%d, parent %d, state %c: %80[^\n]", &pid,
+	    &ppid, &k->state, k->cmd) < 3)
 		k->state = '?';
 	k->pid = pid;
 	k->ppid = ppid;
@@ -200,15 +205,21 @@ pick_better(const struct pick *a, const struct pick *b)
 	return a->depth > b->depth;
 }
 
-/* Chooses the process of v[0..n) doing the work (rules 1 to 4). */
+/* True if v[i] has a stack: a frame of either kind. */
+static int
+pick_framed(const struct pick *v, size_t i)
+{
+	return v[i].py[0] != '\0' || v[i].native[0] != '\0';
+}
+
+/* Chooses the process of v[0..n) doing the work (rules 1 to 4); n if it has no stack. */
 static size_t
 pick_choose(struct pick *v, size_t n)
 {
 	size_t	i, j, best = n;
 
 	for (i = 0; i < n; i++)
-		v[i].cand = !v[i].waits &&
-		    (v[i].py[0] != '\0' || v[i].native[0] != '\0');
+		v[i].cand = !v[i].waits && pick_framed(v, i);
 	for (i = 0; i < n; i++)
 		for (j = 0; v[i].cand && v[i].reads && j < n; j++)
 			if (j != i && v[j].cand && pick_above(v, n, i, j))
@@ -217,7 +228,10 @@ pick_choose(struct pick *v, size_t n)
 		if (v[i].cand && (best == n || pick_better(&v[i], &v[best])))
 			best = i;
 	for (i = 0; best == n && i < n; i++)
-		if (v[i].py[0] != '\0' || v[i].native[0] != '\0')
+		if (!v[i].waits && !pick_framed(v, i))
+			return n;
+	for (i = 0; best == n && i < n; i++)
+		if (pick_framed(v, i))
 			best = i;
 	return best == n ? 0 : best;
 }
@@ -241,9 +255,17 @@ stk_pick(const char *text, pid_t pid, pid_t *who)
 		if (pick_read(&v[k], p, &p) != 0)
 			goto out;
 	pick_depths(v, k);
-	i = pick_choose(v, k);
-	*who = v[i].pid;
-	sig = strdup(v[i].py[0] != '\0' ? v[i].py : v[i].native);
+	if ((i = pick_choose(v, k)) == k) {
+		for (i = 0; i < k && (v[i].waits || pick_framed(v, i)); i++)
+			;
+		*who = v[i].pid;
+		if (asprintf(&sig, "(%s: no stack, see the full stacks)",
+		    v[i].cmd) == -1)
+			sig = NULL;
+	} else {
+		*who = v[i].pid;
+		sig = strdup(v[i].py[0] != '\0' ? v[i].py : v[i].native);
+	}
 out:
 	for (i = 0; i < n; i++) {
 		free(v[i].py);

@@ -172,7 +172,17 @@ TEST(stackpick_falls_back_to_the_rank)
 	    "== process 400, parent 1, state S: strace -f python3 x.py\n"
 	    "--- native (eu-stack)\nTID 400:\n#0  0x1 wait4\n#1  0x2 main\n";
 
+	static const char traced[] =
+	    "== process 500, parent 1, state S: strace -f python3 x.py\n"
+	    "--- native (eu-stack)\nTID 500:\n#0  0x1 wait4\n#1  0x2 main\n"
+	    "== process 501, parent 500, state t: python3 x.py\n"
+	    "[traced by pid 500 already]\n--- native (eu-stack)\n"
+	    "eu-stack: Operation not permitted\n";
+
 	CHECK(picks(text, 400, "wait4 <- main", 400));
+	/* The stack of the one doing the work is missing: say so, not wait4. */
+	CHECK(picks(traced, 500, "(python3 x.py: no stack, see the full "
+	    "stacks)", 501));
 	CHECK(picks(py_text, 100, "train_step (train.py:42) <- main "
 	    "(train.py:80)", 100));
 }
