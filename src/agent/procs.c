@@ -405,14 +405,14 @@ is_dead(pid_t pid)
 	return proc_info(pid, &pi) != 0 || pi.state == 'Z' || pi.state == 'X';
 }
 
-/* Lists this process's live descendants, breadth first; returns how many. */
+/* Lists root's live descendants, breadth first; returns how many. */
 static size_t
-spawn_walk(struct desc **out)
+spawn_walk(pid_t root, struct desc **out)
 {
 	struct desc	*v = NULL;
 	size_t		 n = 0, cap = 0, i, live = 0;
 
-	add_children(getpid(), &v, &n, &cap);
+	add_children(root, &v, &n, &cap);
 	for (i = 0; i < n; i++)		/* n grows as we walk */
 		add_children(v[i].pid, &v, &n, &cap);
 	for (i = 0; i < n; i++)
@@ -429,7 +429,7 @@ spawn_descendants(pid_t **pids)
 	pid_t		*p = NULL;
 	size_t		 n, i;
 
-	n = spawn_walk(&v);
+	n = spawn_walk(getpid(), &v);
 	if (n > 0 && (p = calloc(n, sizeof(*p))) != NULL)
 		for (i = 0; i < n; i++)
 			p[i] = v[i].pid;
@@ -444,7 +444,7 @@ spawn_kill_descendants(int sig, size_t *sent)
 	struct desc	*v;
 	size_t		 n, i, ok = 0;
 
-	n = spawn_walk(&v);
+	n = spawn_walk(getpid(), &v);
 	for (i = 0; i < n; i++)
 		if (proc_signal(v[i].pid, v[i].start, sig) == 0)
 			ok++;
@@ -452,4 +452,68 @@ spawn_kill_descendants(int sig, size_t *sent)
 	if (sent != NULL)
 		*sent = ok;
 	return n;
+}
+
+/* True if pid is among v[0..n). */
+static int
+pid_listed(const pid_t *v, size_t n, pid_t pid)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * Appends to v (n of cap used) each live process of our uid in process
+ * group pgrp that is not listed yet: what a rank started and the agent
+ * (a subreaper) inherited when its parent died.
+ */
+static size_t
+add_pgrp(pid_t pgrp, pid_t *v, size_t n, size_t cap)
+{
+	struct proc_info	 pi;
+	DIR			*d;
+	struct dirent		*de;
+	char			*end;
+	pid_t			 pid;
+
+	if ((d = opendir("/proc")) == NULL)
+		return n;
+	while (n < cap && (de = readdir(d)) != NULL) {
+		pid = (pid_t)strtol(de->d_name, &end, 10);
+		if (*end != '\0' || pid <= 1 || proc_info(pid, &pi) != 0 ||
+		    pi.pgrp != pgrp || pi.uid != getuid() || pi.state == 'Z' ||
+		    pi.state == 'X' || pid_listed(v, n, pid))
+			continue;
+		v[n++] = pid;
+	}
+	closedir(d);
+	return n;
+}
+
+size_t
+proc_tree(pid_t root, pid_t **pids)
+{
+	struct desc	*v;
+	pid_t		*p;
+	size_t		 n, i, k = 0;
+
+	*pids = NULL;
+	n = spawn_walk(root, &v);
+	/* Room for the root, its descendants and a few of its group more. */
+	if ((p = calloc(n + 1 + PROC_TREE_PGRP, sizeof(*p))) == NULL) {
+		free(v);
+		return 0;
+	}
+	if (!is_dead(root))
+		p[k++] = root;
+	for (i = 0; i < n; i++)
+		p[k++] = v[i].pid;
+	free(v);
+	k = add_pgrp(root, p, k, n + 1 + PROC_TREE_PGRP);
+	*pids = p;
+	return k;
 }

@@ -71,6 +71,15 @@ const char *spawn_resolve_why(const char *argv0, int err);
 size_t	spawn_descendants(pid_t **pids);
 
 /*
+ * Lists root (if alive), then its live descendants breadth first, then up
+ * to PROC_TREE_PGRP other live processes of ours in process group root
+ * (a rank's group: what its children left when they died). Returns the
+ * count and a malloc'd array in *pids (NULL when none).
+ */
+#define PROC_TREE_PGRP	64
+size_t	proc_tree(pid_t root, pid_t **pids);
+
+/*
  * Sends sig to every descendant (proc_signal); returns how many there
  * were, and in *sent (if not NULL) how many could be signalled.
  */

@@ -7,6 +7,13 @@
  * reaped and its pipe is at EOF, or when its time bound fires (the tool is
  * killed). The text of both stages goes back under "--- native (TOOL)" and
  * "--- python (gdb)" headers, which dtrun's merge reads.
+ *
+ * A rank is often a wrapper (a shell script, sh -c, strace, conda run)
+ * whose child does the work, or a Python process with workers of its own:
+ * so every process of the rank is captured, the rank's own first, then its
+ * descendants breadth first and the rest of its process group, at most
+ * STK_PROCS. Each goes under a "== process PID, parent PPID, state S: CMD"
+ * line; dtrun (src/launcher/stackrep.c) picks the one doing the work.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -18,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -29,6 +37,14 @@
 extern char **environ;
 
 #define STK_PARALLEL	8	/* tools running at once, at most ... */
+#define STK_PROCS	16	/* processes of one rank captured, at most */
+#define STK_CMD		256	/* bytes of a command line shown */
+/*
+ * No process of a rank is started after STK_RANK_S: with the last tool's
+ * STK_BOUND_S the rank's reply comes before dtrun gives up on the agent
+ * (250 s without a word).
+ */
+#define STK_RANK_S	100
 /*
  * A tool run that used no CPU for STK_IDLE_S is stuck (in ptrace, on a
  * process in D state) and killed; one that works, only slowly on a busy
@@ -86,12 +102,27 @@ static const char py_walk[] = "python exec('"
 
 struct stacks;
 
+/* One process of a rank, as /proc showed it when the capture began. */
+struct sproc {
+	pid_t			 pid, ppid;
+	unsigned long long	 start;		/* pins pid for SIGCONT */
+	unsigned long long	 cpu;		/* its CPU ticks then */
+	char			 state;
+	int			 python;
+	size_t			 end;		/* its share of the reply ends */
+};
+
 struct item {
 	struct stacks		*s;
 	uint32_t		 rank;
-	pid_t			 pid;
-	unsigned long long	 start;		/* pins pid for SIGCONT */
-	int			 python;
+	pid_t			 pid;		/* the rank's own process */
+	struct sproc		 procs[STK_PROCS];
+	size_t			 nprocs;
+	size_t			 cur;		/* the one being captured */
+	time_t			 began;		/* CLOCK_MONOTONIC seconds */
+	size_t			 lim;		/* its stage's text ends here */
+	int			 clipped;	/* lim was hit in this stage */
+	int			 cut;		/* its tool timed out */
 	int			 stage;		/* 0 native, 1 python */
 	pid_t			 tool;		/* 0: none running */
 	unsigned long long	 tool_cpu;	/* its CPU ticks at the last look */
@@ -168,20 +199,48 @@ stacks_busy(const struct stacks *s)
 	return s->busy;
 }
 
-/* Appends text to it's buffer, up to what one STACK carries. */
+/* Appends text to it's buffer, up to lim (at most what one STACK carries). */
 static void
-item_append(struct item *it, const char *p, size_t n)
+item_put(struct item *it, const char *p, size_t n, size_t lim)
 {
 	char	*nb;
 
-	if (n > AP_STACK_MAX - it->len)
-		n = AP_STACK_MAX - it->len;
+	if (lim > AP_STACK_MAX)
+		lim = AP_STACK_MAX;
+	if (it->len >= lim)
+		return;
+	if (n > lim - it->len)
+		n = lim - it->len;
 	if (n == 0 || (nb = realloc(it->buf, it->len + n + 1)) == NULL)
 		return;
 	it->buf = nb;
 	memcpy(it->buf + it->len, p, n);
 	it->len += n;
 	it->buf[it->len] = '\0';
+}
+
+/* Appends a note of ours (a header, why a tool stopped): never clipped. */
+static void
+item_append(struct item *it, const char *p, size_t n)
+{
+	item_put(it, p, n, AP_STACK_MAX);
+}
+
+/* Appends a tool's output, up to the current stage's share. */
+static void
+item_output(struct item *it, const char *p, size_t n)
+{
+	static const char clip[] = "\n[cut here: this process's share of "
+	    "the reply is full]\n";
+
+	if (it->len + n > it->lim && !it->clipped) {
+		it->clipped = 1;
+		item_put(it, p, it->len < it->lim ? it->lim - it->len : 0,
+		    it->lim);
+		item_append(it, clip, sizeof(clip) - 1);
+		return;
+	}
+	item_put(it, p, n, it->lim);
 }
 
 /* Finds a tool in PATH, then in the usual places (ssh gives a short PATH). */
@@ -241,7 +300,7 @@ item_read_cb(evutil_socket_t fd, short what, void *arg)
 		item_next(it);
 		return;
 	}
-	item_append(it, buf, n);
+	item_output(it, buf, n);
 }
 
 /* ARGSUSED */
@@ -264,12 +323,116 @@ item_timer_cb(evutil_socket_t fd, short what, void *arg)
 	/* Its own process group (spawn_rank): whatever it started goes too. */
 	kill(-it->tool, SIGKILL);
 	it->timed_out = 1;
+	it->cut = 1;
 	item_close(it);
 	snprintf(note, sizeof(note), "\n[timed out after %d s%s: killed]\n",
 	    it->tool_looks * STK_IDLE_S, it->tool_looks * STK_IDLE_S <
 	    STK_BOUND_S ? ", the last " STR(STK_IDLE_S) " s without using "
 	    "the CPU" : "");
 	item_append(it, note, strlen(note));
+}
+
+/* Seconds on the monotonic clock. */
+static time_t
+mono_s(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+/* Reads pid's command line into buf, arguments joined by spaces. */
+static void
+proc_cmdline(pid_t pid, char *buf, size_t len)
+{
+	char	path[64];
+	ssize_t	n, i;
+	int	fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	n = (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ? -1 :
+	    read(fd, buf, len - 1);
+	if (fd != -1)
+		close(fd);
+	if (n <= 0) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	for (; n > 0 && buf[n - 1] == '\0'; n--)
+		;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)buf[i] < ' ' || buf[i] == 0x7f)
+			buf[i] = ' ';
+	buf[n] = '\0';
+}
+
+/* The pid tracing pid (strace, a debugger), or 0. */
+static pid_t
+proc_tracer(pid_t pid)
+{
+	char	path[64], line[128];
+	FILE	*f;
+	int	tracer = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	fclose(f);
+	return tracer;
+}
+
+/*
+ * Starts the capture of it's current process: its header line (the state
+ * "R" when it ran at either look: spinning, not waiting), then its share
+ * of the reply, the rest shared among the processes still to go.
+ */
+static void
+item_head(struct item *it)
+{
+	struct sproc		*p = &it->procs[it->cur];
+	struct proc_info	 pi;
+	char			 cmd[STK_CMD], head[STK_CMD + 96];
+	char			 state = p->state;
+	size_t			 share;
+	pid_t			 tracer;
+
+	if (proc_info(p->pid, &pi) == 0 && (pi.state == 'R' ||
+	    pi.cpu > p->cpu))
+		state = 'R';
+	proc_cmdline(p->pid, cmd, sizeof(cmd));
+	snprintf(head, sizeof(head), "%s== process %d, parent %d, state %c: "
+	    "%s\n", it->len ? "\n" : "", (int)p->pid, (int)p->ppid, state,
+	    cmd);
+	item_append(it, head, strlen(head));
+	if ((tracer = proc_tracer(p->pid)) > 0) {
+		snprintf(head, sizeof(head), "[traced by pid %d already (strace,"
+		    " a debugger): no stack tool can attach]\n", (int)tracer);
+		item_append(it, head, strlen(head));
+	}
+	share = it->len < AP_STACK_MAX ? (AP_STACK_MAX - it->len) /
+	    (it->nprocs - it->cur) : 0;
+	p->end = it->len + share;
+	/* Native frames leave a quarter of the share to Python's. */
+	it->lim = it->len + (p->python ? share / 4 * 3 : share);
+}
+
+/* Adds name to the tools it used ("eu-stack+gdb-python"), once. */
+static void
+item_tool(struct item *it, const char *name)
+{
+	const char	*p;
+	size_t		 n = strlen(name), len = strlen(it->tools);
+
+	for (p = it->tools; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == it->tools || p[-1] == '+') &&
+		    (p[n] == '\0' || p[n] == '+'))
+			return;
+	snprintf(it->tools + len, sizeof(it->tools) - len, "%s%s",
+	    len ? "+" : "", name);
 }
 
 /* Starts the tool of it's current stage; -1 if there is none to run. */
@@ -284,7 +447,12 @@ item_spawn(struct item *it)
 	int		 fds[2], i = 0;
 	pid_t		 tool;
 
-	snprintf(pid, sizeof(pid), "%d", (int)it->pid);
+	if (it->stage == 0)
+		item_head(it);
+	else
+		it->lim = it->procs[it->cur].end;
+	it->clipped = 0;
+	snprintf(pid, sizeof(pid), "%d", (int)it->procs[it->cur].pid);
 	if (it->stage == 0 && s->eu != NULL) {
 		path = s->eu;
 		name = "eu-stack";
@@ -293,7 +461,7 @@ item_spawn(struct item *it)
 		argv[i++] = pid;
 	} else if (s->gdb != NULL) {
 		path = s->gdb;
-		name = it->stage == 0 ? "gdb" : "gdb";
+		name = "gdb";
 		argv[i++] = "gdb";
 		argv[i++] = "-nx";
 		argv[i++] = "-batch";
@@ -312,12 +480,10 @@ item_spawn(struct item *it)
 	} else
 		return -1;
 	argv[i] = NULL;
-	snprintf(head, sizeof(head), "%s--- %s (%s)\n", it->len ? "\n" : "",
+	snprintf(head, sizeof(head), "%s--- %s (%s)\n", it->stage ? "\n" : "",
 	    it->stage == 0 ? "native" : "python", name);
 	item_append(it, head, strlen(head));
-	snprintf(it->tools + strlen(it->tools), sizeof(it->tools) -
-	    strlen(it->tools), "%s%s", it->tools[0] ? "+" : "",
-	    it->stage == 0 ? name : "gdb-python");
+	item_tool(it, it->stage == 0 ? name : "gdb-python");
 	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) == -1)
 		return -1;
 	fcntl(fds[1], F_SETFL, 0);
@@ -343,6 +509,47 @@ item_spawn(struct item *it)
 	return 0;
 }
 
+/*
+ * Lists the processes of it's rank to capture: the rank's own, its
+ * descendants, the rest of its group (proc_tree), at most STK_PROCS; a
+ * line before the first says how many more were left out.
+ */
+static void
+item_list(struct item *it)
+{
+	struct proc_info	 pi;
+	struct sproc		*p;
+	pid_t			*v;
+	size_t			 n, i;
+	char			 note[128];
+
+	it->began = mono_s();
+	n = proc_tree(it->pid, &v);
+	for (i = 0; i < n && it->nprocs < STK_PROCS; i++) {
+		if (proc_info(v[i], &pi) != 0)
+			continue;
+		p = &it->procs[it->nprocs++];
+		p->pid = v[i];
+		p->ppid = pi.ppid;
+		p->start = pi.start;
+		p->cpu = pi.cpu;
+		p->state = pi.state;
+		p->python = is_python(v[i]);
+	}
+	free(v);
+	if (n > it->nprocs) {
+		snprintf(note, sizeof(note), "[the rank has %zu processes: "
+		    "the first %zu are captured]\n", n, it->nprocs);
+		item_append(it, note, strlen(note));
+	}
+	/* Gone already: the tools say so. */
+	if (it->nprocs == 0) {
+		it->procs[0].pid = it->pid;
+		it->procs[0].state = '?';
+		it->nprocs = 1;
+	}
+}
+
 /* Starts queued items while there is room. */
 static void
 stacks_fill(struct stacks *s)
@@ -352,8 +559,7 @@ stacks_fill(struct stacks *s)
 	while (s->running < s->parallel && s->next < s->n) {
 		it = &s->items[s->next++];
 		s->running++;
-		it->start = proc_starttime(it->pid);
-		it->python = is_python(it->pid);
+		item_list(it);
 		if (item_spawn(it) != 0)
 			item_next(it);
 	}
@@ -384,28 +590,57 @@ item_finish(struct item *it)
 }
 
 /*
+ * Starts it's next tool: the Python stage of the current process, else the
+ * next process's native one. Returns 0 if one runs, -1 when none is left.
+ */
+static int
+item_advance(struct item *it)
+{
+	static const char pyhint[] = "\n[no Python frames: install gdb and "
+	    "python3-dbg on this host]\n";
+	char			 note[128];
+
+	for (;;) {
+		if (it->stage == 0 && it->procs[it->cur].python && !it->cut) {
+			it->stage = 1;
+			if (it->s->gdb == NULL)
+				item_append(it, pyhint, sizeof(pyhint) - 1);
+			else if (item_spawn(it) == 0)
+				return 0;
+		}
+		if (it->cur + 1 >= it->nprocs)
+			return -1;
+		if (mono_s() - it->began > STK_RANK_S) {
+			snprintf(note, sizeof(note), "\n[%zu more processes not "
+			    "captured: the rank's capture ran past %d s]\n",
+			    it->nprocs - it->cur - 1, STK_RANK_S);
+			item_append(it, note, strlen(note));
+			return -1;
+		}
+		it->cur++;
+		it->stage = 0;
+		it->cut = 0;
+		if (item_spawn(it) == 0)
+			return 0;
+	}
+}
+
+/*
  * The current stage of it may have ended: once the tool is reaped and its
- * pipe closed, start the next stage or report the rank.
+ * pipe closed, start the next stage or process, or report the rank.
  */
 static void
 item_next(struct item *it)
 {
 	struct stacks	*s = it->s;
 	struct ap_stack	 k;
-	static const char pyhint[] = "\n[no Python frames: install gdb and "
-	    "python3-dbg on this host]\n";
 
 	if (it->tool > 0 || it->fd >= 0)
 		return;
 	if (it->ev_timer != NULL)
 		event_del(it->ev_timer);
-	if (it->stage == 0 && it->python && !it->timed_out) {
-		it->stage = 1;
-		if (s->gdb == NULL)
-			item_append(it, pyhint, sizeof(pyhint) - 1);
-		else if (item_spawn(it) == 0)
-			return;
-	}
+	if (item_advance(it) == 0)
+		return;
 	item_finish(it);
 	if (s->finished < s->n) {
 		stacks_fill(s);
@@ -486,7 +721,8 @@ stacks_reaped(struct stacks *s, pid_t pid, int status)
 			continue;
 		it->tool = 0;
 		/* Traced when the tool died: the kernel detached; resume it. */
-		proc_signal(it->pid, it->start, SIGCONT);
+		proc_signal(it->procs[it->cur].pid, it->procs[it->cur].start,
+		    SIGCONT);
 		if (!it->timed_out && WIFSIGNALED(status) &&
 		    WTERMSIG(status) != SIGPIPE) {
 			char	note[64];
@@ -514,7 +750,8 @@ stacks_free(struct stacks *s)
 		if (it->tool > 0) {
 			kill(-it->tool, SIGKILL);
 			waitpid(it->tool, NULL, 0);
-			proc_signal(it->pid, it->start, SIGCONT);
+			proc_signal(it->procs[it->cur].pid,
+			    it->procs[it->cur].start, SIGCONT);
 		}
 		item_close(it);
 		if (it->ev_timer != NULL)

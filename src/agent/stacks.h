@@ -8,6 +8,10 @@
  * killed and its rank marked "timed out". A traced rank is detached by the
  * tool, or by the kernel when the tool dies; it gets a SIGCONT afterwards
  * in any case, so no rank is ever left stopped.
+ *
+ * A rank is every process it runs (wrappers, workers): each is captured,
+ * at most 16, under a "== process PID, parent PPID, state S: CMD" line;
+ * dtrun picks the one doing the work (src/launcher/stackpick.c).
  */
 #ifndef DT_STACKS_H
 #define DT_STACKS_H

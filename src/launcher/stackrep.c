@@ -23,6 +23,7 @@ struct stk_rank {
 	int		 set;
 	char		*host;
 	pid_t		 pid;
+	pid_t		 who;		/* the process its signature is of */
 	int		 status;
 	char		*tool;
 	char		*text;
@@ -223,23 +224,41 @@ native_frames(struct sbuf *b, const char *p, const char *end)
 	}
 }
 
-char *
-stk_signature(const char *text, pid_t pid)
+int
+stk_frames(const char *text, pid_t pid, char **py, char **native)
 {
-	struct sbuf	 b = { NULL, 0, 0, 0 };
+	struct sbuf	 b = { NULL, 0, 0, 0 }, c = { NULL, 0, 0, 0 };
 	const char	*p, *end;
 
 	if ((p = find_block(text, "--- python", pid, &end)) != NULL)
 		python_frames(&b, p, end);
-	if (b.len == 0 &&
-	    (p = find_block(text, "--- native", pid, &end)) != NULL)
-		native_frames(&b, p, end);
+	if ((p = find_block(text, "--- native", pid, &end)) != NULL)
+		native_frames(&c, p, end);
 	sb_put(&b, "", 0);
-	if (b.oom) {
+	sb_put(&c, "", 0);
+	if (b.oom || c.oom) {
 		free(b.p);
-		return NULL;
+		free(c.p);
+		return -1;
 	}
-	return b.p;
+	*py = b.p;
+	*native = c.p;
+	return 0;
+}
+
+char *
+stk_signature(const char *text, pid_t pid)
+{
+	char	*py, *native;
+
+	if (stk_frames(text, pid, &py, &native) != 0)
+		return NULL;
+	if (py[0] != '\0') {
+		free(native);
+		return py;
+	}
+	free(py);
+	return native;
 }
 
 void
@@ -323,8 +342,9 @@ stk_report_rank(struct stk_report *s, uint32_t rank, const char *host,
 	r->text = strdup(text);
 	if (r->text == NULL)
 		return;
-	if (status == AP_STK_OK && (r->sig = stk_signature(text, pid)) != NULL
-	    && r->sig[0] != '\0')
+	r->who = pid;
+	if (status == AP_STK_OK && (r->sig = stk_pick(text, pid, &r->who)) !=
+	    NULL && r->sig[0] != '\0')
 		return;
 	free(r->sig);
 	r->sig = NULL;
@@ -385,10 +405,10 @@ stk_report_write(const struct stk_report *s, const char *path)
 			    "");
 			continue;
 		}
-		fprintf(f, "=== rank %zu on %s, pid %d (%s)\nsignature: %s\n"
-		    "%s\n\n", i, r->host ? r->host : "?", (int)r->pid,
-		    r->tool && r->tool[0] ? r->tool : "no tool",
-		    r->sig ? r->sig : "", r->text ? r->text : "");
+		fprintf(f, "=== rank %zu on %s, pid %d (%s)\nsignature "
+		    "(process %d): %s\n%s\n\n", i, r->host ? r->host : "?",
+		    (int)r->pid, r->tool && r->tool[0] ? r->tool : "no tool",
+		    (int)r->who, r->sig ? r->sig : "", r->text ? r->text : "");
 	}
 	if (fclose(f) != 0)
 		return -1;
@@ -434,10 +454,13 @@ group_line(const struct stk_report *s, const uint32_t *v, size_t n)
 	int			 k;
 
 	stk_ranges(ranks, sizeof(ranks), v, n);
-	/* One rank alone is the one to look at: say where it runs. */
+	/*
+	 * One rank alone is the one to look at: say where it runs, and the
+	 * process of its tree the signature is of.
+	 */
 	if (n == 1 && r->status >= 0 && r->host != NULL)
 		snprintf(where, sizeof(where), " on %s, pid %d", r->host,
-		    (int)r->pid);
+		    (int)(r->who > 0 ? r->who : r->pid));
 	for (k = 0; k < SHOW_FRAMES && (p = strstr(p, " <- ")) != NULL; k++)
 		p += 4;
 	if (asprintf(&line, "rank%s %s%s (%zu): %.*s%s", n == 1 ? "" : "s",

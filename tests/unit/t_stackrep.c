@@ -79,3 +79,127 @@ TEST(stackrep_outliers_first)
 	free(l);
 	stk_report_free(r);
 }
+
+/* A rank of two processes: bash in wait4, its Python child spinning. */
+static const char wrap_text[] =
+"== process 100, parent 99, state S: /bin/bash ./train.sh\n"
+"--- native (eu-stack)\n"
+"TID 100:\n"
+"#0  0x00007f wait4\n"
+"#1  0x00005b wait_for\n"
+"#2  0x00005b main\n"
+"\n"
+"== process 101, parent 100, state R: python3 spin.py\n"
+"--- native (eu-stack)\n"
+"TID 101:\n"
+"#0  0x00005b _PyEval_EvalFrameDefault\n"
+"\n"
+"--- python (gdb)\n"
+"Thread (LWP 101):\n"
+"Traceback (most recent call first):\n"
+"  File \"/home/u/spin.py\", line 6, in spin\n";
+
+/* True if stk_pick of text (rank pid) is want, of process who. */
+static int
+picks(const char *text, pid_t pid, const char *want, pid_t who)
+{
+	pid_t	 got;
+	char	*s = stk_pick(text, pid, &got);
+	int	 ok = s != NULL && strcmp(s, want) == 0 && got == who;
+
+	free(s);
+	return ok;
+}
+
+TEST(stackpick_wrapper_gives_way_to_its_child)
+{
+	CHECK(picks(wrap_text, 100, "spin (spin.py:6)", 101));
+}
+
+/*
+ * A DataLoader: the parent reads its queue (a pipe), one worker sleeps in
+ * Python, another has no stack (its capture failed): the sleeping worker.
+ */
+static const char loader_text[] =
+"== process 200, parent 1, state S: python3 train.py\n"
+"--- native (gdb)\n"
+"Thread 1 (Thread 0x7f (LWP 200) \"python3\"):\n"
+"#0  0x00007f in __GI___libc_read (fd=3) at read.c:26\n"
+"#1  0x00005b in _Py_read ()\n"
+"--- python (gdb)\n"
+"Thread (LWP 200):\n"
+"Traceback (most recent call first):\n"
+"  File \"/usr/lib/python3.11/multiprocessing/queues.py\", line 103, in get\n"
+"  File \"/home/u/train.py\", line 9, in main\n"
+"== process 201, parent 200, state S: python3 train.py\n"
+"--- native (eu-stack)\n"
+"[cannot run eu-stack: Operation not permitted]\n"
+"== process 202, parent 200, state S: python3 train.py\n"
+"--- native (eu-stack)\n"
+"TID 202:\n"
+"#0  0x00007f clock_nanosleep@GLIBC_2.2.5\n"
+"--- python (gdb)\n"
+"Thread (LWP 202):\n"
+"Traceback (most recent call first):\n"
+"  File \"/home/u/data.py\", line 4, in __getitem__\n";
+
+TEST(stackpick_reader_gives_way_to_a_stuck_worker)
+{
+	CHECK(picks(loader_text, 200, "__getitem__ (data.py:4)", 202));
+}
+
+/* Its workers idle in a read, the main process stuck elsewhere: the main one. */
+TEST(stackpick_idle_workers_are_not_the_answer)
+{
+	static const char text[] =
+	    "== process 300, parent 1, state S: python3 train.py\n"
+	    "--- native (eu-stack)\nTID 300:\n#0  0x1 futex_wait\n"
+	    "--- python (gdb)\nThread (LWP 300):\n"
+	    "  File \"/home/u/train.py\", line 20, in all_reduce\n"
+	    "== process 301, parent 300, state S: python3 train.py\n"
+	    "--- native (eu-stack)\nTID 301:\n#0  0x1 __poll\n"
+	    "--- python (gdb)\nThread (LWP 301):\n"
+	    "  File \"/usr/lib/python3/queues.py\", line 113, in get\n";
+
+	CHECK(picks(text, 300, "all_reduce (train.py:20)", 300));
+}
+
+/* Every process a wrapper, or one process without the lines: the rank's own. */
+TEST(stackpick_falls_back_to_the_rank)
+{
+	static const char text[] =
+	    "[the rank has 40 processes: the first 1 are captured]\n"
+	    "== process 400, parent 1, state S: strace -f python3 x.py\n"
+	    "--- native (eu-stack)\nTID 400:\n#0  0x1 wait4\n#1  0x2 main\n";
+
+	static const char traced[] =
+	    "== process 500, parent 1, state S: strace -f python3 x.py\n"
+	    "--- native (eu-stack)\nTID 500:\n#0  0x1 wait4\n#1  0x2 main\n"
+	    "== process 501, parent 500, state t: python3 x.py\n"
+	    "[traced by pid 500 already]\n--- native (eu-stack)\n"
+	    "eu-stack: Operation not permitted\n";
+
+	CHECK(picks(text, 400, "wait4 <- main", 400));
+	/* The stack of the one doing the work is missing: say so, not wait4. */
+	CHECK(picks(traced, 500, "(python3 x.py: no stack, see the full "
+	    "stacks)", 501));
+	CHECK(picks(py_text, 100, "train_step (train.py:42) <- main "
+	    "(train.py:80)", 100));
+}
+
+/* The report names the process the signature is of, and the file lists them all. */
+TEST(stackpick_report_names_the_process)
+{
+	struct stk_report	*r = stk_report_new(1);
+	char			**l;
+	size_t			 n;
+
+	stk_report_rank(r, 0, "h", 100, AP_STK_OK, "eu-stack+gdb-python",
+	    wrap_text);
+	l = stk_report_lines(r, &n);
+	CHECK(n == 1);
+	CHECK_STR(l[0], "rank 0 on h, pid 101 (1): spin (spin.py:6)");
+	free(l[0]);
+	free(l);
+	stk_report_free(r);
+}
