@@ -104,4 +104,75 @@ test_expect_success 'torchrun'"'"'s --max_restarts is --max-restarts' '
 	grep -qx "\[0\] 1" out
 '
 
+test_expect_success 'OMP_NUM_THREADS=1 where ranks share a host, with one notice' '
+	env -u OMP_NUM_THREADS dtrun --launcher local -H a:2,b:1 --max-restarts 1 --restart-delay 0 --prefix "%r " \
+	    sh -c "echo \${OMP_NUM_THREADS-unset}; test \$DTRUN_RESTART_COUNT = 1" >out 2>err &&
+	grep -qx "0 1" out && grep -qx "1 1" out && grep -qx "2 unset" out &&
+	test $(grep -c "^dtrun: OMP_NUM_THREADS=1 for ranks that share a host" err) -eq 1
+'
+
+test_expect_success 'but never over the user'"'"'s: -x, dtrun'"'"'s environment, --setup' '
+	env -u OMP_NUM_THREADS dtrun -n 2 -x OMP_NUM_THREADS=4 --prefix "%r " sh -c "echo \$OMP_NUM_THREADS" >out 2>err &&
+	grep -qx "0 4" out && grep -qx "1 4" out && ! grep -q OMP_NUM_THREADS err &&
+	OMP_NUM_THREADS=3 dtrun -n 2 --prefix "%r " sh -c "echo \$OMP_NUM_THREADS" >out 2>err &&
+	grep -qx "0 3" out && grep -qx "1 3" out && ! grep -q OMP_NUM_THREADS err &&
+	env -u OMP_NUM_THREADS dtrun -n 2 --setup "echo OMP_NUM_THREADS=6" --prefix "%r " sh -c "echo \$OMP_NUM_THREADS" >out &&
+	grep -qx "0 6" out && grep -qx "1 6" out &&
+	env -u OMP_NUM_THREADS dtrun -n 1 sh -c "echo \${OMP_NUM_THREADS-unset}" >out 2>err &&
+	grep -qx "\[0\] unset" out && ! grep -q OMP_NUM_THREADS err
+'
+
+test_expect_success 'each rank gets its own TORCHELASTIC_ERROR_FILE, owner-only, gone after the job' '
+	dtrun -n 2 --prefix "%r " sh -c "echo \$TORCHELASTIC_ERROR_FILE; ls -ld \$(dirname \$TORCHELASTIC_ERROR_FILE)" >out &&
+	f0=$(sed -n "s/^0 \(\/.*json\)\$/\1/p" out) && f1=$(sed -n "s/^1 \(\/.*json\)\$/\1/p" out) &&
+	test -n "$f0" && test -n "$f1" && test "$f0" != "$f1" &&
+	case $f0 in *rank.0.json) ;; *) false ;; esac &&
+	grep -q "^0 drwx------ " out && grep -q "^1 drwx------ " out &&
+	! test -e "$(dirname "$f0")"
+'
+
+cat >"$TRASH/record.py" <<'EOS'
+import os, time
+from torch.distributed.elastic.multiprocessing.errors import record
+
+def load(rank):
+    raise ValueError("bad shard on rank %d" % rank)
+
+@record
+def main():
+    if int(os.environ["RANK"]) == 2:
+        load(2)
+    time.sleep(60)
+
+if __name__ == "__main__":
+    main()
+EOS
+
+if "$PY" -c 'import torch.distributed.elastic.multiprocessing.errors' 2>/dev/null; then
+	test_expect_success 'real PyTorch: a rank that raises under @record: the summary shows its traceback, rank and host' '
+		test_expect_code 1 dtrun --launcher local -H a:2,b:2 --timeout 120 "$PY" "$TRASH/record.py" >out 2>err &&
+		sed -n "/^dtrun: =====/,/^dtrun: =====/p" err >block &&
+		grep -qx "dtrun: record.py FAILED" block &&
+		grep -qx "dtrun: Root Cause (first observed failure):" block &&
+		grep -qx "dtrun:   host      : b" block &&
+		grep -qx "dtrun:   rank      : 2 (local_rank: 0)" block &&
+		grep -qE "^dtrun:   exitcode  : 1 \(pid: [0-9]+\)\$" block &&
+		grep -qE "^dtrun:   time      : [0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9:]{8}\$" block &&
+		grep -qE "^dtrun:   error_file: /.*/rank\.2\.json\$" block &&
+		grep -qx "dtrun:   traceback : Traceback (most recent call last):" block &&
+		grep -q "^dtrun:     File \".*record.py\", line 5, in load\$" block &&
+		grep -qx "dtrun:   ValueError: bad shard on rank 2" block &&
+		tail -n 1 err | grep -q "^dtrun: job failed: rank 2 on b exited with code 1 first"
+	'
+else
+	test_skip 'real PyTorch: a rank that raises under @record: the summary shows its traceback, rank and host' 'no python3-torch'
+fi
+
+test_expect_success 'an error file that is no JSON is shown as it is; a rank that exits 0 sends none' '
+	test_expect_code 3 dtrun -n 2 sh -c "test \$RANK = 1 || exit 0; printf \"disk full\\\\n\" >\$TORCHELASTIC_ERROR_FILE; exit 3" 2>err &&
+	grep -qx "dtrun:   traceback : disk full" err &&
+	grep -qx "dtrun:   exitcode  : 3 (pid: [0-9]*)" err &&
+	dtrun -n 1 sh -c "echo x >\$TORCHELASTIC_ERROR_FILE" 2>err && ! grep -q "Root Cause" err
+'
+
 test_done
