@@ -208,6 +208,10 @@ env_host_chose(const struct env_ctx *c, int h, const struct ap_iface *f)
  * none (torch/distributed/run.py): each rank's OpenMP would otherwise take
  * every core. Said once, as torchrun does, not at every restart.
  */
+static const char omp_note[] = "OMP_NUM_THREADS=1 for ranks that share a "
+    "host, as torchrun sets it, so they do not overload it; tune it with -x "
+    "OMP_NUM_THREADS=N (a host's own or --setup's value wins too)";
+
 static void
 env_omp(struct env_ctx *c)
 {
@@ -220,11 +224,13 @@ env_omp(struct env_ctx *c)
 	for (h = 0; h < c->plan->nhosts; h++)
 		if (c->plan->hosts[h].nworkers > 1)
 			c->omp_default = 1;
-	if (c->omp_default && !told++)
-		log_notice("OMP_NUM_THREADS=1 for ranks that share a host, as "
-		    "torchrun sets it, so they do not overload it; tune it "
-		    "with -x OMP_NUM_THREADS=N (a host's own or --setup's "
-		    "value wins too)");
+	if (!c->omp_default || told++)
+		return;
+	/* For a person at a terminal; a job's log stays quiet when it works. */
+	if (isatty(STDERR_FILENO))
+		log_notice("%s", omp_note);
+	else
+		log_info("%s", omp_note);
 }
 
 int

@@ -104,11 +104,12 @@ test_expect_success 'torchrun'"'"'s --max_restarts is --max-restarts' '
 	grep -qx "\[0\] 1" out
 '
 
-test_expect_success 'OMP_NUM_THREADS=1 where ranks share a host, with one notice' '
-	env -u OMP_NUM_THREADS dtrun --launcher local -H a:2,b:1 --max-restarts 1 --restart-delay 0 --prefix "%r " \
+test_expect_success 'OMP_NUM_THREADS=1 where ranks share a host, with one notice (-v: not a terminal)' '
+	env -u OMP_NUM_THREADS dtrun -v --launcher local -H a:2,b:1 --max-restarts 1 --restart-delay 0 --prefix "%r " \
 	    sh -c "echo \${OMP_NUM_THREADS-unset}; test \$DTRUN_RESTART_COUNT = 1" >out 2>err &&
 	grep -qx "0 1" out && grep -qx "1 1" out && grep -qx "2 unset" out &&
-	test $(grep -c "^dtrun: OMP_NUM_THREADS=1 for ranks that share a host" err) -eq 1
+	test $(grep -c "^dtrun: OMP_NUM_THREADS=1 for ranks that share a host" err) -eq 1 &&
+	env -u OMP_NUM_THREADS dtrun -n 2 true 2>err && test ! -s err
 '
 
 test_expect_success 'but never over the user'"'"'s: -x, dtrun'"'"'s environment, --setup' '
