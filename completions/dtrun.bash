@@ -12,6 +12,10 @@ _dtrun()
 	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-jump --ssh-fanout
 	      --ssh-agent-dir --sync-dst-dir --sync-exclude
 	      --verbose --quiet --version --help
+	      --nproc_per_node --npernode --nnodes --master-port --master_port
+	      --master-addr --master_addr --max_restarts --standalone
+	      --rdzv-endpoint --rdzv_endpoint --rdzv-backend --rdzv_backend
+	      --rdzv-id --rdzv_id --node-rank --node_rank -np -npernode
 	      -n -H -f -s -x -p -i -F -J -v -q -V -h"
 	local frameworks="pytorch tensorflow mxnet horovod mpi none"
 
@@ -22,7 +26,9 @@ _dtrun()
 		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--env-file|--setup|--forward-signals|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--on-hang|--max-restarts|--restart-delay|--min-np|\
 		-H|--hosts|--hostfile|-f|--config|--template|--include|--exclude|-s|--servers|\
 		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|-J|--ssh-jump|--ssh-fanout|--ssh-agent-dir|\
-		--framework|--iface|--seed|--sync-dst-dir|--sync-exclude)
+		--framework|--iface|--seed|--sync-dst-dir|--sync-exclude|\
+		-np|-npernode|--nproc_per_node|--npernode|--nnodes|--master-port|--master_port|--master-addr|--master_addr|--max_restarts|\
+		--rdzv-endpoint|--rdzv_endpoint|--rdzv-backend|--rdzv_backend|--rdzv-id|--rdzv_id|--node-rank|--node_rank)
 			((i++)) ;;
 		-*) ;;
 		*) _command_offset $i; return ;;

@@ -74,6 +74,7 @@ decode_all(const uint8_t *p, size_t n)
 	struct ap_exit	 x;
 	struct ap_error	 e;
 	struct ap_iface	 f;
+	struct ap_errfile ef;
 	struct ap_check	 c;
 	struct ap_checked k;
 	uint32_t	 a, b;
@@ -98,6 +99,12 @@ decode_all(const uint8_t *p, size_t n)
 		ap_error_free(&e);
 	if (ap_get_iface(p, n, &f) == 0)
 		ap_iface_free(&f);
+	if (ap_get_errfile(p, n, &ef) == 0) {
+		if (ef.len > AP_ERRFILE_MAX || ef.len > ef.size ||
+		    ef.data + ef.len != p + n)
+			abort();
+		ap_errfile_free(&ef);
+	}
 	ap_get_u32(p, n, &a);
 	ap_get_started(p, n, &a, &b);
 	ap_get_empty(p, n);

@@ -85,6 +85,7 @@ conversations(const char *dir)
 	struct ap_stop	 s = { 15, UINT64_C(4294968000) };
 	size_t		 st;
 	char		*ckenv[] = { "NCCL_SOCKET_IFNAME=^lo", NULL };
+	char		*defs[] = { "OMP_NUM_THREADS=1" };
 	struct ap_check	 ck = { AP_CHK_GATHER, AP_CHK_LISTEN, 1700000000000ULL,
 			    "", "10.0.0.1", "python3", "", ckenv, 1 };
 
@@ -190,6 +191,20 @@ conversations(const char *dir)
 	ap_put_empty(&b, AP_START);
 	ap_put_check(&b, &ck);
 	emit(dir, "check", &b);
+	/* torchrun's defaults and error files (7): rank 0 dies of a signal. */
+	j.ifvars = 0;
+	j.rank0 = "";
+	j.defaults = defs;
+	j.ndefaults = 1;
+	j.errfile = 1;
+	ap_put_job(&b, &j);
+	ap_put_rank(&b, &r0);
+	ap_put_rank(&b, &r1);
+	ap_put_empty(&b, AP_PREPARE);
+	ap_put_empty(&b, AP_START);
+	event(&b, 0xf0, "\0\x09", 2);
+	event(&b, 0xf0, "\1\0", 2);
+	emit(dir, "errfile", &b);
 	dt_wbuf_free(&b);
 }
 
@@ -222,8 +237,13 @@ main(int argc, char **argv)
 	char		*env[] = { "A=1", "WORLD_SIZE=4" };
 	char		*av[] = { "python", "-u", "train.py" };
 	struct ap_hello	 h = { AP_VERSION, "node1", 42, 29500 };
-	struct ap_job	 j = { AP_VERSION, "job", "/w", 5000, 2, env, 2 };
+	char		*defs[] = { "OMP_NUM_THREADS=1" };
+	struct ap_job	 j = { AP_VERSION, "job", "/w", 5000, 2, env, 2, "", "",
+			    "", 0, 0, defs, 1, 1 };
 	struct ap_rank	 r = { 1, 1, av, 3, env, 1 };
+	struct ap_errfile ef = { 1, "/run/user/1/dtrun/job.42.err/rank.1.json",
+			    40, (const uint8_t *)"{\"message\": {\"message\": "
+			    "\"E: x\"}}", 29 };
 	struct ap_stop	 s = { 15, 5000 };
 	struct ap_exit	 x = { 1, AP_SIGNALED, 9 };
 	struct ap_error	 e = { AP_NORANK, 2, "x: command not found" };
@@ -245,6 +265,7 @@ main(int argc, char **argv)
 	ap_put_started(&b, 1, 99);	emit(dir, "started", &b);
 	ap_put_output(&b, 1, AP_STDOUT, "hi\n", 3); emit(dir, "output", &b);
 	ap_put_exit(&b, &x);		emit(dir, "exit", &b);
+	ap_put_errfile(&b, &ef);	emit(dir, "errfile", &b);
 	ap_put_error(&b, &e);		emit(dir, "error", &b);
 	ap_put_ports(&b, 3);		emit(dir, "ports", &b);
 	ap_put_portlist(&b, ports, 3);	emit(dir, "portlist", &b);

@@ -34,6 +34,7 @@
 #include "log.h"
 #include "agentproto.h"
 #include "envfile.h"
+#include "errfile.h"
 #include "hostcheck.h"
 #include "iface.h"
 #include "wire.h"
@@ -66,6 +67,7 @@ struct rank {
 	char		*path;		/* resolved argv[0] */
 	pid_t		 pid;		/* 0 until started */
 	int		 reaped;
+	char		*errvar;	/* "TORCHELASTIC_ERROR_FILE=..." or NULL */
 	struct src	 out, err;
 };
 
@@ -106,6 +108,7 @@ struct agent {
 	int		 killed;	/* SIGKILL sent to everything */
 	struct dt_wbuf	 wb;
 	struct record	*rec;
+	struct errfiles	*errf;		/* the ranks' error files (JOB's errfile) */
 	pid_t		 keeper;	/* our parent, see keeper.h; 0: none */
 	uint64_t	 beat_ms;	/* the launcher's heartbeat timeout; 0: none yet */
 };
@@ -396,6 +399,9 @@ rank_reaped(struct agent *a, struct rank *r, int status)
 		x.how = AP_EXITED;
 		x.code = WEXITSTATUS(status);
 	}
+	/* What torch's @record wrote, before the EXIT it explains. */
+	if (x.how != AP_EXITED || x.code != 0)
+		errfiles_send(a->errf, r->rank, &a->wb);
 	ap_put_exit(&a->wb, &x);
 	agent_flush_wb(a);
 }
@@ -543,9 +549,12 @@ agent_base_env(struct agent *a, int with_setup)
 	for (n = 0; environ[n] != NULL; n++)
 		;
 	free(a->base_env);
-	if ((a->base_env = calloc(n + a->nsetup_env + a->nif_env +
-	    a->job.nenv + 1, sizeof(char *))) == NULL)
+	if ((a->base_env = calloc(a->job.ndefaults + n + a->nsetup_env +
+	    a->nif_env + a->job.nenv + 1, sizeof(char *))) == NULL)
 		return -1;
+	/* Under everything: set only where nothing else sets them. */
+	for (i = 0; i < a->job.ndefaults; i++)
+		nbase = env_put(a->base_env, nbase, a->job.defaults[i]);
 	for (i = 0; i < n; i++)
 		nbase = env_put(a->base_env, nbase, environ[i]);
 	/* Under the job's: dtrun's variables and -x win over a setup's. */
@@ -559,6 +568,24 @@ agent_base_env(struct agent *a, int with_setup)
 	return (ssize_t)nbase;
 }
 
+/*
+ * JOB's errfile: the ranks' error files' directory, unless -x (JOB's env)
+ * names a file of the user's, which is then left alone.
+ */
+static void
+agent_errfiles(struct agent *a)
+{
+	char	why[512];
+
+	if (!a->job.errfile || a->errf != NULL ||
+	    (a->job.env != NULL && env_get(a->job.env, ERRFILE_VAR) != NULL))
+		return;
+	/* Reaches dtrun through our stderr. */
+	if ((a->errf = errfiles_new(a->job.job_id, why, sizeof(why))) == NULL &&
+	    why[0] != '\0')
+		log_warn("%s: %s", a->host, why);
+}
+
 /* Builds the merged environment of every rank; strings are shared with environ and the messages. */
 static int
 agent_build_env(struct agent *a)
@@ -569,13 +596,19 @@ agent_build_env(struct agent *a)
 
 	if ((nbase = agent_base_env(a, 1)) < 0)
 		return -1;
+	agent_errfiles(a);
 	for (i = 0; i < a->nranks; i++) {
 		struct ap_rank *m = &a->msgs[i];
 
-		if ((v = calloc(nbase + m->nenv + 1, sizeof(char *))) == NULL)
+		if ((v = calloc(nbase + m->nenv + 2, sizeof(char *))) == NULL)
 			return -1;
 		memcpy(v, a->base_env, nbase * sizeof(char *));
 		n = nbase;
+		/* Over dtrun's environment (under torchrun?), under RANK's. */
+		if (a->errf != NULL &&
+		    (a->ranks[i].errvar = errfiles_var(a->errf,
+		    m->rank)) != NULL)
+			n = env_put(v, n, a->ranks[i].errvar);
 		for (j = 0; j < m->nenv; j++)
 			n = env_put(v, n, m->env[j]);
 		a->ranks[i].env = v;
@@ -1059,6 +1092,7 @@ agent_forget(struct agent *a)
 		src_close(&a->ranks[i].err);
 		free(a->ranks[i].env);
 		free(a->ranks[i].path);
+		free(a->ranks[i].errvar);
 		ap_rank_free(&a->msgs[i]);
 	}
 	free(a->ranks);
@@ -1098,6 +1132,8 @@ agent_done(struct agent *a)
 {
 	record_remove(a->rec);
 	a->rec = NULL;
+	errfiles_free(a->errf);
+	a->errf = NULL;
 	ap_put_empty(&a->wb, AP_DONE);
 	agent_flush_wb(a);
 	if (a->link_down || a->exiting) {
@@ -1326,6 +1362,7 @@ agent_run(int rfd, int wfd, pid_t keeper)
 		link_free(a.link);
 	}
 	record_remove(a.rec);
+	errfiles_free(a.errf);
 	agent_release(&a);
 	event_free(a.ev_chld);
 	event_free(a.ev_term);

@@ -76,6 +76,11 @@ ap_put_job(struct dt_wbuf *b, const struct ap_job *j)
 	dt_wbuf_str(b, rank0);
 	dt_wbuf_u8(b, j->ifvars);
 	dt_wbuf_u8(b, j->pack);
+	if (put_strv(b, j->defaults, j->ndefaults) != 0) {
+		b->len = st;
+		return DT_ERR_TOOBIG;
+	}
+	dt_wbuf_u8(b, j->errfile);
 	return put_end_parts(b, st);
 }
 
@@ -181,6 +186,26 @@ ap_put_error(struct dt_wbuf *b, const struct ap_error *e)
 	dt_wbuf_u32(b, e->rank);
 	dt_wbuf_u32(b, e->code);
 	dt_wbuf_str(b, e->msg);
+	return put_end(b, st);
+}
+
+int
+ap_put_errfile(struct dt_wbuf *b, const struct ap_errfile *f)
+{
+	size_t	st, len = f->len;
+
+	if (strlen(f->path) > AP_CWD_MAX)
+		return DT_ERR_TOOBIG;
+	/* A person reads the first screenful; the size says what was left. */
+	if (len > AP_ERRFILE_MAX)
+		len = AP_ERRFILE_MAX;
+	if (len > f->size)
+		len = f->size;
+	st = dt_frame_begin(b, AP_ERRFILE);
+	dt_wbuf_u32(b, f->rank);
+	dt_wbuf_str(b, f->path);
+	dt_wbuf_u32(b, f->size);
+	dt_wbuf_put(b, f->data, len);
 	return put_end(b, st);
 }
 
@@ -315,9 +340,11 @@ ap_get_job(const uint8_t *p, size_t n, struct ap_job *j)
 	j->rank0 = dt_rbuf_strdup(&r, AP_IFACE_MAX);
 	j->ifvars = dt_rbuf_u8(&r);
 	j->pack = dt_rbuf_u8(&r);
+	j->defaults = dt_rbuf_strv(&r, AP_MAX_STRS, AP_MAX_STR, &j->ndefaults);
+	j->errfile = dt_rbuf_u8(&r);
 	/* The agent keeps a slot for every rank announced: bound them. */
 	if (dt_rbuf_end(&r) != 0 || j->nranks > AP_MAX_RANKS ||
-	    (j->ifvars & ~AP_IF_ALL) != 0 || j->pack > 1) {
+	    (j->ifvars & ~AP_IF_ALL) != 0 || j->pack > 1 || j->errfile > 1) {
 		ap_job_free(j);
 		return DT_ERR_PROTO;
 	}
@@ -422,6 +449,25 @@ ap_get_exit(const uint8_t *p, size_t n, struct ap_exit *x)
 	if (x->how > AP_NOSTART)
 		return DT_ERR_PROTO;
 	return dt_rbuf_end(&r);
+}
+
+int
+ap_get_errfile(const uint8_t *p, size_t n, struct ap_errfile *f)
+{
+	struct dt_rbuf	r;
+
+	memset(f, 0, sizeof(*f));
+	dt_rbuf_init(&r, p, n);
+	f->rank = dt_rbuf_u32(&r);
+	f->path = dt_rbuf_strdup(&r, AP_CWD_MAX);
+	f->size = dt_rbuf_u32(&r);
+	f->len = dt_rbuf_left(&r);
+	f->data = p + r.off;
+	if (r.err || f->len > AP_ERRFILE_MAX || f->len > f->size) {
+		ap_errfile_free(f);
+		return DT_ERR_PROTO;
+	}
+	return 0;
 }
 
 int
@@ -599,6 +645,7 @@ ap_job_free(struct ap_job *j)
 	free(j->setup);
 	free(j->iface);
 	free(j->rank0);
+	dt_strv_free(j->defaults);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -615,6 +662,13 @@ ap_error_free(struct ap_error *e)
 {
 	free(e->msg);
 	e->msg = NULL;
+}
+
+void
+ap_errfile_free(struct ap_errfile *f)
+{
+	free(f->path);
+	f->path = NULL;
 }
 
 void
@@ -678,6 +732,7 @@ ap_type_name(int t)
 	case AP_STACK:		return "STACK";
 	case AP_STACKASK:	return "STACKASK";
 	case AP_IFACE:		return "IFACE";
+	case AP_ERRFILE:	return "ERRFILE";
 	case AP_CHECK:		return "CHECK";
 	case AP_CHECKED:	return "CHECKED";
 	case AP_AGAIN:		return "AGAIN";

@@ -20,6 +20,9 @@
  *						   no rank started
  *	launcher START
  *	agent	 STARTED(rank, pid) ..., OUTPUT(rank, stream, bytes) ...,
+ *		 [ERRFILE(rank, path, size, bytes)]	-- a failed rank's error file,
+ *						   when JOB asked for them and
+ *						   the rank wrote one
  *		 EXIT(rank, how, code) ...		-- a rank's OUTPUT always precedes its EXIT
  *	launcher STOP(signal, grace) / SIGNAL(signal)	-- any time; SIGNAL goes
  *						   to every live rank's process
@@ -83,8 +86,9 @@
  * 5: JOB carries the interface candidates and rank 0's address; the agent
  * answers with IFACE. CHECK and CHECKED (--check, --preflight).
  * The agent stays after DONE and AGAIN starts the next attempt.
+ * 6: JOB carries pack; PACKED. 7: JOB carries defaults and errfile; ERRFILE.
  */
-#define AP_VERSION	6
+#define AP_VERSION	7
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
 #define AP_MSG_MAX	(16 * 1024 * 1024) /* a JOB or RANK, all its parts */
 #define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
@@ -97,6 +101,7 @@
 #define AP_ERRMSG_MAX	4096		/* ERROR's text: a few lines for a person */
 #define AP_TOOL_MAX	256		/* STACK's tool name ("eu-stack+gdb") */
 #define AP_IFACE_MAX	4096		/* one string of JOB's interface or IFACE */
+#define AP_ERRFILE_MAX	(64 * 1024)	/* ERRFILE's data: the file's first bytes */
 
 enum ap_type {
 	/* launcher -> agent */
@@ -126,6 +131,7 @@ enum ap_type {
 	AP_STACKASK = 81,	/* please send STACKS to every agent */
 	/* agent -> launcher */
 	AP_IFACE = 82,		/* the interface this host chose, or why none */
+	AP_ERRFILE = 83,	/* a failed rank's TORCHELASTIC_ERROR_FILE (new in 7) */
 	/* --check and --preflight (new in 5; numbers apart from the rest) */
 	AP_CHECK = 32,		/* launcher -> agent: a step of the check */
 	AP_CHECKED = 96,	/* agent -> launcher: its answers */
@@ -170,6 +176,19 @@ struct ap_job {
 	 * stream where every byte costs (ssh).
 	 */
 	uint8_t		 pack;
+	/*
+	 * "K=V" the ranks get only where nothing else sets K: not the
+	 * agent's environment, the setup's lines, env or RANK's env
+	 * (torchrun's OMP_NUM_THREADS=1).
+	 */
+	char		**defaults;
+	size_t		 ndefaults;
+	/*
+	 * 1: give each rank TORCHELASTIC_ERROR_FILE, a file of its own in
+	 * the agent's directory, and send ERRFILE with what a failed rank
+	 * wrote there (torch's @record), before its EXIT.
+	 */
+	uint8_t		 errfile;
 };
 
 #define AP_IF_NCCL	0x01	/* NCCL_SOCKET_IFNAME */
@@ -268,6 +287,15 @@ struct ap_exit {
 	uint32_t	 code;		/* exit code or signal number */
 };
 
+/* ERRFILE: what a failed rank left in its TORCHELASTIC_ERROR_FILE. */
+struct ap_errfile {
+	uint32_t	 rank;
+	char		*path;		/* the file, on the rank's host */
+	uint32_t	 size;		/* the file's size; data is its first bytes */
+	const uint8_t	*data;		/* points into the payload */
+	size_t		 len;		/* at most AP_ERRFILE_MAX and size */
+};
+
 struct ap_error {
 	uint32_t	 rank;		/* AP_NORANK if not about one rank */
 	uint32_t	 code;		/* exit status the launcher should use */
@@ -293,6 +321,8 @@ int	ap_put_output(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
 	    const void *data, size_t len);
 int	ap_put_exit(struct dt_wbuf *b, const struct ap_exit *);
 int	ap_put_error(struct dt_wbuf *b, const struct ap_error *);
+/* ERRFILE: data past AP_ERRFILE_MAX is left out (size says how big it was). */
+int	ap_put_errfile(struct dt_wbuf *b, const struct ap_errfile *);
 int	ap_put_heartbeat(struct dt_wbuf *b, uint64_t timeout_ms);
 /* STACK: text longer than AP_STACK_MAX is cut, with a note. */
 int	ap_put_stack(struct dt_wbuf *b, const struct ap_stack *);
@@ -316,6 +346,7 @@ int	ap_get_started(const uint8_t *, size_t, uint32_t *rank, uint32_t *pid);
 int	ap_get_output(const uint8_t *, size_t, struct ap_output *);
 int	ap_get_exit(const uint8_t *, size_t, struct ap_exit *);
 int	ap_get_error(const uint8_t *, size_t, struct ap_error *);
+int	ap_get_errfile(const uint8_t *, size_t, struct ap_errfile *);
 int	ap_get_stack(const uint8_t *, size_t, struct ap_stack *);
 int	ap_get_iface(const uint8_t *, size_t, struct ap_iface *);
 int	ap_get_check(const uint8_t *, size_t, struct ap_check *);
@@ -345,6 +376,7 @@ void	ap_hello_free(struct ap_hello *);
 void	ap_job_free(struct ap_job *);
 void	ap_rank_free(struct ap_rank *);
 void	ap_error_free(struct ap_error *);
+void	ap_errfile_free(struct ap_errfile *);
 void	ap_stack_free(struct ap_stack *);
 void	ap_iface_free(struct ap_iface *);
 void	ap_check_free(struct ap_check *);

@@ -18,6 +18,7 @@
 #include "agent.h"
 #include "kill.h"
 #include "keeper.h"
+#include "errfile.h"
 #include "record.h"
 #include "connect.h"
 #include "err.h"
@@ -47,6 +48,7 @@ agent_keep(void)
 		return 0;
 	}
 	record_remove_dead(agent, getpid());
+	errfiles_remove_dead(agent);
 	if (WIFSIGNALED(st)) {
 		/* The same death, without a second core dump. */
 		setrlimit(RLIMIT_CORE, &nocore);

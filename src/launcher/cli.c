@@ -21,6 +21,7 @@
 #include "err.h"
 #include "framework.h"
 #include "iface.h"
+#include "peerflags.h"
 #include "prefix.h"
 #include "xmalloc.h"
 
@@ -135,6 +136,15 @@ const char cli_usage[] =
 "  -V, --version           print the version\n"
 "  -h, --help              this text\n"
 "\n"
+"torchrun's and mpirun's spellings: -np N (-n), --nproc_per_node N and\n"
+"-npernode/--npernode N (--nproc-per-node), --max_restarts N; --nnodes N|MIN:MAX\n"
+"checks the number of hosts; --master-port/--master_port P and\n"
+"--master-addr/--master_addr A set MASTER_PORT and MASTER_ADDR (as -x does);\n"
+"--standalone, --rdzv-backend/--rdzv_backend, --rdzv-id/--rdzv_id are not\n"
+"needed (dtrun runs its own rendezvous) and are ignored with a note, as are\n"
+"--rdzv-endpoint/--rdzv_endpoint on localhost and --node-rank/--node_rank 0;\n"
+"other values of these two are refused: run dtrun once, naming every host.\n"
+"\n"
 "Exit status: 0 when every rank exits 0; else the first failing rank's code\n"
 "(128+N if it died of signal N); 124 after --timeout; 125 when ranks never\n"
 "joined the rendezvous; 123 when --hang-timeout found the job hung; 141\n"
@@ -155,11 +165,32 @@ enum {
 	OPT_HEARTBEAT_TIMEOUT, OPT_HANG_TIMEOUT, OPT_ON_HANG,
 	OPT_MAX_RESTARTS, OPT_RESTART_DELAY, OPT_MIN_NP,
 	OPT_ENV_FILE, OPT_SETUP, OPT_FORWARD_SIGNALS, OPT_CHECK, OPT_PREFLIGHT,
+	OPT_NNODES, OPT_MASTER_PORT, OPT_MASTER_ADDR,
+	/* torchrun's with no meaning here: OPT_PEER + enum peer_flag. */
+	OPT_PEER,
 };
 
 static const struct option longopts[] = {
 	{ "np",			required_argument,	NULL, 'n' },
 	{ "nproc-per-node",	required_argument,	NULL, OPT_NPROC },
+	/* The spellings torchrun and mpirun users type (peerflags.h). */
+	{ "nproc_per_node",	required_argument,	NULL, OPT_NPROC },
+	{ "npernode",		required_argument,	NULL, OPT_NPROC },
+	{ "nnodes",		required_argument,	NULL, OPT_NNODES },
+	{ "master-port",	required_argument,	NULL, OPT_MASTER_PORT },
+	{ "master_port",	required_argument,	NULL, OPT_MASTER_PORT },
+	{ "master-addr",	required_argument,	NULL, OPT_MASTER_ADDR },
+	{ "master_addr",	required_argument,	NULL, OPT_MASTER_ADDR },
+	{ "max_restarts",	required_argument,	NULL, OPT_MAX_RESTARTS },
+	{ "standalone",		no_argument,	NULL, OPT_PEER + PEER_STANDALONE },
+	{ "rdzv-endpoint",	required_argument, NULL, OPT_PEER + PEER_RDZV_ENDPOINT },
+	{ "rdzv_endpoint",	required_argument, NULL, OPT_PEER + PEER_RDZV_ENDPOINT },
+	{ "rdzv-backend",	required_argument, NULL, OPT_PEER + PEER_RDZV_BACKEND },
+	{ "rdzv_backend",	required_argument, NULL, OPT_PEER + PEER_RDZV_BACKEND },
+	{ "rdzv-id",		required_argument, NULL, OPT_PEER + PEER_RDZV_ID },
+	{ "rdzv_id",		required_argument, NULL, OPT_PEER + PEER_RDZV_ID },
+	{ "node-rank",		required_argument, NULL, OPT_PEER + PEER_NODE_RANK },
+	{ "node_rank",		required_argument, NULL, OPT_PEER + PEER_NODE_RANK },
 	{ "launcher",		required_argument,	NULL, OPT_LAUNCHER },
 	{ "prefix",		required_argument,	NULL, OPT_PREFIX },
 	{ "output-dir",		required_argument,	NULL, OPT_OUTPUT_DIR },
@@ -460,16 +491,35 @@ cli_signals_str(uint64_t mask, char *buf, size_t len)
  * CLI_NOTMINE. A new option is one more case in its topic's switch.
  */
 
-/* How many ranks, on which hosts: -n, -H, -f, --include, -s... */
+/*
+ * -n N; and mpirun's -np N and -npernode N, which getopt reads as -n with
+ * "p" or "pernode" glued on: their value is the next word.
+ */
+static int
+cli_opt_n(struct opts *o, int argc, char **argv, struct dt_err *e)
+{
+	const char	*name = "-n";
+	int		*out = &o->np;
+
+	if (strcmp(optarg, "p") == 0 || strcmp(optarg, "pernode") == 0) {
+		name = optarg[1] == '\0' ? "-np" : "-npernode";
+		if (optarg[1] != '\0')
+			out = &o->nproc_per_node;
+		if (optind >= argc)
+			return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s needs "
+			    "a value (see dtrun --help)", name);
+		optarg = argv[optind++];
+	}
+	return parse_count(name, optarg, 1, out, e);
+}
+
+/* How many ranks, on which hosts: -H, -f, --include, -s... (-n: cli_opt_n) */
 static int
 cli_opt_hosts(struct opts *o, int c, struct dt_err *e)
 {
 	int	rc = 0;
 
 	switch (c) {
-	case 'n':
-		rc = parse_count("-n", optarg, 1, &o->np, e);
-		break;
 	case OPT_NPROC:
 		rc = parse_count("--nproc-per-node", optarg, 1,
 		    &o->nproc_per_node, e);
@@ -729,6 +779,43 @@ cli_opt_run(struct opts *o, int c, struct dt_err *e)
 	return rc;
 }
 
+/* The long option being read, as typed ("--master_port"), for messages. */
+static char cli_typed[40];
+
+/* torchrun's and mpirun's options, as peerflags.h takes them. */
+static int
+cli_opt_peers(struct opts *o, int c, struct dt_err *e)
+{
+	const char	*name = cli_typed;
+	char		*kv;
+	int		 port, rc = 0;
+
+	switch (c) {
+	case OPT_NNODES:
+		return peer_nnodes(o, optarg, e);
+	case OPT_MASTER_PORT:
+		if ((rc = parse_count(name, optarg, 1, &port, e)) == 0 &&
+		    port > DT_PORT_MAX)
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s %d: want "
+			    "a port, 1 to 65535", name, port);
+		if (rc == 0) {
+			xasprintf(&kv, "MASTER_PORT=%d", port);
+			export_take(o, kv);
+		}
+		return rc;
+	case OPT_MASTER_ADDR:
+		if (optarg[0] == '\0' || strchr(optarg, '=') != NULL)
+			return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": "
+			    "want rank 0's host name or address", name, optarg);
+		xasprintf(&kv, "MASTER_ADDR=%s", optarg);
+		export_take(o, kv);
+		return 0;
+	}
+	if (c >= OPT_PEER && c <= OPT_PEER + PEER_NODE_RANK)
+		return peer_flag(o, c - OPT_PEER, name, optarg, e);
+	return CLI_NOTMINE;
+}
+
 /* The defaults every option starts from. */
 static void
 cli_defaults(struct opts *o)
@@ -746,6 +833,7 @@ cli_defaults(struct opts *o)
 /* One option of each topic; a new option goes into its topic's switch. */
 static int (*const cli_groups[])(struct opts *, int, struct dt_err *) = {
 	cli_opt_hosts, cli_opt_ssh, cli_opt_output, cli_opt_env, cli_opt_run,
+	cli_opt_peers,
 };
 
 /* getopt's complaints (':' missing value, '?' unknown) as messages. */
@@ -791,18 +879,21 @@ int
 cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 {
 	size_t	g;
-	int	c, rc;
+	int	c, rc, li;
 
 	cli_defaults(o);
 	dt_err_clear(e);
 	optind = 0;		/* glibc: restart, so the unit tests can call us again */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:n:x:H:f:s:p:i:F:J:vqVh", longopts, NULL)) != -1) {
+	while (li = -1, (c = getopt_long(argc, argv, "+:n:x:H:f:s:p:i:F:J:vqVh",
+	    longopts, &li)) != -1) {
 		if (c == 'V')
 			return CLI_VERSION;
 		if (c == 'h')
 			return CLI_HELP;
-		rc = CLI_NOTMINE;
+		snprintf(cli_typed, sizeof(cli_typed), "--%s",
+		    li >= 0 ? longopts[li].name : "");
+		rc = c == 'n' ? cli_opt_n(o, argc, argv, e) : CLI_NOTMINE;
 		for (g = 0; g < sizeof(cli_groups) / sizeof(cli_groups[0]) &&
 		    rc == CLI_NOTMINE; g++)
 			rc = cli_groups[g](o, c, e);
@@ -839,4 +930,7 @@ cli_free(struct opts *o)
 	o->nsync_exclude = 0;
 	free(o->cmd_owned);
 	o->cmd_owned = NULL;
+	for (i = 0; i < o->nnotes; i++)
+		free(o->notes[i]);
+	o->nnotes = 0;
 }

@@ -16,6 +16,12 @@ enum launcher_kind { LAUNCH_AUTO = 0, LAUNCH_LOCAL, LAUNCH_SSH, LAUNCH_SLURM };
 struct opts {
 	int		 np;		/* -n; 0 = not given */
 	int		 nproc_per_node;	/* 0 = not given */
+	int		 nnodes_min;	/* --nnodes N or MIN:MAX; 0 = not given */
+	int		 nnodes_max;
+	const char	*nnodes;	/* as given, for messages */
+	char		*notes[8];	/* what was taken of peers' options, for
+					   plan_build to print (cli never prints) */
+	size_t		 nnotes;
 	enum launcher_kind launcher;
 	const char	*prefix;	/* checked */
 	const char	*output_dir;

@@ -33,7 +33,7 @@ env_exported(const struct opts *o, const char *kv, size_t n)
 }
 
 /* True if the user set name: in dtrun's environment or with -x. */
-static int
+int
 env_user_set(const struct opts *o, const char *name)
 {
 	char	kv[128];
@@ -203,6 +203,36 @@ env_host_chose(const struct env_ctx *c, int h, const struct ap_iface *f)
 	return -1;
 }
 
+/*
+ * torchrun's OMP_NUM_THREADS=1 where ranks share a host and the user set
+ * none (torch/distributed/run.py): each rank's OpenMP would otherwise take
+ * every core. Said once, as torchrun does, not at every restart.
+ */
+static const char omp_note[] = "OMP_NUM_THREADS=1 for ranks that share a "
+    "host, as torchrun sets it, so they do not overload it; tune it with -x "
+    "OMP_NUM_THREADS=N (a host's own or --setup's value wins too)";
+
+static void
+env_omp(struct env_ctx *c)
+{
+	static int	 told;
+	size_t		 h;
+
+	if (!(c->frameworks & FW_PYTORCH) ||
+	    env_user_set(c->o, "OMP_NUM_THREADS"))
+		return;
+	for (h = 0; h < c->plan->nhosts; h++)
+		if (c->plan->hosts[h].nworkers > 1)
+			c->omp_default = 1;
+	if (!c->omp_default || told++)
+		return;
+	/* For a person at a terminal; a job's log stays quiet when it works. */
+	if (isatty(STDERR_FILENO))
+		log_notice("%s", omp_note);
+	else
+		log_info("%s", omp_note);
+}
+
 int
 env_prepare(struct env_ctx *c, const struct opts *o, const struct plan *p,
     const char *job_id, struct dt_err *e)
@@ -229,6 +259,7 @@ env_prepare(struct env_ctx *c, const struct opts *o, const struct plan *p,
 		memcpy(c->worker_ports, ports + 2, p->nworkers * sizeof(int));
 	}
 	free(ports);
+	env_omp(c);
 	log_info("rendezvous: MASTER_ADDR=%s MASTER_PORT=%d", c->master_addr,
 	    c->master_port);
 	for (i = 0; c->worker_ports != NULL && i < (size_t)p->nworkers; i++)

@@ -28,6 +28,14 @@ int	env_prepare(struct env_ctx *c, const struct opts *, const struct plan *,
 	    const char *job_id, struct dt_err *e);
 void	env_release(struct env_ctx *c);
 
+/* True if the user set name: in dtrun's environment or with -x. */
+int	env_user_set(const struct opts *, const char *name);
+/*
+ * Appends host h's defaults: variables its agent sets only where nothing
+ * else does (JOB's defaults), torchrun's OMP_NUM_THREADS=1.
+ */
+void	env_defaults(const struct env_ctx *, int h, struct strv *);
+
 /* True if -x gave the variable of kv's first n bytes ("NAME="). */
 int	env_exported(const struct opts *, const char *kv, size_t n);
 

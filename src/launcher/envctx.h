@@ -40,6 +40,7 @@ struct env_ctx {
 	const char		*rdzv_token;	/* the job secret, hex */
 	int			 attempt;	/* restarts so far (DTRUN_RESTART_COUNT) */
 	int			 max_restarts;	/* --max-restarts */
+	int			 omp_default;	/* OMP_NUM_THREADS=1 where ranks share a host */
 };
 
 /* The address ranks use to reach host h (for TF_CONFIG, DMLC_NODE_HOST). */

@@ -77,6 +77,13 @@ env_host(const struct env_ctx *c, int h, struct strv *sv)
 	strv_addv(sv, c->o->exports, c->o->nexports);
 }
 
+void
+env_defaults(const struct env_ctx *c, int h, struct strv *sv)
+{
+	if (c->omp_default && c->plan->hosts[h].nworkers > 1)
+		strv_setf(sv, "OMP_NUM_THREADS", "1");
+}
+
 /* Adds one DMLC_* variable (hf_plan_dmlc_env's callback). */
 static int
 env_dmlc(const char *name, const char *value, void *arg)

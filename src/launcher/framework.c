@@ -38,6 +38,15 @@ fw_pytorch_host(const struct env_ctx *c, int h, struct strv *sv)
 	strv_setf(sv, "GROUP_WORLD_SIZE", "%zu", p->nhosts);
 	strv_setf(sv, "NNODES", "%zu", p->nhosts);
 	strv_setf(sv, "ROLE_WORLD_SIZE", "%d", p->nworkers);
+	/* torchrun's role, when none is named, is "default". */
+	strv_setf(sv, "ROLE_NAME", "default");
+	strv_setf(sv, "TORCHELASTIC_RUN_ID", "%s", c->job_id);
+	/*
+	 * "True" makes every rank a client of a TCPStore the agent would
+	 * host (torch/distributed/rendezvous.py); dtrun hosts none, so rank
+	 * 0 must host it at MASTER_ADDR:MASTER_PORT, as with env:// alone.
+	 */
+	strv_setf(sv, "TORCHELASTIC_USE_AGENT_STORE", "False");
 	strv_setf(sv, "MASTER_ADDR", "%s", c->master_addr);
 	strv_setf(sv, "MASTER_PORT", "%d", c->master_port);
 }

@@ -47,6 +47,7 @@
 #include "output.h"
 #include "plan.h"
 #include "port.h"
+#include "rootcause.h"
 #include "auth.h"
 #include "agentproto.h"
 #include "server.h"
@@ -94,6 +95,7 @@ enum stk_then {
 struct job_rank {
 	enum rank_state	 state;
 	pid_t		 pid;
+	struct rootcause *rc;		/* its ERRFILE, until its EXIT */
 };
 
 struct job {
@@ -109,6 +111,8 @@ struct job {
 	struct env_ctx		 env;		/* what the ranks' variables are made of */
 	struct status		*st;		/* the terminal's status line */
 	struct status_end	 end;		/* how it failed, for the summary */
+	struct rootcause	*root;		/* the first failure's error file */
+	struct rootcause_who	 root_who;
 	struct rdzv_server	*rdzv;
 	char			 rdzv_addr[300];
 	char			 rdzv_token[2 * RDZV_SECRET_LEN + 1];
@@ -643,12 +647,31 @@ describe_end(char *buf, size_t len, const struct ap_exit *x)
 		snprintf(buf, len, "exited with code %u", x->code);
 }
 
+/* The first failure's error file (taken over), for the summary. */
+static void
+job_root(struct job *j, struct job_host *h, const struct ap_exit *x,
+    struct rootcause *rc)
+{
+	struct rootcause_who	*w = &j->root_who;
+
+	if (rc == NULL)
+		return;
+	j->root = rc;
+	w->rank = x->rank;
+	w->local_rank = j->plan->ranks[x->rank].local_rank;
+	w->host = h->ph->name;
+	w->pid = (int)j->ranks[x->rank].pid;
+	w->exitcode = x->how == AP_SIGNALED ? -(int)x->code : (int)x->code;
+	w->name = rootcause_name(j->o->cmd, j->o->ncmd);
+}
+
 /* A rank ended: the first failure stops the job. */
 static void
 job_rank_exit(struct job_host *h, const struct ap_exit *x)
 {
 	struct job	*j = h->job;
 	struct job_rank	*r;
+	struct rootcause *rc;
 	struct status_end *end;
 	char		 how[128];
 	size_t		 left;
@@ -658,10 +681,12 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	    j->plan->ranks[x->rank].host != h->index)
 		return;
 	r = &j->ranks[x->rank];
+	rc = r->rc;
+	r->rc = NULL;
 	job_rank_ended(j, r);
 	output_rank_end(j->out, x->rank);
 	if (x->how == AP_EXITED && x->code == 0)
-		return;
+		goto out;
 	if (x->how == AP_SIGNALED)
 		code = EXIT_SIGNAL(x->code);
 	else if (x->how == AP_NOSTART)
@@ -670,7 +695,7 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	else
 		code = x->code;
 	if (job_stopping(j) || j->stk_then == STK_THEN_START)
-		return;		/* stopped by us, or after the first failure;
+		goto out;	/* stopped by us, or after the first failure;
 				   or ending, once the missing ranks' stacks
 				   are in (their peers were told to abort) */
 	describe_end(how, sizeof(how), x);
@@ -686,10 +711,14 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 		end->rank = x->rank;
 		end->host = h->ph->name;
 		snprintf(end->how, sizeof(end->how), "%s", how);
+		job_root(j, h, x, rc);
+		rc = NULL;
 	}
 	job_cause(j, JC_RANK);
 	job_set_exit(j, code);
 	job_stop(j, SIGTERM, j->o->kill_grace);
+out:
+	rootcause_free(rc);
 }
 
 /*
@@ -746,13 +775,14 @@ job_host_hello(struct job_host *h)
 	struct job		*j = h->job;
 	const struct plan	*p = j->plan;
 	const struct plan_host	*ph = h->ph;
-	struct strv		 env = { 0 }, renv = { 0 };
+	struct strv		 env = { 0 }, renv = { 0 }, defs = { 0 };
 	struct ap_job		 aj;
 	struct ap_rank		 ar;
 	char			 cwd[4096], ifc[AP_IFACE_MAX];
 	int			 i, r, rc;
 
 	env_host(&j->env, h->index, &env);
+	env_defaults(&j->env, h->index, &defs);
 
 	memset(&aj, 0, sizeof(aj));
 	aj.version = AP_VERSION;
@@ -771,8 +801,13 @@ job_host_hello(struct job_host *h)
 	aj.iface = ifc;
 	aj.rank0 = j->env.per_host ? j->env.rank0_addr : "";
 	aj.pack = (uint8_t)h->be->pack;
+	aj.defaults = defs.v;
+	aj.ndefaults = defs.n;
+	/* torch's @record writes the exception there: the summary shows it. */
+	aj.errfile = (j->env.frameworks & FW_PYTORCH) != 0;
 	rc = ap_put_job(&j->wb, &aj);
 	strv_free(&env);
+	strv_free(&defs);
 	if (rc != 0) {
 		job_put_failed(h, rc, -1);
 		return;
@@ -1128,6 +1163,28 @@ job_on_stack(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* ERRFILE: what a rank's torch @record wrote; kept for its EXIT, next. */
+static int
+job_on_errfile(struct job_host *h, const uint8_t *p, size_t n)
+{
+	struct job		*j = h->job;
+	struct ap_errfile	 f;
+	struct job_rank		*r;
+
+	if (ap_get_errfile(p, n, &f) != 0)
+		return -1;
+	if (f.rank >= j->plan->nranks ||
+	    j->plan->ranks[f.rank].host != h->index) {
+		ap_errfile_free(&f);
+		return -1;
+	}
+	r = &j->ranks[f.rank];
+	rootcause_free(r->rc);
+	r->rc = rootcause_new(&f);
+	ap_errfile_free(&f);
+	return 0;
+}
+
 /* PREPARED, DONE: one of the phases' replies (job_advance), or the end of h's part. */
 static int
 job_on_empty(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
@@ -1192,6 +1249,8 @@ job_on_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 		return job_on_error(h, p, n);
 	case AP_IFACE:
 		return job_on_iface(h, p, n);
+	case AP_ERRFILE:
+		return job_on_errfile(h, p, n);
 	case AP_CHECKED:
 		return j->chk == NULL ? -1 : check_frame(j->chk, h, p, n);
 	case AP_HEARTBEAT:
@@ -1932,6 +1991,30 @@ job_loop(struct job *j)
 		event_base_dispatch(j->base);
 }
 
+/*
+ * torchrun's Root Cause block, when the first failure left an error file;
+ * frees every rank's error file.
+ */
+static void
+job_root_show(struct job *j)
+{
+	struct strv	lines = { 0 };
+	size_t		i;
+
+	if (j->root != NULL) {
+		rootcause_lines(j->root, &j->root_who, &lines);
+		for (i = 0; i < lines.n; i++)
+			log_error("%s", lines.v[i]);
+		strv_free(&lines);
+	}
+	rootcause_free(j->root);
+	j->root = NULL;
+	for (i = 0; i < j->plan->nranks; i++) {
+		rootcause_free(j->ranks[i].rc);
+		j->ranks[i].rc = NULL;
+	}
+}
+
 /* The attempt is over: its summary and results, then free what it made. */
 static void
 job_finish(struct job *j)
@@ -1950,6 +2033,7 @@ job_finish(struct job *j)
 	output_finish(j->out, -1);
 	j->end.started = j->nstarted;
 	j->end.stopped = j->nstopped;
+	job_root_show(j);
 	if (status_summary(&j->end, msg, sizeof(msg)) != NULL) {
 		log_error("%s", msg);
 		job_attempt_result(j, msg);

@@ -12,6 +12,7 @@
 #include "err.h"
 #include "hostfile.h"
 #include "log.h"
+#include "peerflags.h"
 #include "plan.h"
 #include "prefix.h"
 #include "strv.h"
@@ -275,9 +276,12 @@ plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 	struct hf_config	*c = &p->cfg;
 	struct hf_hosts		*hs = &p->hs;
 	struct hf_place_opts	*po = &p->po;
+	size_t			i;
 	int			rc = 0, given;
 
 	memset(p, 0, sizeof(*p));
+	for (i = 0; i < o->nnotes; i++)
+		log_notice("%s", o->notes[i]);
 	hf_config_init(c);
 	hf_hosts_init(hs);
 	if (o->config != NULL &&
@@ -319,6 +323,7 @@ plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 		p->local = o->launcher == LAUNCH_LOCAL;
 		p->np = p->nworkers;
 		p->dropped = xcalloc(hs->n ? hs->n : 1, 1);
+		rc = peer_nnodes_check(o, p->nhosts, e);
 	}
 	return rc;
 }

@@ -3,7 +3,8 @@
 # name the same long options; make install puts everything in place.
 . "$(dirname "$0")/lib.sh"
 
-dtrun --help | grep -oE -- "--[a-z][a-z-]+" | sort -u >"$TRASH/opts"
+# torchrun's spellings have underscores (--nproc_per_node).
+dtrun --help | grep -oE -- "--[a-z][a-z_-]+" | sort -u >"$TRASH/opts"
 
 test_expect_success '--help lists options at all' '
 	test $(wc -l <"$TRASH/opts") -ge 14
@@ -16,7 +17,7 @@ for doc in man/dtrun.1 completions/dtrun.bash completions/_dtrun completions/dtr
 			case $doc in
 			*.1) pat="Fl -${o#--}( |\$)" ;;
 			*.fish) pat="-l ${o#--}( |\$)" ;;
-			*) pat="(^|[^a-z-])$o([^a-z-]|\$)" ;;
+			*) pat="(^|[^a-z_-])$o([^a-z_-]|\$)" ;;
 			esac
 			grep -qE -- "$pat" "$SRC/$doc" || missing="$missing $o"
 		done <"$TRASH/opts"

@@ -304,9 +304,9 @@ t_job_claiming(struct dt_wbuf *b, uint32_t nranks)
 	/*
 	 * No variables, setup or interface: the payload ends "u32 nranks,
 	 * u32 0 (env), u32 0 (setup), u32 0 (iface), u32 0 (rank0), u8 0
-	 * (ifvars), u8 0 (pack)".
+	 * (ifvars), u8 0 (pack), u32 0 (defaults), u8 0 (errfile)".
 	 */
-	q = b->p + b->len - 22;
+	q = b->p + b->len - 27;
 	q[0] = nranks >> 24;
 	q[1] = nranks >> 16;
 	q[2] = nranks >> 8;
@@ -653,7 +653,7 @@ TEST(ap_check_and_checked_roundtrip)
 	ap_checked_free(&k2);
 	CHECK_STR(ap_type_name(AP_CHECK), "CHECK");
 	CHECK_STR(ap_type_name(AP_CHECKED), "CHECKED");
-	CHECK_INT(AP_VERSION, 6);
+	CHECK_INT(AP_VERSION, 7);
 	dt_wbuf_free(&b);
 }
 

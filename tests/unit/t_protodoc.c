@@ -292,9 +292,9 @@ typedef void	(*pd_put)(struct dt_wbuf *);
 static void
 put_job(struct dt_wbuf *b)
 {
-	char		*env[] = { "A=1", "B=" };
+	char		*env[] = { "A=1", "B=" }, *defs[] = { "OMP_NUM_THREADS=1" };
 	struct ap_job	 j = { AP_VERSION, "j1", "/w", 5000, 2, env, 2, "s",
-			    "eth0", "10.0.0.1", AP_IF_NCCL, 1 };
+			    "eth0", "10.0.0.1", AP_IF_NCCL, 1, defs, 1, 1 };
 
 	ap_put_job(b, &j);
 }
@@ -351,7 +351,7 @@ put_cont(struct dt_wbuf *b)
 	static char	 big[AP_MAX_STR + 1];
 	char		*env[] = { big, big, big, big, big };
 	struct ap_job	 j = { AP_VERSION, "j1", "/w", 5000, 1, env, 5, "", "",
-			    "", 0, 0 };
+			    "", 0, 0, NULL, 0, 0 };
 	uint32_t	 len;
 
 	memset(big, 'x', sizeof(big) - 1);
@@ -420,6 +420,15 @@ put_stack(struct dt_wbuf *b)
 }
 
 static void
+put_errfile(struct dt_wbuf *b)
+{
+	struct ap_errfile	f = { 3, "/r/rank.3.json", 9, (const uint8_t *)
+				    "{\"m\": 1}", 8 };
+
+	ap_put_errfile(b, &f);
+}
+
+static void
 put_iface(struct dt_wbuf *b)
 {
 	struct ap_iface	f = { 1, "eth1", "10.0.0.2", "route" };
@@ -460,7 +469,8 @@ static const struct {
 } samples[] = {
 	{ AP_JOB, put_job, "version=" PD_STR(AP_VERSION) " job_id=j1 cwd=/w "
 	    "kill_grace_ms=5000 nranks=2 env=[A=1,B=] setup=s iface=eth0 "
-	    "rank0=10.0.0.1 ifvars=1 pack=1" },
+	    "rank0=10.0.0.1 ifvars=1 pack=1 defaults=[OMP_NUM_THREADS=1] "
+	    "errfile=1" },
 	{ AP_RANK, put_rank, "rank=3 local_rank=1 argv=[python,t.py] "
 	    "env=[R=3]" },
 	{ AP_PREPARE, put_empty, "" },
@@ -482,6 +492,8 @@ static const struct {
 	{ AP_PORTLIST, put_portlist, "n=2 ports=[4000,4001]" },
 	{ AP_STACK, put_stack, "rank=3 pid=42 status=0 tool=gdb text=#0 main" },
 	{ AP_STACKASK, put_empty, "" },
+	{ AP_ERRFILE, put_errfile, "rank=3 path=/r/rank.3.json size=9 "
+	    "data=8 bytes" },
 	{ AP_IFACE, put_iface, "ok=1 name=eth1 addr=10.0.0.2 why=route" },
 	{ AP_CHECK, put_check, "step=1 flags=1 now_ms=7 iface=eth0 "
 	    "target=10.0.0.1 cmd=python3 cwd=/w env=[PATH=/b] setup=. venv" },

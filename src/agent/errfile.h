@@ -1,0 +1,45 @@
+/*
+ * errfile.h -- torchrun's TORCHELASTIC_ERROR_FILE on the agent's side.
+ *
+ * torch.distributed.elastic.multiprocessing.errors.record writes a rank's
+ * uncaught exception (JSON: message, traceback, time) to the file that
+ * variable names. Each rank gets a file of its own in a directory of the
+ * agent's, $XDG_RUNTIME_DIR/dtrun/JOBID.PID.err (or under /tmp/dtrun-UID,
+ * as job records are: record.h), mode 0700. When a rank fails, the agent
+ * sends what it wrote (ERRFILE, agentproto.h) before its EXIT; the
+ * directory goes away with the attempt.
+ */
+#ifndef DT_ERRFILE_H
+#define DT_ERRFILE_H
+
+#include <stdint.h>
+
+struct dt_wbuf;
+struct errfiles;
+
+/* The variable's name, and the files' directory suffix. */
+#define ERRFILE_VAR	"TORCHELASTIC_ERROR_FILE"
+#define ERRFILE_DIRSUF	".err"
+
+/*
+ * Makes this agent's directory for job_id. NULL if it cannot (the job
+ * runs without error files); then why says so when it is worth telling.
+ */
+struct errfiles	*errfiles_new(const char *job_id, char *why, size_t len);
+/*
+ * Returns "TORCHELASTIC_ERROR_FILE=PATH" (malloc'd) for rank, with no
+ * file left at PATH from before; NULL when out of memory.
+ */
+char		*errfiles_var(struct errfiles *, uint32_t rank);
+/*
+ * If rank wrote its file: appends an ERRFILE frame to b with its first
+ * bytes and removes it. Returns 1 if a frame was appended, else 0.
+ */
+int		 errfiles_send(struct errfiles *, uint32_t rank,
+		     struct dt_wbuf *b);
+/* Removes the directory and every file in it, and frees. */
+void		 errfiles_free(struct errfiles *);
+/* For the keeper: removes what agent (dead, reaped) left for any job. */
+void		 errfiles_remove_dead(pid_t agent);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * peerflags.c -- torchrun's options that have no meaning under dtrun, and
+ * --nnodes as a check (see peerflags.h). The notes say what dtrun does
+ * instead, in the terms of the option the user typed.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "err.h"
+#include "peerflags.h"
+#include "xmalloc.h"
+
+/* Keeps a note for plan_build to print; past the room, the first ones stay. */
+static void
+peer_note(struct opts *o, const char *name, const char *what)
+{
+	if (o->nnotes < sizeof(o->notes) / sizeof(o->notes[0]))
+		xasprintf(&o->notes[o->nnotes++], "%s: ignored: %s", name,
+		    what);
+}
+
+/* True if the host of "HOST:PORT" (or "HOST") is this machine's loopback. */
+static int
+peer_is_local(const char *ep)
+{
+	size_t	n = strcspn(ep, ":");
+
+	return n == 0 || (n == 9 && strncmp(ep, "localhost", n) == 0) ||
+	    (n == 9 && strncmp(ep, "127.0.0.1", n) == 0);
+}
+
+int
+peer_flag(struct opts *o, enum peer_flag which, const char *name,
+    const char *arg, struct dt_err *e)
+{
+	switch (which) {
+	case PEER_STANDALONE:
+		peer_note(o, name, "not needed, dtrun -n N runs a one-host job "
+		    "with its own rendezvous");
+		return 0;
+	case PEER_RDZV_BACKEND:
+	case PEER_RDZV_ID:
+		peer_note(o, name, "dtrun runs its own rendezvous (MASTER_ADDR"
+		    "/MASTER_PORT), under its own job id (TORCHELASTIC_RUN_ID)");
+		return 0;
+	case PEER_RDZV_ENDPOINT:
+		if (peer_is_local(arg)) {
+			peer_note(o, name, "dtrun runs its own rendezvous on "
+			    "rank 0's host");
+			return 0;
+		}
+		break;
+	case PEER_NODE_RANK:
+		if (strcmp(arg, "0") == 0) {
+			peer_note(o, name, "dtrun numbers the hosts itself, in "
+			    "the order -H gives them");
+			return 0;
+		}
+		break;
+	}
+	return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s %s: dtrun is not run "
+	    "once per node: run it once, naming every host (-H a,b or "
+	    "--hostfile FILE, rank 0's host first), and it starts them all "
+	    "with its own rendezvous", name, arg);
+}
+
+/* One count of --nnodes: a whole number from 1. */
+static int
+peer_count(const char *s, size_t n, int *out)
+{
+	long	v = 0;
+	size_t	i;
+
+	if (n == 0 || n > 7)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = (int)v;
+	return v < 1 ? -1 : 0;
+}
+
+int
+peer_nnodes(struct opts *o, const char *arg, struct dt_err *e)
+{
+	const char	*colon = strchr(arg, ':');
+	size_t		 n = colon ? (size_t)(colon - arg) : strlen(arg);
+
+	if (peer_count(arg, n, &o->nnodes_min) != 0 ||
+	    peer_count(colon ? colon + 1 : arg, colon ? strlen(colon + 1) : n,
+	    &o->nnodes_max) != 0 || o->nnodes_min > o->nnodes_max)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--nnodes \"%s\": "
+		    "want a number of hosts, or MIN:MAX (e.g. --nnodes 2 or "
+		    "--nnodes 1:4)", arg);
+	o->nnodes = arg;
+	return 0;
+}
+
+int
+peer_nnodes_check(const struct opts *o, size_t nhosts, struct dt_err *e)
+{
+	if (o->nnodes_min == 0 || ((int)nhosts >= o->nnodes_min &&
+	    (int)nhosts <= o->nnodes_max))
+		return 0;
+	return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--nnodes %s: the job "
+	    "runs on %zu host%s (give the hosts with -H or --hostfile, or "
+	    "fix --nnodes)", o->nnodes, nhosts, nhosts == 1 ? "" : "s");
+}
