@@ -24,7 +24,13 @@ static const struct {
 
 static void	*ssh2lib_dl;
 
-/* Fills a copy of the table, so a failure leaves none of it half set. */
+/*
+ * Fills a copy of the table, so a failure leaves none of it half set. The
+ * library joins the global scope and each name is looked up there, as the
+ * dynamic linker would have bound it: a preloaded library that wraps a
+ * libssh2 call (tests/preload/sshhold.so) still comes first, and finds
+ * the real one with RTLD_NEXT.
+ */
 int
 ssh2lib_load(struct dt_err *e)
 {
@@ -35,7 +41,7 @@ ssh2lib_load(struct dt_err *e)
 
 	if (ssh2lib_dl != NULL)
 		return 0;
-	if ((dl = dlopen(SSH2LIB_SONAME, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+	if ((dl = dlopen(SSH2LIB_SONAME, RTLD_NOW | RTLD_GLOBAL)) == NULL) {
 		why = dlerror();
 		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "the ssh "
 		    "launcher needs %s and cannot load it (%s): install it, "
@@ -43,7 +49,7 @@ ssh2lib_load(struct dt_err *e)
 		    why != NULL ? why : "not found", SSH2LIB_PACKAGE);
 	}
 	for (i = 0; i < sizeof(ssh2lib_syms) / sizeof(ssh2lib_syms[0]); i++) {
-		if ((fn = dlsym(dl, ssh2lib_syms[i].name)) == NULL) {
+		if ((fn = dlsym(RTLD_DEFAULT, ssh2lib_syms[i].name)) == NULL) {
 			dlclose(dl);
 			return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "%s "
 			    "has no %s: the ssh launcher needs libssh2 1.10 "
