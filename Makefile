@@ -83,8 +83,13 @@ $(B)/%.a:
 	rm -f $@
 	ar rcs $@ $^
 
+# Every run of dtrun pays for each library it maps: libevent, libyaml and
+# lz4 are linked in, and libssh2 (with the libcrypto it pulls in) is
+# dlopen()ed at the first ssh host (src/launcher/ssh2lib.c), so a local
+# run maps libc alone.
+DTRUN_LIBS := -Wl,-Bstatic -levent_core -lyaml -llz4 -Wl,-Bdynamic
 $(B)/dtrun: $(call obj,src/launcher/main.c $(LAUNCHER_SRC)) $(LIBS_ALL)
-	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $^ $(DTRUN_LIBS)
 
 # The agent is copied to hosts that have nothing installed: link libevent
 # statically so it needs only libc.

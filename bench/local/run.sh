@@ -1,6 +1,9 @@
 #!/bin/sh
 # run.sh BUILDDIR -- the local launcher against its peers, side by side, in one run:
-#   launch       dtrun -n N true  vs  mpirun -np N true  vs  a posix_spawn loop (the floor)
+#   launch       dtrun -n N true  vs  mpirun -np N true  vs  a posix_spawn loop (the floor),
+#                N = 1 (dtrun's fixed cost: its start, its agent's, its exit), 16, 64, 256
+#                (NS="1 16" picks others; BASE=DIR adds the dtrun of another build, measured
+#                in the same hyperfine, as a before/after)
 #   throughput   4 ranks x 250,000 80-byte lines: dtrun vs mpirun --tag-output
 #   fail-fast    a rank's failing exit -> the launcher's exit, 16 sleeping ranks
 #   memory       peak RSS of dtrun with 1,000 local ranks
@@ -17,7 +20,8 @@ MPIRUN="mpirun --allow-run-as-root --oversubscribe --bind-to none"
 have_mpi=0; command -v mpirun >/dev/null && have_mpi=1
 RUNS=${RUNS:-10}
 
-mean() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['results'][0]['mean'])" "$1"; }
+# mean JSON [I] -- the mean seconds of hyperfine's I-th command (default 0).
+mean() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['results'][int(sys.argv[2])]['mean'])" "$1" "${2:-0}"; }
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print('%.2f' % (a/b))" "$1" "$2"; }
 ms() { python3 -c "import sys; print('%.1f' % (float(sys.argv[1])*1000))" "$1"; }
 
@@ -45,18 +49,26 @@ mpi_runs() {
 	fi
 }
 
-echo "== launch: N ranks of true (mean of $RUNS runs; floor and dtrun by hyperfine)"
-printf "%6s %10s %10s %10s %14s %14s\n" N floor_ms dtrun_ms mpirun_ms mpirun/dtrun dtrun/floor
-for n in 16 64 256; do
-	hyperfine -N -w 2 -r "$RUNS" --export-json "$W/f.json" "$W/spawnfloor $n true" >/dev/null 2>&1
-	hyperfine -N -w 2 -r "$RUNS" --export-json "$W/d.json" "$B/dtrun -n $n true" >/dev/null 2>&1
-	f=$(mean "$W/f.json"); d=$(mean "$W/d.json")
+echo "== launch: N ranks of true (mean of $RUNS runs, 5x that at N <= 16; floor and dtrun by one hyperfine, side by side)"
+printf "%6s %10s %10s %10s %14s %14s" N floor_ms dtrun_ms mpirun_ms mpirun/dtrun dtrun/floor
+[ -n "${BASE:-}" ] && printf " %14s" base/floor
+echo
+for n in ${NS:-1 16 64 256}; do
+	# One hyperfine for both: the floor and dtrun see the same machine.
+	# A few ms a run at 1 and 16 ranks: more runs to steady the mean.
+	r=$RUNS; [ "$n" -le 16 ] && r=$((RUNS * 5))
+	hyperfine -N -w 3 -r "$r" --export-json "$W/fd.json" \
+	    "$W/spawnfloor $n true" "$B/dtrun -n $n true" \
+	    ${BASE:+"$BASE/dtrun -n $n true"} >/dev/null 2>&1
+	f=$(mean "$W/fd.json" 0); d=$(mean "$W/fd.json" 1)
 	if [ $have_mpi = 1 ]; then
 		mpi_runs $n
 	else
 		m=0; mr="n/a"; hung=""
 	fi
-	printf "%6s %10s %10s %10s %14s %14s %s\n" $n "$(ms $f)" "$(ms $d)" "$(ms $m)" "$mr" "$(ratio "$d" "$f")" "$hung"
+	printf "%6s %10s %10s %10s %14s %14s" $n "$(ms $f)" "$(ms $d)" "$(ms $m)" "$mr" "$(ratio "$d" "$f")"
+	[ -n "${BASE:-}" ] && printf " %14s" "$(ratio "$(mean "$W/fd.json" 2)" "$f")"
+	echo " $hung"
 done
 
 echo

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "agentbin.h"
@@ -127,20 +126,18 @@ static void
 local_free(struct job_host *h)
 {
 	struct local	*l = h->priv;
-	struct timespec	 ts = { 0, 1000 * 1000 };
-	int		 i;
 
 	if (l == NULL)
 		return;
 	if (l->link != NULL)
 		link_free(l->link);
-	/* After DONE the agent is exiting by itself; give it a moment. */
-	for (i = 0; i < 2000 && l->pid > 0; i++) {
-		if (waitpid(l->pid, NULL, WNOHANG) == l->pid)
-			l->pid = 0;
-		else
-			nanosleep(&ts, NULL);
-	}
+	/*
+	 * The link's close tells the agent to exit, and its keeper follows
+	 * once nothing of the job is left: woken the moment it does, for up
+	 * to 2 s.
+	 */
+	if (l->pid > 0 && child_wait(l->pid, NULL, 2000) == 0)
+		l->pid = 0;
 	if (l->pid > 0) {
 		kill(l->pid, SIGKILL);
 		waitpid(l->pid, NULL, 0);

@@ -44,7 +44,6 @@
 
 #include <event2/buffer.h>
 #include <event2/event.h>
-#include <libssh2.h>
 
 #include "agentbin.h"
 #include "cli.h"
@@ -58,6 +57,7 @@
 #include "agentproto.h"
 #include "resolve.h"
 #include "sock.h"
+#include "ssh2lib.h"
 #include "sshconf.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -1459,6 +1459,9 @@ ssh_start(struct job_host *h, struct dt_err *e)
 	int		  rc;
 
 	if (!g.init) {
+		/* The first ssh host: only now is libssh2 loaded. */
+		if ((rc = ssh2lib_load(e)) != 0)
+			return rc;
 		if (libssh2_init(0) != 0)
 			return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "libssh2 "
 			    "will not start");

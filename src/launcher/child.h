@@ -14,4 +14,11 @@
 int	child_spawn(pid_t *pid, const char *path, char *const argv[],
 	    char *const envp[], int in, int out, int err);
 
+/*
+ * Reaps pid, our child, once it exits, waiting at most ms milliseconds
+ * for it without polling (a pidfd). Returns 0 once reaped with *status
+ * set (status may be NULL), or -1 if it still runs after ms.
+ */
+int	child_wait(pid_t pid, int *status, int ms);
+
 #endif

@@ -32,6 +32,7 @@
 #include "err.h"
 #include "log.h"
 #include "proxy.h"
+#include "ssh2lib.h"
 #include "sys.h"
 #include "xmalloc.h"
 

@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 
 #include <errno.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +43,8 @@ double
 restart_delay(double secs, int k)
 {
 	double	cap = secs > RESTART_DELAY_CAP ? secs : RESTART_DELAY_CAP;
-	double	d = secs * ldexp(1, k < 1 ? 0 : k > 30 ? 30 : k - 1);
+	/* 2^(k-1) by a shift: ldexp alone would make dtrun load libm. */
+	double	d = secs * (double)(1UL << (k < 1 ? 0 : k > 30 ? 30 : k - 1));
 
 	return d < cap ? d : cap;
 }
