@@ -3,11 +3,11 @@
  *
  * torch.distributed.elastic.multiprocessing.errors.record writes a rank's
  * uncaught exception (JSON: message, traceback, time) to the file that
- * variable names. Each rank gets a file of its own in a directory of the
- * agent's, $XDG_RUNTIME_DIR/dtrun/JOBID.PID.err (or under /tmp/dtrun-UID,
- * as job records are: record.h), mode 0700. When a rank fails, the agent
- * sends what it wrote (ERRFILE, agentproto.h) before its EXIT; the
- * directory goes away with the attempt.
+ * variable names. Each rank gets a file of its own beside the job records,
+ * in their owner-only directory: $XDG_RUNTIME_DIR/dtrun/JOBID.PID.rank.N.json
+ * (or under /tmp/dtrun-UID: record.h). When a rank fails, the agent sends
+ * what it wrote (ERRFILE, agentproto.h) before its EXIT; the files go away
+ * with the attempt.
  */
 #ifndef DT_ERRFILE_H
 #define DT_ERRFILE_H
@@ -17,13 +17,15 @@
 struct dt_wbuf;
 struct errfiles;
 
-/* The variable's name, and the files' directory suffix. */
+/* The variable's name; a file's name is JOBID.PID ERRFILE_MID N ERRFILE_SUF. */
 #define ERRFILE_VAR	"TORCHELASTIC_ERROR_FILE"
-#define ERRFILE_DIRSUF	".err"
+#define ERRFILE_MID	".rank."
+#define ERRFILE_SUF	".json"
 
 /*
- * Makes this agent's directory for job_id. NULL if it cannot (the job
- * runs without error files); then why says so when it is worth telling.
+ * This agent's error files for job_id. NULL if the record directory cannot
+ * be had (the job runs without error files); then why says so when it is
+ * worth telling.
  */
 struct errfiles	*errfiles_new(const char *job_id, char *why, size_t len);
 /*
@@ -37,7 +39,7 @@ char		*errfiles_var(struct errfiles *, uint32_t rank);
  */
 int		 errfiles_send(struct errfiles *, uint32_t rank,
 		     struct dt_wbuf *b);
-/* Removes the directory and every file in it, and frees. */
+/* Removes every rank's file, and frees. */
 void		 errfiles_free(struct errfiles *);
 /* For the keeper: removes what agent (dead, reaped) left for any job. */
 void		 errfiles_remove_dead(pid_t agent);

@@ -11,16 +11,19 @@ test_expect_success 'the agent records its job while it runs, and removes it aft
 	test -z "$(ls "$XDG_RUNTIME_DIR/dtrun")"
 '
 
-test_expect_success 'a SIGKILLed agent leaves no record: its keeper removes it' '
-	dtrun -v -n 2 sh -c "echo \$\$ >k\$RANK.pid; exec sleep 300" 2>err & d=$! &&
+test_expect_success 'a SIGKILLed agent leaves no record nor error file: its keeper removes them' '
+	dtrun -v -n 2 sh -c "echo x >\$TORCHELASTIC_ERROR_FILE; echo \$\$ >k\$RANK.pid; exec sleep 300" 2>err & d=$! &&
 	wait_for 10 eval "[ -s k0.pid ] && [ -s k1.pid ]" &&
 	agent=$(sed -n "s/.*agent pid \([0-9]*\) on .* connected/\1/p" err) &&
 	test -n "$agent" &&
 	wait_for 5 eval "ls \$XDG_RUNTIME_DIR/dtrun | grep -q \"\\.$agent\$\"" &&
+	ls "$XDG_RUNTIME_DIR/dtrun" | grep -q "\.$agent\.rank\.0\.json\$" &&
+	ls "$XDG_RUNTIME_DIR/dtrun" | grep -q "\.$agent\.rank\.1\.json\$" &&
 	kill -9 $agent &&
 	test_expect_code 255 wait $d &&
 	wait_gone 5 k0.pid k1.pid &&
-	wait_for 5 eval "! ls \$XDG_RUNTIME_DIR/dtrun | grep -q \"\\.$agent\$\""
+	wait_for 5 eval "! ls \$XDG_RUNTIME_DIR/dtrun | grep -q \"\\.$agent\$\"" &&
+	wait_for 5 eval "! ls \$XDG_RUNTIME_DIR/dtrun | grep -q \"\\.$agent\\.rank\\.\""
 '
 
 test_expect_success 'dtrun-kill JOBID stops that job, and dtrun says so' '

@@ -124,12 +124,12 @@ test_expect_success 'but never over the user'"'"'s: -x, dtrun'"'"'s environment,
 '
 
 test_expect_success 'each rank gets its own TORCHELASTIC_ERROR_FILE, owner-only, gone after the job' '
-	dtrun -n 2 --prefix "%r " sh -c "echo \$TORCHELASTIC_ERROR_FILE; ls -ld \$(dirname \$TORCHELASTIC_ERROR_FILE)" >out &&
+	dtrun -n 2 --prefix "%r " sh -c "echo \$TORCHELASTIC_ERROR_FILE; ls -ld \$(dirname \$TORCHELASTIC_ERROR_FILE); echo x >\$TORCHELASTIC_ERROR_FILE" >out &&
 	f0=$(sed -n "s/^0 \(\/.*json\)\$/\1/p" out) && f1=$(sed -n "s/^1 \(\/.*json\)\$/\1/p" out) &&
 	test -n "$f0" && test -n "$f1" && test "$f0" != "$f1" &&
 	case $f0 in *rank.0.json) ;; *) false ;; esac &&
 	grep -q "^0 drwx------ " out && grep -q "^1 drwx------ " out &&
-	! test -e "$(dirname "$f0")"
+	! test -e "$f0" && ! test -e "$f1"
 '
 
 cat >"$TRASH/record.py" <<'EOS'
@@ -159,7 +159,7 @@ if "$PY" -c 'import torch.distributed.elastic.multiprocessing.errors' 2>/dev/nul
 		grep -qx "dtrun:   rank      : 2 (local_rank: 0)" block &&
 		grep -qE "^dtrun:   exitcode  : 1 \(pid: [0-9]+\)\$" block &&
 		grep -qE "^dtrun:   time      : [0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9:]{8}\$" block &&
-		grep -qE "^dtrun:   error_file: /.*/rank\.2\.json\$" block &&
+		grep -qE "^dtrun:   error_file: /.*\.rank\.2\.json\$" block &&
 		grep -qx "dtrun:   traceback : Traceback (most recent call last):" block &&
 		grep -q "^dtrun:     File \".*record.py\", line 5, in load\$" block &&
 		grep -qx "dtrun:   ValueError: bad shard on rank 2" block &&
