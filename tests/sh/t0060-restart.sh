@@ -85,13 +85,16 @@ test_expect_success 'a restart delay longer than --heartbeat-timeout keeps the a
 	! grep -q "went silent" err
 '
 
+# A file of each rank's: the rank stopped by the first one's failure may be
+# stopped between opening its file and writing it.
 test_expect_success 'an agent killed during the restart delay is replaced by a new one' '
-	rm -f ag &&
+	rm -f ag.* &&
 	dtrun -n 2 --max-restarts 1 --restart-delay 3 --timeout 60 \
-	    sh -c "echo \"attempt \$DTRUN_RESTART_COUNT agent \$PPID\"; test \$DTRUN_RESTART_COUNT = 1 || { echo \$PPID >ag; exit 3; }" >out 2>err &
+	    sh -c "echo \"attempt \$DTRUN_RESTART_COUNT agent \$PPID\"; test \$DTRUN_RESTART_COUNT = 1 || { echo \$PPID >ag.\$RANK; exit 3; }" >out 2>err &
 	d=$!
 	wait_for 15 grep -q "restarting the job" err &&
-	kill -9 "$(cat ag)" &&
+	ag=$(cat ag.* | head -n 1) && test -n "$ag" &&
+	kill -9 "$ag" &&
 	wait $d &&
 	a0=$(sed -n "s/.*attempt 0 agent //p" out | sort -u) &&
 	a1=$(sed -n "s/.*attempt 1 agent //p" out | sort -u) &&
