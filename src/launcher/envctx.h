@@ -25,7 +25,7 @@ struct env_ctx {
 	const struct opts	*o;
 	const struct plan	*plan;
 	const char		*job_id;
-	unsigned		 frameworks;	/* FW_* of framework.h */
+	unsigned		 frameworks;	/* FW_* above */
 	char			 master_addr[256];	/* rank 0's host, as ranks reach it */
 	int			 per_host;	/* each host's agent chooses its interface */
 	char			 rank0_addr[256];	/* what those agents route to */

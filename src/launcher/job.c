@@ -599,7 +599,11 @@ job_host_stack(struct job_host *h, const struct ap_stack *k)
 	timer_arm(j->ev_stk, STK_WAIT_S);
 }
 
-void
+/*
+ * Rank shows it is alive without printing (a heartbeat): it counts as a
+ * line written for --hang-timeout.
+ */
+static void
 job_rank_alive(struct job *j, int rank)
 {
 	j->life_ms = now_ms();

@@ -154,12 +154,6 @@ void	job_host_frame(struct job_host *, uint8_t type, const uint8_t *, size_t);
 void	job_host_closed(struct job_host *, int err, const char *why);
 
 /*
- * Rank shows it is alive without printing (a heartbeat): it counts as a
- * line written for --hang-timeout.
- */
-void	job_rank_alive(struct job *, int rank);
-
-/*
  * Runs one attempt of the job to the end and fills a's results; returns
  * dtrun's exit status. Call it with job_hold_signals(1) in force: it
  * takes the stop signals once its handlers are in, and leaves them held

@@ -169,7 +169,8 @@ ssh_cli_option(struct ssh_cli *c, const char *kv, struct dt_err *e)
 	return 0;
 }
 
-int
+/* Matches host against an ssh_config pattern list ("a* !ab ?c"). */
+static int
 ssh_match_patterns(const char *patterns, const char *host)
 {
 	char	buf[1024], *tok, *save;

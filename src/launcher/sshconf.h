@@ -83,7 +83,4 @@ int	ssh_resolve_jump(const struct ssh_cli *c, const char *chain,
 	    struct ssh_target *t, char ***warnings, size_t *nwarnings,
 	    struct dt_err *e);
 
-/* Matches host against an ssh_config pattern list ("a* !ab ?c"). */
-int	ssh_match_patterns(const char *patterns, const char *host);
-
 #endif
