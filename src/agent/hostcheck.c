@@ -30,6 +30,7 @@
 
 #include <event2/event.h>
 
+#include "dtlimits.h"
 #include "envfile.h"
 #include "err.h"
 #include "hostcheck.h"
@@ -243,7 +244,7 @@ hc_listen(struct hostcheck *hc, const char *addr)
 	}
 	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	    0)) == -1 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
-	    listen(fd, 1024) == -1 ||
+	    listen(fd, DT_BACKLOG_HOSTS) == -1 ||
 	    getsockname(fd, (struct sockaddr *)&sin, &sl) == -1) {
 		e = errno;
 		if (fd >= 0)

@@ -50,6 +50,15 @@
 #define DT_WRITE_BATCH	(64 * 1024)
 
 /*
+ * listen() backlogs. One connection per host arrives at once at dtrun's
+ * Slurm listener and at the check's probe listener on rank 0's host; one
+ * per rank at the rendezvous, where every rank may dial in the same
+ * millisecond (the kernel caps both at net.core.somaxconn).
+ */
+#define DT_BACKLOG_HOSTS	1024
+#define DT_BACKLOG_RANKS	65535
+
+/*
  * One message for a person: an error, a log line, an escaped name from a
  * peer. Longer ones are cut; they were never meant to be read whole.
  */

@@ -56,6 +56,7 @@
 #include "child.h"
 #include "cli.h"
 #include "connect.h"
+#include "dtlimits.h"
 #include "err.h"
 #include "hostfile.h"
 #include "job.h"
@@ -741,7 +742,7 @@ slurm_listen(struct slurm *s, struct dt_err *e)
 	ai.ai_family = family;
 	ai.ai_socktype = SOCK_STREAM;
 	ai.ai_addr = (struct sockaddr *)&ss;
-	if ((s->lfd = sock_listen(&ai, 1024)) == -1 ||
+	if ((s->lfd = sock_listen(&ai, DT_BACKLOG_HOSTS)) == -1 ||
 	    (port = sock_port(s->lfd)) < 0)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "cannot listen for "
 		    "agents: %s", strerror(errno));

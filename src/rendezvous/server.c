@@ -25,6 +25,7 @@
 
 #include <event2/event.h>
 
+#include "dtlimits.h"
 #include "err.h"
 #include "wire.h"
 #include "proto.h"
@@ -1156,7 +1157,7 @@ server_listen(struct rdzv_server *s, const struct rdzv_server_cfg *cfg,
 		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "rendezvous: "
 		    "cannot resolve %s: %s", cfg->bind_addr, gai_strerror(rc));
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
-		if ((fd = sock_listen(ai, 65535)) >= 0)
+		if ((fd = sock_listen(ai, DT_BACKLOG_RANKS)) >= 0)
 			break;
 		err = errno;
 	}
