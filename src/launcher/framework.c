@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "envctx.h"
 #include "err.h"
 #include "framework.h"

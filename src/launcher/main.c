@@ -16,6 +16,7 @@
 #include "log.h"
 #include "plan.h"
 #include "restart.h"
+#include "sync.h"
 #include "sys.h"
 
 int
@@ -44,7 +45,8 @@ main(int argc, char **argv)
 	}
 	log_level = o.quiet ? -1 : o.verbose;
 
-	if (plan_build(&p, &o, &e) != 0) {
+	/* The sync options once the plan has settled the launcher. */
+	if (plan_build(&p, &o, &e) != 0 || sync_check(&o, &e) != 0) {
 		log_error("%s", dt_err_str(&e, msg, sizeof(msg)));
 		plan_free(&p);
 		cli_free(&o);

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "err.h"
+#include "opts.h"
 #include "peerflags.h"
 #include "xmalloc.h"
 

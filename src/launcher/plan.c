@@ -16,7 +16,6 @@
 #include "plan.h"
 #include "prefix.h"
 #include "strv.h"
-#include "sync.h"
 #include "xmalloc.h"
 
 /* Joins engine.yaml's commands into one "sh -c" word: run in order, stop at the first failure. */
@@ -294,8 +293,6 @@ plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 		rc = plan_hosts(hs, o, c, &given, e);
 	if (rc == 0 && o->launcher == LAUNCH_AUTO)
 		o->launcher = given ? LAUNCH_SSH : LAUNCH_LOCAL;
-	if (rc == 0)
-		rc = sync_check(o, e);
 	if (rc == 0 && o->launcher == LAUNCH_SLURM && hf_slurm_job_id() == NULL)
 		rc = dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "--launcher slurm: "
 		    "not inside a Slurm allocation (run dtrun under salloc or "
