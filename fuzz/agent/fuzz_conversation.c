@@ -82,6 +82,9 @@ check_sent(const uint8_t *p, size_t n)
 	struct ap_error	 e;
 	struct ap_checked k;
 	struct ap_iface	 f;
+	struct ap_stack	 sk;
+	struct ap_errfile ef;
+	uint64_t	 ms;
 	uint32_t	 a, b;
 	int		*ports;
 	int		 rc;
@@ -123,6 +126,17 @@ check_sent(const uint8_t *p, size_t n)
 		case AP_IFACE:
 			if ((rc = ap_get_iface(pl, plen, &f)) == 0)
 				ap_iface_free(&f);
+			break;
+		case AP_HEARTBEAT:
+			rc = ap_get_heartbeat(pl, plen, &ms);
+			break;
+		case AP_STACK:
+			if ((rc = ap_get_stack(pl, plen, &sk)) == 0)
+				ap_stack_free(&sk);
+			break;
+		case AP_ERRFILE:
+			if ((rc = ap_get_errfile(pl, plen, &ef)) == 0)
+				ap_errfile_free(&ef);
 			break;
 		default:
 			rc = -1;
