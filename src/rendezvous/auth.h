@@ -30,15 +30,15 @@ enum rdzv_role {
 struct dt_err;
 
 /*
- * Fills buf[0..len) with random bytes from the OpenSSL CSPRNG (a secret or
- * a nonce). Returns 0, or DT_ERR_SYS with *e filled in.
+ * Fills buf[0..len) with random bytes from the kernel (dt_random: a
+ * secret or a nonce). Returns 0, or DT_ERR_SYS with *e filled in.
  */
 int	 rdzv_auth_random(uint8_t *buf, size_t len, struct dt_err *e);
 
 /*
  * Computes the MAC of one role over the two nonces into mac. Returns 0,
  * or DT_ERR_INVAL if the secret's length is outside [RDZV_SECRET_MIN,
- * RDZV_SECRET_MAX], or DT_ERR_SYS if libcrypto fails.
+ * RDZV_SECRET_MAX] (the MAC itself cannot fail: it is plain C, mac.c).
  */
 int	 rdzv_auth_mac(const uint8_t *secret, size_t slen, enum rdzv_role role,
 	     const uint8_t snonce[RDZV_NONCE_LEN],
