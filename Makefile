@@ -29,7 +29,7 @@ WARN	:= -Wall -Wextra -Wshadow -Wpointer-arith -Wmissing-prototypes \
 CFLAGS	?=
 CFLAGS	+= $(OPT) -std=gnu11 $(WARN) $(WERROR) -fPIC -D_GNU_SOURCE \
 	   -DDT_VERSION='"$(VERSION)"' -Isrc -Isrc/common -Isrc/hostfile \
-	   -Isrc/rendezvous -Isrc/comm -Isrc/agent -Isrc/launcher -Isrc/util \
+	   -Isrc/rendezvous -Isrc/comm -Isrc/proto -Isrc/agent -Isrc/launcher -Isrc/util \
 	   $(PKG_CFLAGS)
 LDFLAGS	?=
 
@@ -38,6 +38,7 @@ UTIL_SRC	:= $(wildcard src/util/*.c)
 HOSTFILE_SRC	:= $(wildcard src/hostfile/*.c)
 RDZV_SRC	:= $(wildcard src/rendezvous/*.c)
 COMM_SRC	:= $(wildcard src/comm/*.c)
+PROTO_SRC	:= $(wildcard src/proto/*.c)
 AGENT_SRC	:= $(wildcard src/agent/*.c)
 LAUNCHER_SRC	:= $(filter-out src/launcher/main.c,$(wildcard src/launcher/*.c))
 KILL_SRC	:= $(wildcard src/kill/*.c)
@@ -55,8 +56,12 @@ LIBCOMMON	:= $(B)/libdtcommon.a
 LIBUTIL		:= $(B)/libdtutil.a
 LIBHOSTFILE	:= $(B)/libdthostfile.a
 LIBRDZV		:= $(B)/libdtrdzv.a
+# The launcher <-> agent protocol: codec, limits, phases and the table of
+# which frame is legal when (no I/O); both ends and the fuzzers link it.
+LIBPROTO	:= $(B)/libdtproto.a
 LIBAGENT	:= $(B)/libdtagent.a
-LIBS_ALL	:= $(LIBAGENT) $(LIBHOSTFILE) $(LIBRDZV) $(LIBCOMMON) $(LIBUTIL)
+LIBS_ALL	:= $(LIBAGENT) $(LIBPROTO) $(LIBHOSTFILE) $(LIBRDZV) $(LIBCOMMON) \
+	   $(LIBUTIL)
 
 BINS	:= $(B)/dtrun $(B)/dtrun-agent $(B)/dtrun-kill $(B)/libdtcomm.so \
 	   $(B)/libdtcomm.so.0
@@ -77,6 +82,7 @@ $(LIBCOMMON): $(call obj,$(COMMON_SRC))
 $(LIBUTIL): $(call obj,$(UTIL_SRC))
 $(LIBHOSTFILE): $(call obj,$(HOSTFILE_SRC))
 $(LIBRDZV): $(call obj,$(RDZV_SRC))
+$(LIBPROTO): $(call obj,$(PROTO_SRC))
 $(LIBAGENT): $(call obj,$(AGENT_LIB_SRC))
 $(B)/%.a:
 	@mkdir -p $(dir $@)
@@ -93,7 +99,7 @@ $(B)/dtrun: $(call obj,src/launcher/main.c $(LAUNCHER_SRC)) $(LIBS_ALL)
 
 # The agent is copied to hosts that have nothing installed: link libevent
 # statically so it needs only libc.
-$(B)/dtrun-agent: $(call obj,src/agent/main.c) $(LIBAGENT) $(LIBCOMMON)
+$(B)/dtrun-agent: $(call obj,src/agent/main.c) $(LIBAGENT) $(LIBPROTO) $(LIBCOMMON)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -Wl,-Bstatic -levent_core -llz4 -Wl,-Bdynamic
 
 $(B)/dtrun-kill: $(call obj,$(KILL_SRC)) $(LIBS_ALL)

@@ -8,10 +8,10 @@
 # "make fuzz-merge-agent-conv" folds the small new ones into the seeds.
 AGENT_FUZZ_RUNS	?= 2000000
 AGENT_CONV_RUNS	?= 2000000
-AGENT_FUZZ_SRC	:= src/agent/agentproto.c src/common/wire.c src/common/err.c \
+AGENT_FUZZ_SRC	:= $(wildcard src/proto/*.c) src/common/wire.c src/common/err.c \
 	    src/common/envfile.c src/common/iface.c src/common/pack.c
 AGENT_FUZZ_CC	:= clang -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Isrc/common -Isrc/agent
+	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Isrc/common -Isrc/proto -Isrc/agent
 $(FUZZ_B)/fuzz-agent: fuzz/agent/fuzz_agentproto.c $(AGENT_FUZZ_SRC)
 	@mkdir -p $(dir $@)
 	$(AGENT_FUZZ_CC) -o $@ $^ -levent_core -llz4
@@ -20,7 +20,7 @@ $(FUZZ_B)/fuzz-agent: fuzz/agent/fuzz_agentproto.c $(AGENT_FUZZ_SRC)
 # ports, not 65536: else a few bytes of input take milliseconds, and the
 # fuzzer spends its time there.
 $(FUZZ_B)/fuzz-agent-conv: fuzz/agent/fuzz_conversation.c $(AGENT_FUZZ_SRC) \
-    src/agent/agent.c src/agent/agentproto.h
+    src/agent/agent.c src/proto/agentproto.h
 	@mkdir -p $(dir $@)
 	$(AGENT_FUZZ_CC) -DAP_MAX_PORTS=512 -o $@ \
 	    fuzz/agent/fuzz_conversation.c $(AGENT_FUZZ_SRC) -levent_core -llz4

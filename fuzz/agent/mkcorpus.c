@@ -4,7 +4,7 @@
  * (into CONVDIR, for fuzz-agent-conv: see fuzz_conversation.c).
  *
  *	cc -D_GNU_SOURCE -Isrc/common -Isrc/agent -o /tmp/mkcorpus \
- *	    fuzz/agent/mkcorpus.c src/agent/agentproto.c src/common/wire.c \
+ *	    fuzz/agent/mkcorpus.c src/proto/agentproto.c src/common/wire.c \
  *	    src/common/err.c src/common/envfile.c src/common/iface.c \
  *	    src/common/pack.c -levent_core -llz4 && /tmp/mkcorpus fuzz/agent/corpus \
  *	    fuzz/agent/conversations

@@ -1,7 +1,7 @@
 /*
  * link.c -- framed stream over fds on libevent, or over a stream its
  * owner drives (link_io). Frames are split here and handed to the owner
- * whole; the owner decodes them (src/agent/agentproto.c). Heartbeats are
+ * whole; the owner decodes them (src/proto/agentproto.c). Heartbeats are
  * the owner's frame bytes, sent when the link has sent nothing for a look;
  * the link only counts what it hears and sends. PACKED frames (pack.h)
  * are the link's own too: it packs what it sends when told to (link_pack),

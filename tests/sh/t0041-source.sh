@@ -36,11 +36,12 @@ test_expect_success "no function in src/ is over $FUNC_MAX lines, past the known
 	END { exit bad }" "$TRASH/known-long" len
 '
 
-# The libraries: src/common, src/hostfile, src/rendezvous, src/comm, and
+# The libraries: src/common, src/hostfile, src/rendezvous, src/comm,
+# src/proto, and
 # the agent's pieces that dtrun links too (all of src/agent but main.c).
 lib_files() {
 	(cd "$SRC" && ls src/common/*.[ch] src/hostfile/*.[ch] src/rendezvous/*.[ch] \
-	    src/comm/*.[ch] src/agent/*.[ch] | grep -v "^src/agent/main\.c$")
+	    src/comm/*.[ch] src/proto/*.[ch] src/agent/*.[ch] | grep -v "^src/agent/main\.c$")
 }
 
 test_expect_success 'library code never uses the allocators that exit (xmalloc.h, strv.h)' '

@@ -21,7 +21,7 @@
 #include "t_hf.h"
 
 #define DOC	"doc/agent-protocol.md"
-#define HDR	"src/agent/agentproto.h"
+#define HDR	"src/proto/agentproto.h"
 #define PD_STR2(x)	#x
 #define PD_STR(x)	PD_STR2(x)
 
@@ -136,7 +136,7 @@ TEST(protodoc_frame_types)
 		if (strcmp(ap_type_name(e[i].num), e[i].name) != 0)
 			t_fail(__FILE__, __LINE__, "ap_type_name(AP_%s) is "
 			    "\"%s\": add 'case AP_%s: return \"%s\";' to "
-			    "ap_type_name in src/agent/agentproto.c",
+			    "ap_type_name in src/proto/agentproto.c",
 			    e[i].name, ap_type_name(e[i].num), e[i].name,
 			    e[i].name);
 		if ((x = pd_find(d, nd, e[i].num)) == NULL)
