@@ -18,9 +18,6 @@ struct dt_err;
  */
 int	 dtnccl_load(struct dt_err *e);
 
-/* True if the loaded NCCL has ncclCommInitRankScalable. */
-int	 dtnccl_has_scalable(void);
-
 /* ncclGetUniqueId. Returns 0, or DTCOMM_ERR_NONCCL / DTCOMM_ERR_NCCL. */
 int	 dtnccl_unique_id(uint8_t id[DTNCCL_ID_BYTES], struct dt_err *e);
 

@@ -74,12 +74,6 @@ dtnccl_load(struct dt_err *e)
 	return 0;
 }
 
-int
-dtnccl_has_scalable(void)
-{
-	return dtnccl_load(NULL) == 0 && nccl.init_scalable != NULL;
-}
-
 /* Turns an ncclResult_t into an error with NCCL's own words. */
 static int
 nccl_fail(const char *call, int res, struct dt_err *e)

@@ -196,3 +196,16 @@ log_debug(const char *fmt, ...)
 	log_vwrite("debug: ", fmt, ap);
 	va_end(ap);
 }
+
+void
+log_error_lines(const char *msg)
+{
+	const char	*nl;
+
+	while ((nl = strchr(msg, '\n')) != NULL) {
+		log_error("%.*s", (int)(nl - msg), msg);
+		msg = nl + 1;
+	}
+	if (*msg != '\0')
+		log_error("%s", msg);
+}

@@ -36,5 +36,11 @@ void	 log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 log_notice(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Logs msg as errors, one line each (another program's words, say a
+ * failed --setup's stderr): each escaped and marked as ours, so none can
+ * pose as another.
+ */
+void	 log_error_lines(const char *msg);
 
 #endif

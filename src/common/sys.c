@@ -41,6 +41,16 @@ dt_clock_ms(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+struct timeval
+dt_timeval(double secs)
+{
+	struct timeval	tv;
+
+	tv.tv_sec = (time_t)secs;
+	tv.tv_usec = (suseconds_t)((secs - (double)tv.tv_sec) * 1e6);
+	return tv;
+}
+
 double
 dt_clock_s(clockid_t c)
 {

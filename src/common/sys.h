@@ -3,6 +3,7 @@
 #define DT_SYS_H
 
 #include <stdint.h>
+#include <sys/time.h>
 #include <time.h>
 
 /* Raises the soft open-file limit to the hard one: many ranks mean many pipes. */
@@ -23,6 +24,9 @@ uint64_t dt_clock_ms(clockid_t c);
  * times (CLOCK_MONOTONIC, or CLOCK_MONOTONIC_COARSE where a tick is enough).
  */
 double	dt_clock_s(clockid_t c);
+
+/* secs (>= 0) as a struct timeval, for event_add and friends. */
+struct timeval dt_timeval(double secs);
 
 /* Sets O_NONBLOCK on fd (kept if it is set already). */
 void	dt_set_nonblock(int fd);

@@ -370,7 +370,7 @@ slurm_host(struct slurm *s, const char *node, const char **why)
 		if (strcmp(s->hosts[i]->name, node) != 0)
 			continue;
 		sh = s->hosts[i]->priv;
-		if (sh == NULL || s->hosts[i]->done)
+		if (sh == NULL || host_done(s->hosts[i]))
 			*why = "has no agent in this job any more";
 		else if (sh->connected)
 			*why = "already has its agent connected";
@@ -566,7 +566,7 @@ slurm_fail_doomed(struct slurm *s, const char *msg)
 	for (i = 0; i < s->nhosts; i++) {
 		h = s->hosts[i];
 		sh = h->priv;
-		if (!h->done && sh != NULL && !sh->connected && sh->doomed)
+		if (!host_done(h) && sh != NULL && !sh->connected && sh->doomed)
 			job_host_closed(h, DT_ERR_CLOSED, msg);
 	}
 	s->failing = 0;
@@ -640,7 +640,7 @@ slurm_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	    s->hosts[0]->o->start_timeout);
 	for (i = 0; i < s->nhosts; i++) {
 		h = s->hosts[i];
-		if (h->done || h->hello || (sh = h->priv) == NULL ||
+		if (host_done(h) || host_hello(h) || (sh = h->priv) == NULL ||
 		    !sh->connected)
 			continue;
 		slurm_kill(h);

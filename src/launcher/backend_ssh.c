@@ -346,7 +346,7 @@ sshc_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	};
 	char		 junk[256];
 
-	if (c->st == SS_DEAD || (c->st == SS_RUNNING && c->h->hello))
+	if (c->st == SS_DEAD || (c->st == SS_RUNNING && host_hello(c->h)))
 		return;
 	if (c->st == SS_RUNNING) {
 		/* Output came, but not the agent's HELLO: say what it was. */
@@ -374,7 +374,7 @@ sshc_phase(struct sshc *c)
 		return;
 	c->timed = c->st;
 	/* Behind jump hosts, each of them bounds its own phases. */
-	if ((c->st == SS_RUNNING && c->h->hello) || c->st == SS_TUNNEL ||
+	if ((c->st == SS_RUNNING && host_hello(c->h)) || c->st == SS_TUNNEL ||
 	    c->st == SS_JUMP) {
 		event_del(c->timer);
 		return;
@@ -719,7 +719,7 @@ sshc_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 
 	job_host_frame(c->h, type, p, n);
 	/* The agent is up: from here on the job's own bounds apply. */
-	if (!c->dead && c->h->hello && c->timer != NULL)
+	if (!c->dead && host_hello(c->h) && c->timer != NULL)
 		event_del(c->timer);
 }
 
@@ -737,7 +737,7 @@ sshc_link_close(void *arg, int err, const char *why)
 	if (err == DT_ERR_PROTO && strcmp(why, LINK_TRUNCATED) == 0) {
 		sshc_junk(c, junk, sizeof(junk));
 		sshc_fail(c, DT_ERR_PROTO, "the ssh channel closed inside a "
-		    "frame, after \"%s\"%s", junk, c->h->hello ? "" :
+		    "frame, after \"%s\"%s", junk, host_hello(c->h) ? "" :
 		    " (a login banner, or a ForceCommand?)");
 	} else if (err == 0) {
 		c->st = SS_DEAD;

@@ -20,9 +20,9 @@
 #include "check.h"
 #include "cli.h"
 #include "err.h"
-#include "exitcodes.h"
 #include "iface.h"
-#include "job.h"
+#include "agentproto.h"
+#include "agents.h"
 #include "log.h"
 #include "plan.h"
 #include "strv.h"
@@ -47,7 +47,7 @@ struct chost {
 };
 
 struct check {
-	struct job		*j;
+	struct check_cbs	 cb;
 	const struct opts	*o;
 	const struct plan	*p;
 	int			 fast;
@@ -91,12 +91,12 @@ ch_get(const struct chost *c, const char *key)
 }
 
 struct check *
-check_new(struct job *j, const struct opts *o, const struct plan *p, int fast,
-    const char *rank0)
+check_new(const struct check_cbs *cb, const struct opts *o,
+    const struct plan *p, int fast, const char *rank0)
 {
 	struct check	*c = xcalloc(1, sizeof(*c));
 
-	c->j = j;
+	c->cb = *cb;
 	c->o = o;
 	c->p = p;
 	c->fast = fast;
@@ -206,7 +206,7 @@ check_send(struct check *c, size_t i, uint32_t step, const char *target)
 		    AP_FRAME_MAX >> 10);
 		return 2;
 	}
-	job_host_send(ch->h, &c->wb);
+	agents_send(ch->h, &c->wb);
 	return 0;
 }
 
@@ -223,7 +223,7 @@ check_begin(struct check *c, struct job_host **hosts)
 	for (i = 0; i < c->p->nhosts; i++) {
 		if ((rc = check_send(c, i, AP_CHK_GATHER, check_rank0(c))) != 0) {
 			c->over = 1;
-			job_checked(c->j, rc);
+			c->cb.done(c->cb.arg, rc);
 			return;
 		}
 	}
@@ -422,7 +422,7 @@ check_done(struct check *c)
 		check_host_problems(c, i);
 	check_versions_differ(c, "torch");
 	check_versions_differ(c, "python");
-	job_status_done(c->j);
+	c->cb.quiet(c->cb.arg);
 	if (!c->fast || c->o->verbose > 0)
 		check_print(c);
 	fflush(stdout);
@@ -439,7 +439,7 @@ check_done(struct check *c)
 		    c->p->nhosts == 1 ? "" : "s");
 	else
 		log_info("--preflight: no problems on %zu hosts", c->p->nhosts);
-	job_checked(c->j, code);
+	c->cb.done(c->cb.arg, code);
 }
 
 /* Every host gathered: each probes rank 0's listener, if there is one. */
@@ -458,7 +458,7 @@ check_probe_all(struct check *c)
 	for (i = 0; i < c->p->nhosts && !c->over; i++) {
 		if ((rc = check_send(c, i, AP_CHK_PROBE, to)) != 0) {
 			c->over = 1;
-			job_checked(c->j, rc);
+			c->cb.done(c->cb.arg, rc);
 			return;
 		}
 	}
@@ -550,22 +550,4 @@ check_table(char *const *cells, size_t nrows, size_t ncol)
 	}
 	free(w);
 	return buf;
-}
-
-int
-check_run(const struct opts *o, const struct plan *p, const char *id)
-{
-	struct job_attempt	 a;
-	struct job_scope	*sc;
-	int			 rc;
-
-	memset(&a, 0, sizeof(a));
-	a.timeout = o->timeout;
-	job_hold_signals(1);
-	if ((sc = job_scope_new(o)) == NULL)
-		return EXIT_INTERNAL;
-	rc = job_run(sc, o, p, id, &a);
-	job_scope_free(sc);
-	job_attempt_free(&a);
-	return rc;
 }

@@ -16,7 +16,6 @@
 #include <stdint.h>
 
 struct check;
-struct job;
 struct job_host;
 struct opts;
 struct plan;
@@ -24,12 +23,25 @@ struct plan;
 #define CHECK_EXIT		78	/* problems found (sysexits' EX_CONFIG) */
 #define CHECK_SKEW_MAX_MS	1000	/* a clock further off is a problem */
 
+/* How the check talks to the job that runs it; arg is the job's. */
+struct check_cbs {
+	/*
+	 * The check is over: code 0 goes on with the job (--preflight) or
+	 * ends it well (--check); any other code ends it with that status,
+	 * no rank started.
+	 */
+	void	(*done)(void *arg, int code);
+	/* A table is about to be printed: clear the terminal's status line. */
+	void	(*quiet)(void *arg);
+	void	*arg;
+};
+
 /*
- * A check of j's hosts; fast: the --preflight subset. rank0: the address
+ * A check of p's hosts; fast: the --preflight subset. rank0: the address
  * the hosts route to for rank 0's host, as the run's (env's rank0_addr), or
  * NULL when dtrun chooses for them.
  */
-struct check	*check_new(struct job *j, const struct opts *,
+struct check	*check_new(const struct check_cbs *, const struct opts *,
 		    const struct plan *, int fast, const char *rank0);
 
 /* Every agent said HELLO: send each its first step (hosts: the job's, in node-rank order). */
@@ -37,16 +49,12 @@ void		 check_begin(struct check *, struct job_host **hosts);
 
 /*
  * A CHECKED from h's agent. Returns 0, or -1 when it is malformed or out
- * of turn. Once every answer is in, the check calls job_checked.
+ * of turn. Once every answer is in, the check calls its done callback.
  */
 int		 check_frame(struct check *, struct job_host *h,
 		    const uint8_t *p, size_t n);
 
 void		 check_free(struct check *);
-
-/* dtrun --check: the whole check as one attempt of the job; dtrun's exit status. */
-int		 check_run(const struct opts *, const struct plan *,
-		    const char *id);
 
 /*
  * The round trip and clock skew of one step: sent at our wall-clock time

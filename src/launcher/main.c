@@ -2,12 +2,14 @@
  * main.c -- dtrun: start a distributed job's ranks, forward their output,
  * stop them all at the first failure. Only this file decides to exit.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "agents.h"
 #include "cli.h"
 #include "env.h"
 #include "err.h"
@@ -16,8 +18,49 @@
 #include "log.h"
 #include "plan.h"
 #include "restart.h"
+#include "signals.h"
 #include "sync.h"
 #include "sys.h"
+
+/* Makes a unique job id into buf. */
+static void
+make_id(char *buf, size_t len)
+{
+	unsigned char	r[6];
+	int		fd;
+	size_t		i, n;
+
+	/* Time first, so ids sort by start; then randomness against clashes. */
+	n = snprintf(buf, len, "%lx-", (unsigned long)time(NULL));
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd == -1 || read(fd, r, sizeof(r)) != (ssize_t)sizeof(r)) {
+		for (i = 0; i < sizeof(r); i++)
+			r[i] = (unsigned char)(getpid() >> (i * 3) ^ clock());
+	}
+	if (fd != -1)
+		close(fd);
+	for (i = 0; i < sizeof(r) && n + 2 < len; i++, n += 2)
+		snprintf(buf + n, len - n, "%02x", r[i]);
+}
+
+/* dtrun --check: the whole check as one attempt of the job (check.h); dtrun's exit status. */
+static int
+check_run(const struct opts *o, const struct plan *p, const char *id)
+{
+	struct job_attempt	 a;
+	struct job_scope	*sc;
+	int			 rc;
+
+	memset(&a, 0, sizeof(a));
+	a.timeout = o->timeout;
+	signals_hold(1);
+	if ((sc = job_scope_new(o)) == NULL)
+		return EXIT_INTERNAL;
+	rc = job_run(sc, o, p, id, &a);
+	job_scope_free(sc);
+	job_attempt_free(&a);
+	return rc;
+}
 
 int
 main(int argc, char **argv)
@@ -52,7 +95,7 @@ main(int argc, char **argv)
 		cli_free(&o);
 		return EXIT_CONFIG;
 	}
-	job_make_id(id, sizeof(id));
+	make_id(id, sizeof(id));
 	if (o.dry_run) {
 		/* Check what a run would check: --iface, for one. */
 		if (env_prepare(&ec, &o, &p, id, &e) != 0) {

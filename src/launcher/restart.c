@@ -27,6 +27,7 @@
 #include "plan.h"
 #include "record.h"
 #include "restart.h"
+#include "signals.h"
 #include "sys.h"
 #include "xmalloc.h"
 
@@ -50,7 +51,7 @@ restart_delay(double secs, int k)
 }
 
 /*
- * Waits secs with the signals held (job_hold_signals), keeping the idle
+ * Waits secs with the signals held (signals_hold), keeping the idle
  * agents' links alive (job_scope_tick). Returns the stop signal (INT,
  * TERM, HUP) that came, or 0 when the time is up; others (USR1, QUIT:
  * about running ranks, and none runs) are taken and dropped.
@@ -251,7 +252,7 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 		rec = restart_record(id);
 	if (o->timeout > 0)
 		deadline = dt_clock_s(CLOCK_MONOTONIC) + o->timeout;
-	job_hold_signals(1);
+	signals_hold(1);
 	for (k = 0;; k++) {
 		memset(&a, 0, sizeof(a));
 		a.n = k;

@@ -1,0 +1,37 @@
+/*
+ * jobmsg.h -- what each host's agent is told of the job: JOB (the host's
+ * variables, setup, interface, working directory), a RANK per rank it
+ * runs, then PREPARE; and the ports its agent chose for TF_CONFIG.
+ */
+#ifndef DT_JOBMSG_H
+#define DT_JOBMSG_H
+
+#include <stdint.h>
+
+struct dt_wbuf;
+struct env_ctx;
+struct job_host;
+struct opts;
+struct plan;
+
+/* What the messages are made of. */
+struct jobmsg {
+	const struct opts	*o;
+	const struct plan	*plan;
+	const struct env_ctx	*env;
+	const char		*id;		/* the job id */
+};
+
+/*
+ * Sends h's agent its JOB, RANKs and PREPARE, encoded into wb a batch at
+ * a time. Returns 0, or dtrun's exit status once it has said which part
+ * could not be encoded (too big, or out of memory); wb is then empty.
+ */
+int	jobmsg_put(const struct jobmsg *, struct job_host *h,
+	    struct dt_wbuf *wb);
+
+/* h's agent chose ports (n) for its workers: they go into env's TF_CONFIG. */
+void	jobmsg_ports(const struct jobmsg *, struct env_ctx *env,
+	    const struct job_host *h, const int *ports, uint32_t n);
+
+#endif
