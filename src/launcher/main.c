@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "cli.h"
-#include "env.h"
+#include "netplan.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "job.h"
