@@ -53,7 +53,7 @@
 #include "link.h"
 #include "log.h"
 #include "plan.h"
-#include "proxy.h"
+#include "proxycmd.h"
 #include "agentproto.h"
 #include "resolve.h"
 #include "sock.h"

@@ -31,7 +31,7 @@
 #include "child.h"
 #include "err.h"
 #include "log.h"
-#include "proxy.h"
+#include "proxycmd.h"
 #include "ssh2lib.h"
 #include "sys.h"
 #include "xmalloc.h"
