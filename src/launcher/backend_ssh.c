@@ -13,13 +13,13 @@
  * A host behind jump hosts (ProxyJump, -J) is reached through a chain of
  * connections of the same kind, each checked and authenticated like any
  * host: the last opens a direct-tcpip channel to the host, and a tunnel
- * (proxy.c) pumps it to one end of a socket pair, which is the host's
+ * (tunnel.c) pumps it to one end of a socket pair, which is the host's
  * session's socket. Each host has its own chain, as ssh -J has: one session
  * carries one channel, so no write of one host's tunnel waits behind
  * another's (libssh2 cannot interleave partial writes of two channels),
  * and the fan-out slot bounds the connections a jump host sees at once. A
- * ProxyCommand runs with the other end of a socket pair as its stdin and
- * stdout.
+ * ProxyCommand (proxycmd.c) runs with the other end of a socket pair as
+ * its stdin and stdout.
  *
  * The agent started is this build's exact dtrun-agent: the host's cache
  * (~/.cache/dtrun/ID/dtrun-agent) or a dtrun-agent on its PATH that prints
@@ -60,6 +60,7 @@
 #include "ssh2lib.h"
 #include "sshconf.h"
 #include "strv.h"
+#include "tunnel.h"
 #include "xmalloc.h"
 
 #define FANOUT_DEFAULT	64
@@ -860,17 +861,18 @@ sshc_session_new(struct sshc *c)
 static void
 sshc_pump(struct sshc *c)
 {
-	char	why[512];
-	int	rc;
+	struct dt_err	e;
+	int		rc;
 
-	while ((rc = tunnel_pump(c->tun, why, sizeof(why))) > 0)
+	while ((rc = tunnel_pump(c->tun, &e)) > 0)
 		;
 	if (rc == 0) {
 		sshc_arm(c, 0);
 		return;
 	}
-	if (why[0] != '\0') {
-		sshc_fail(c, DT_ERR_CLOSED, "%s", why);
+	if (rc != DT_ERR_CLOSED) {
+		/* The connection to the host is lost, whatever broke it. */
+		sshc_fail(c, DT_ERR_CLOSED, "%s", e.msg);
 		return;
 	}
 	/* The host's session closed, and the channel after it. */

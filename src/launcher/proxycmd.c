@@ -1,16 +1,11 @@
 /*
- * proxy.c -- a ProxyCommand, or a tunnel through a jump host's channel,
- * each seen by libssh2 as a socket: one end of a socket pair.
+ * proxycmd.c -- a ProxyCommand, seen by libssh2 as a socket: one end of a
+ * socket pair, the other the command's stdin and stdout. (A jump host's
+ * channel is the other way to reach a host: tunnel.c.)
  *
  * The command is a child like tmux's jobs: started in its own process
  * group (a terminal's Ctrl-C is dtrun's to handle), its stderr logged line
  * by line under the host's name, killed and reaped when its host ends.
- *
- * The tunnel pumps bytes between its end of the pair and a direct-tcpip
- * channel, never blocking, at most a buffer each way: when one side does
- * not take bytes, the other is no longer read (the ssh window then stops
- * the far side). EOF travels both ways; when the session end has closed,
- * the channel is closed and the tunnel is finished.
  */
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -32,13 +27,10 @@
 #include "err.h"
 #include "log.h"
 #include "proxycmd.h"
-#include "ssh2lib.h"
 #include "sys.h"
 #include "xmalloc.h"
 
 extern char	**environ;
-
-#define TUNNEL_BUF	(32 * 1024)
 
 struct proxy_cmd {
 	char		*name;
@@ -49,22 +41,6 @@ struct proxy_cmd {
 	struct evbuffer	*err;
 };
 
-struct tunnel {
-	LIBSSH2_SESSION	*s;
-	LIBSSH2_CHANNEL	*ch;
-	int		 fd;		/* our end of the pair */
-	struct event	*ev;
-	void		(*cb)(void *);
-	void		*arg;
-	unsigned char	 to_ch[TUNNEL_BUF];	/* read from fd */
-	size_t		 nch;
-	unsigned char	 to_fd[TUNNEL_BUF];	/* read from the channel */
-	size_t		 ofd, nfd;
-	int		 fd_eof;	/* the session end closed */
-	int		 ch_eof;	/* the channel sent EOF */
-	int		 eof_sent;	/* EOF passed on to the channel */
-	int		 wr_shut;	/* EOF passed on to fd */
-};
 
 /* Logs the command's stderr lines, escaped, under its host's name. */
 static void
@@ -115,6 +91,7 @@ proxy_cmd_err_cb(evutil_socket_t fd, short what, void *arg)
 	proxy_cmd_read(arg);
 }
 
+/* Starts the command on a socket pair; see proxycmd.h. */
 int
 proxy_cmd_start(struct event_base *base, const char *name, const char *cmd,
     int *fd, struct proxy_cmd **out, struct dt_err *e)
@@ -165,6 +142,7 @@ proxy_cmd_start(struct event_base *base, const char *name, const char *cmd,
 	return 0;
 }
 
+/* Takes pid's exit status if pid is p's command. */
 int
 proxy_cmd_reaped(struct proxy_cmd *p, pid_t pid, int status)
 {
@@ -184,6 +162,7 @@ proxy_cmd_poll(struct proxy_cmd *p)
 	return p->reaped;
 }
 
+/* Whether the command has ended, and how, into buf. */
 int
 proxy_cmd_ended(struct proxy_cmd *p, int fd, char *buf, size_t len)
 {
@@ -209,6 +188,7 @@ proxy_cmd_ended(struct proxy_cmd *p, int fd, char *buf, size_t len)
 	return 1;
 }
 
+/* Ends the command and its group, reaps it, frees p. */
 void
 proxy_cmd_free(struct proxy_cmd *p)
 {
@@ -236,219 +216,4 @@ proxy_cmd_free(struct proxy_cmd *p)
 	evbuffer_free(p->err);
 	free(p->name);
 	free(p);
-}
-
-/* ARGSUSED */
-static void
-tunnel_ev_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct tunnel	*t = arg;
-
-	t->cb(t->arg);
-}
-
-struct tunnel *
-tunnel_new(struct event_base *base, LIBSSH2_SESSION *s, LIBSSH2_CHANNEL *ch,
-    int *fd, void (*cb)(void *), void *arg)
-{
-	struct tunnel	*t;
-	int		 sp[2];
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
-	    sp) == -1)
-		return NULL;
-	t = xcalloc(1, sizeof(*t));
-	t->s = s;
-	t->ch = ch;
-	t->fd = sp[1];
-	t->cb = cb;
-	t->arg = arg;
-	t->ev = event_new(base, t->fd, 0, tunnel_ev_cb, t);
-	*fd = sp[0];
-	return t;
-}
-
-/* Waits for t's end to take or give bytes, as far as the buffers allow. */
-static void
-tunnel_arm(struct tunnel *t)
-{
-	short	what = 0;
-
-	if (!t->fd_eof && t->nch < sizeof(t->to_ch))
-		what |= EV_READ;
-	if (!t->fd_eof && t->nfd > 0)
-		what |= EV_WRITE;
-	event_del(t->ev);
-	if (what != 0) {
-		event_assign(t->ev, event_get_base(t->ev), t->fd, what,
-		    tunnel_ev_cb, t);
-		event_add(t->ev, NULL);
-	}
-}
-
-/* The last libssh2 error of ch's session, as "WHAT: MESSAGE". */
-static void
-tunnel_error(struct tunnel *t, const char *what, char *why, size_t len)
-{
-	char	*m = NULL;
-
-	libssh2_session_last_error(t->s, &m, NULL, 0);
-	snprintf(why, len, "%s: %s", what, m != NULL && *m ? m : "error");
-}
-
-/* Channel to fd; 1 if it moved bytes, -1 on a channel error. */
-static int
-tunnel_down(struct tunnel *t, char *why, size_t len)
-{
-	ssize_t	n;
-	int	progress = 0;
-
-	for (;;) {
-		if (t->nfd > 0) {
-			/* No SIGPIPE when the session end has gone. */
-			n = send(t->fd, t->to_fd + t->ofd, t->nfd,
-			    MSG_NOSIGNAL);
-			if (n > 0) {
-				t->ofd += n;
-				t->nfd -= n;
-				progress = 1;
-				continue;
-			}
-			if (n < 0 && (errno == EAGAIN || errno == EINTR))
-				break;
-			/* The session end is gone: nobody to tell. */
-			t->fd_eof = 1;
-			t->nfd = 0;
-			break;
-		}
-		if (t->ch_eof || t->fd_eof)
-			break;
-		t->ofd = 0;
-		n = libssh2_channel_read(t->ch, (char *)t->to_fd,
-		    sizeof(t->to_fd));
-		if (n > 0) {
-			t->nfd = n;
-			progress = 1;
-			continue;
-		}
-		if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
-			tunnel_error(t, "reading the forwarded connection",
-			    why, len);
-			return -1;
-		}
-		if (libssh2_channel_eof(t->ch)) {
-			t->ch_eof = 1;
-			progress = 1;
-		}
-		break;
-	}
-	if (t->ch_eof && t->nfd == 0 && !t->wr_shut && !t->fd_eof) {
-		shutdown(t->fd, SHUT_WR);
-		t->wr_shut = 1;
-	}
-	return progress;
-}
-
-/* Fd to channel; 1 if it moved bytes, -1 on a channel error. */
-static int
-tunnel_up(struct tunnel *t, char *why, size_t len)
-{
-	ssize_t	n;
-	int	progress = 0;
-
-	for (;;) {
-		if (t->nch > 0) {
-			n = libssh2_channel_write(t->ch, (char *)t->to_ch,
-			    t->nch);
-			if (n > 0) {
-				memmove(t->to_ch, t->to_ch + n, t->nch - n);
-				t->nch -= n;
-				progress = 1;
-				continue;
-			}
-			if (n == LIBSSH2_ERROR_EAGAIN)
-				break;
-			tunnel_error(t, "writing to the forwarded connection",
-			    why, len);
-			return -1;
-		}
-		if (t->fd_eof)
-			break;
-		n = read(t->fd, t->to_ch + t->nch, sizeof(t->to_ch) - t->nch);
-		if (n > 0) {
-			t->nch += n;
-			progress = 1;
-			continue;
-		}
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			break;
-		t->fd_eof = 1;		/* closed, or reset: the same to us */
-		progress = 1;
-		break;
-	}
-	return progress;
-}
-
-int
-tunnel_pump(struct tunnel *t, char *why, size_t len)
-{
-	int	down, up, rc;
-
-	why[0] = '\0';
-	if (t->ch == NULL)
-		return -1;
-	if ((down = tunnel_down(t, why, len)) < 0 ||
-	    (up = tunnel_up(t, why, len)) < 0) {
-		event_del(t->ev);
-		return -1;
-	}
-	if (t->fd_eof) {
-		/* The session is gone: its last bytes, EOF, then close. */
-		event_del(t->ev);
-		if (t->nch > 0)
-			return down | up;
-		if (!t->eof_sent) {
-			rc = libssh2_channel_send_eof(t->ch);
-			if (rc == LIBSSH2_ERROR_EAGAIN)
-				return down | up;
-			t->eof_sent = 1;
-		}
-		rc = libssh2_channel_close(t->ch);
-		if (rc == LIBSSH2_ERROR_EAGAIN)
-			return down | up;
-		libssh2_channel_free(t->ch);
-		t->ch = NULL;
-		return -1;
-	}
-	tunnel_arm(t);
-	return down | up;
-}
-
-int
-tunnel_eof(struct tunnel *t)
-{
-	return t->ch_eof;
-}
-
-int
-tunnel_held(struct tunnel *t)
-{
-	if (t == NULL || t->ch == NULL || t->nfd > 0 || t->ch_eof ||
-	    t->fd_eof)
-		return 0;
-	return libssh2_poll_channel_read(t->ch, 0) > 0 ||
-	    libssh2_channel_eof(t->ch) > 0;
-}
-
-void
-tunnel_free(struct tunnel *t)
-{
-	if (t == NULL)
-		return;
-	/* Non-blocking, an EAGAIN leaves it to libssh2_session_free. */
-	if (t->ch != NULL)
-		libssh2_channel_free(t->ch);
-	event_free(t->ev);
-	close(t->fd);
-	free(t);
 }
