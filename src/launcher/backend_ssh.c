@@ -1271,6 +1271,7 @@ ssh_start(struct job_host *h, struct dt_err *e)
 	return 0;
 }
 
+/* The kill op (job.h): drops h's connections; not dtrun-kill (killjob.c). */
 static void
 ssh_kill(struct job_host *h)
 {
