@@ -3,7 +3,8 @@
  * prints. Its stdout is kept whole up to SETUP_OUT_MAX (past that the
  * setup fails: it was meant to print variables), its stderr's tail for the
  * message if it fails. The shell's exit ends it, and whatever it left
- * running is killed then: see setup.h.
+ * running is killed then: see setup.h, which also says how dtrun --check
+ * (hostcheck.c) uses it for its probe.
  */
 #include <sys/types.h>
 #include <sys/wait.h>

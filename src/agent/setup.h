@@ -5,6 +5,12 @@
  * group; when the shell exits, whatever it left running is killed (every
  * descendant of the agent: no rank runs yet) and what is in its pipes is
  * read, so a setup that backgrounds something never holds the job up.
+ *
+ * Only --setup is here; agent.c runs it before a job's ranks. dtrun
+ * --check's host side (hostcheck.c) starts the job's --setup through it
+ * too, and also its own GPU/NCCL/interpreter probe script: the probe is
+ * hostcheck.c's (script, time limit, answers) and only borrows this way of
+ * running a shell whose stdout is kept and whose leftovers are killed.
  */
 #ifndef DT_SETUP_H
 #define DT_SETUP_H
