@@ -397,10 +397,10 @@ static struct setup	fuzz_setup;
 
 struct setup *
 setup_start(struct event_base *base, const char *cmd, char *const env[],
-    int devnull, setup_done_fn done, void *arg, int *err)
+    int devnull, setup_done_fn done, void *arg, struct dt_err *e)
 {
 	if (cmd[0] == 'n') {
-		*err = ENOENT;
+		dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "%s", strerror(ENOENT));
 		return NULL;
 	}
 	memset(&fuzz_setup, 0, sizeof(fuzz_setup));
@@ -428,12 +428,12 @@ setup_kill(struct setup *s)
 }
 
 int
-setup_result(const struct setup *s, char *why, size_t len)
+setup_result(const struct setup *s, struct dt_err *e)
 {
 	if (s->status == 0)
 		return 0;
-	snprintf(why, len, "exited with %d", s->status >> 8);
-	return -1;
+	return dt_errf(e, NULL, 0, 0, DT_ERR_ABORTED, "exited with %d",
+	    s->status >> 8);
 }
 
 const char *

@@ -661,14 +661,15 @@ agent_setup_done(void *arg)
 {
 	struct agent	*a = arg;
 	struct ap_error	 e;
+	struct dt_err	 err;
 	const char	*p, *nl;
-	char		 why[128], *msg;
+	char		*msg;
 	size_t		 n;
 
 	if (a->stopping || a->link_down || a->finishing)
 		return;		/* killed by us: agent_check follows */
 	p = setup_stderr(a->setup, &n);
-	if (setup_result(a->setup, why, sizeof(why)) != 0) {
+	if (setup_result(a->setup, &err) != 0) {
 		while (n > 0 && p[n - 1] == '\n')
 			n--;
 		/* Its last 2 KiB, whole lines: a message, not a log. */
@@ -680,7 +681,7 @@ agent_setup_done(void *arg)
 				p = nl + 1;
 			}
 		}
-		msg = agent_setup_msg(a, why, p, n);
+		msg = agent_setup_msg(a, err.msg, p, n);
 		e.rank = AP_NORANK;
 		e.code = EXIT_CONFIG;
 		e.msg = msg != NULL ? msg : "--setup failed";
@@ -704,17 +705,17 @@ agent_setup_done(void *arg)
 static void
 agent_setup(struct agent *a)
 {
-	int	err;
+	struct dt_err	e;
 
 	if (agent_base_env(a, 0) < 0) {
 		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: out of memory", a->host);
 		return;
 	}
 	a->setup = setup_start(a->base, a->job.setup, a->base_env, a->devnull,
-	    agent_setup_done, a, &err);
+	    agent_setup_done, a, &e);
 	if (a->setup == NULL)
 		agent_error(a, AP_NORANK, EXIT_CONFIG, "%s: cannot run --setup: %s",
-		    a->host, strerror(err));
+		    a->host, e.msg);
 }
 
 /* Adds "name=value" to the variables our interface choice sets. */

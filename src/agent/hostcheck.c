@@ -386,23 +386,25 @@ hc_sub_timer_cb(evutil_socket_t fd, short what, void *arg)
  * Starts cmd as the check's one shell at a time (the setup, then the
  * probe), in c's environment (py: the probe's interpreter), done called
  * when it ends, killed after HOSTCHECK_SUB_S. The last one's shell and
- * environment are freed first. 0, or an errno.
+ * environment are freed first. 0, or DT_ERR_* with e's message the reason.
  */
 static int
 hc_sub_run(struct hostcheck *hc, const struct ap_check *c, const char *py,
-    const char *cmd, setup_done_fn done)
+    const char *cmd, setup_done_fn done, struct dt_err *e)
 {
 	struct timeval	tv = { HOSTCHECK_SUB_S, 0 };
-	int		err = ENOMEM;
 
 	setup_free(hc->sub);
 	hc->sub = NULL;
 	dt_strv_free(hc->env);
 	hc->env = NULL;
 	hc->sub_killed = 0;
-	if (hc_env(hc, c, py) != 0 || (hc->sub = setup_start(hc->base, cmd,
-	    hc->env, hc->devnull, done, hc, &err)) == NULL)
-		return err;
+	if (hc_env(hc, c, py) != 0)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "%s",
+		    strerror(ENOMEM));
+	if ((hc->sub = setup_start(hc->base, cmd, hc->env, hc->devnull, done,
+	    hc, e)) == NULL)
+		return e->code;
 	if (hc->sub_timer == NULL)
 		hc->sub_timer = evtimer_new(hc->base, hc_sub_timer_cb, hc);
 	if (hc->sub_timer != NULL)
@@ -414,11 +416,11 @@ hc_sub_run(struct hostcheck *hc, const struct ap_check *c, const char *py,
 static int
 hc_sub_start(struct hostcheck *hc, const struct ap_check *c, const char *py)
 {
-	int	err;
+	struct dt_err	e;
 
-	if ((err = hc_sub_run(hc, c, py, probe_sh, hc_sub_done)) != 0) {
+	if (hc_sub_run(hc, c, py, probe_sh, hc_sub_done, &e) != 0) {
 		hc_add(hc, "probe_err", "cannot run the GPU, NCCL and "
-		    "interpreter probe: %s", strerror(err));
+		    "interpreter probe: %s", e.msg);
 		return -1;
 	}
 	return 0;
@@ -488,7 +490,8 @@ hc_setup_done(void *arg)
 {
 	struct hostcheck	*hc = arg;
 	const char		*p;
-	char			**v = NULL, why[256];
+	char			**v = NULL;
+	struct dt_err		 e;
 	size_t			 n, nv = 0, i;
 
 	if (hc->sub_timer != NULL)
@@ -496,13 +499,13 @@ hc_setup_done(void *arg)
 	if (hc->sub_killed)
 		hc_add(hc, "setup_err", "did not end within %d s, and was "
 		    "killed", HOSTCHECK_SUB_S);
-	else if (setup_result(hc->sub, why, sizeof(why)) != 0) {
+	else if (setup_result(hc->sub, &e) != 0) {
 		p = setup_stderr(hc->sub, &n);
 		while (n > 0 && p[n - 1] == '\n')
 			n--;
 		for (i = n; i > 0 && p[i - 1] != '\n'; i--)
 			;
-		hc_add(hc, "setup_err", "%s%s%.*s", why, n > i ? ": " : "",
+		hc_add(hc, "setup_err", "%s%s%.*s", e.msg, n > i ? ": " : "",
 		    (int)(n - i), p + i);
 	} else {
 		p = setup_stdout(hc->sub, &n);
@@ -525,7 +528,8 @@ hc_setup_done(void *arg)
 static int
 hc_setup_start(struct hostcheck *hc, const struct ap_check *c)
 {
-	int	err, here = -1;
+	struct dt_err	e;
+	int		rc, here = -1;
 
 	if (hc_keep(hc, c) != 0) {
 		hc->oom = 1;
@@ -539,14 +543,14 @@ hc_setup_start(struct hostcheck *hc, const struct ap_check *c)
 			close(here);
 		return -1;
 	}
-	err = hc_sub_run(hc, c, NULL, c->setup, hc_setup_done);
+	rc = hc_sub_run(hc, c, NULL, c->setup, hc_setup_done, &e);
 	if (here != -1) {
 		if (fchdir(here) == -1)
 			hc->oom = 1;	/* cannot happen: we were there */
 		close(here);
 	}
-	if (err != 0) {
-		hc_add(hc, "setup_err", "cannot run it: %s", strerror(err));
+	if (rc != 0) {
+		hc_add(hc, "setup_err", "cannot run it: %s", e.msg);
 		return -1;
 	}
 	return 0;

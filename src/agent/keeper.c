@@ -17,7 +17,7 @@
  * Other ways considered: dtrun as a subreaper works only on dtrun's own
  * host, not over ssh or under srun; finding leftovers by DTRUN_JOB_ID in
  * /proc/PID/environ misses a daemon that clears its environment, so
- * dtrun-kill uses it only as a last resort (kill.c).
+ * dtrun-kill uses it only as a last resort (killjob.c).
  */
 #include <sys/prctl.h>
 #include <sys/types.h>

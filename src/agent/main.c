@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "kill.h"
+#include "killjob.h"
 #include "keeper.h"
 #include "errfile.h"
 #include "record.h"

@@ -3,7 +3,8 @@
  * prints. Its stdout is kept whole up to SETUP_OUT_MAX (past that the
  * setup fails: it was meant to print variables), its stderr's tail for the
  * message if it fails. The shell's exit ends it, and whatever it left
- * running is killed then: see setup.h.
+ * running is killed then: see setup.h, which also says how dtrun --check
+ * (hostcheck.c) uses it for its probe.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -18,6 +19,7 @@
 
 #include <event2/event.h>
 
+#include "err.h"
 #include "procs.h"
 #include "setup.h"
 
@@ -144,17 +146,18 @@ spipe_open(struct event_base *base, struct setup *s, struct spipe *p,
 	return 0;
 }
 
+/* Starts cmd; see setup.h. */
 struct setup *
 setup_start(struct event_base *base, const char *cmd, char *const env[],
-    int devnull, setup_done_fn done, void *arg, int *err)
+    int devnull, setup_done_fn done, void *arg, struct dt_err *e)
 {
 	struct setup	*s;
 	char		*argv[4];
-	int		 ofd = -1, efd = -1;
+	int		 ofd = -1, efd = -1, err;
 	pid_t		 pid = -1;
 
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
-		*err = ENOMEM;
+		dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "%s", strerror(ENOMEM));
 		return NULL;
 	}
 	s->done = done;
@@ -164,16 +167,18 @@ setup_start(struct event_base *base, const char *cmd, char *const env[],
 	argv[1] = "-c";
 	argv[2] = (char *)cmd;
 	argv[3] = NULL;
-	if ((*err = spipe_open(base, s, &s->out, &ofd)) == 0 &&
-	    (*err = spipe_open(base, s, &s->err, &efd)) == 0) {
+	if ((err = spipe_open(base, s, &s->out, &ofd)) == 0 &&
+	    (err = spipe_open(base, s, &s->err, &efd)) == 0) {
 		pid = spawn_rank("/bin/sh", argv, env, devnull, ofd, efd);
-		*err = pid < 0 ? (int)-pid : 0;
+		err = pid < 0 ? (int)-pid : 0;
 	}
 	if (ofd >= 0)
 		close(ofd);
 	if (efd >= 0)
 		close(efd);
-	if (*err != 0) {
+	if (err != 0) {
+		dt_errf(e, NULL, 0, 0, err == ENOMEM ? DT_ERR_NOMEM :
+		    DT_ERR_SYS, "%s", strerror(err));
 		spipe_close(&s->out);
 		spipe_close(&s->err);
 		free(s);
@@ -183,6 +188,7 @@ setup_start(struct event_base *base, const char *cmd, char *const env[],
 	return s;
 }
 
+/* Takes the exit of the setup's shell, kills what it left, then done. */
 int
 setup_reaped(struct setup *s, pid_t pid, int status)
 {
@@ -205,12 +211,14 @@ setup_reaped(struct setup *s, pid_t pid, int status)
 	return 1;
 }
 
+/* True until the shell is reaped. */
 int
 setup_running(const struct setup *s)
 {
 	return s != NULL && !s->reaped;
 }
 
+/* SIGKILL to the setup's process group, while its shell is ours. */
 void
 setup_kill(struct setup *s)
 {
@@ -219,22 +227,25 @@ setup_kill(struct setup *s)
 		kill(-s->pid, SIGKILL);
 }
 
+/* How it ended, as a DT_ERR_* and words. */
 int
-setup_result(const struct setup *s, char *why, size_t len)
+setup_result(const struct setup *s, struct dt_err *e)
 {
 	if (s->overflow)
-		snprintf(why, len, "wrote over %d MiB on stdout (it should "
-		    "print NAME=VALUE lines)", SETUP_OUT_MAX >> 20);
-	else if (WIFSIGNALED(s->status))
-		snprintf(why, len, "was killed by signal %d (%s)",
-		    WTERMSIG(s->status), strsignal(WTERMSIG(s->status)));
-	else if (WEXITSTATUS(s->status) != 0)
-		snprintf(why, len, "exited with %d", WEXITSTATUS(s->status));
-	else
-		return 0;
-	return -1;
+		return dt_errf(e, NULL, 0, 0, DT_ERR_TOOBIG, "wrote over %d MiB "
+		    "on stdout (it should print NAME=VALUE lines)",
+		    SETUP_OUT_MAX >> 20);
+	if (WIFSIGNALED(s->status))
+		return dt_errf(e, NULL, 0, 0, DT_ERR_ABORTED, "was killed by "
+		    "signal %d (%s)", WTERMSIG(s->status),
+		    strsignal(WTERMSIG(s->status)));
+	if (WEXITSTATUS(s->status) != 0)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_ABORTED, "exited with %d",
+		    WEXITSTATUS(s->status));
+	return 0;
 }
 
+/* All it printed on stdout. */
 const char *
 setup_stdout(const struct setup *s, size_t *len)
 {
@@ -242,6 +253,7 @@ setup_stdout(const struct setup *s, size_t *len)
 	return s->obuf != NULL ? s->obuf : "";
 }
 
+/* The last bytes of its stderr. */
 const char *
 setup_stderr(const struct setup *s, size_t *len)
 {
@@ -249,6 +261,7 @@ setup_stderr(const struct setup *s, size_t *len)
 	return s->ebuf;
 }
 
+/* Kills it if it still runs; frees it. */
 void
 setup_free(struct setup *s)
 {

@@ -5,6 +5,12 @@
  * group; when the shell exits, whatever it left running is killed (every
  * descendant of the agent: no rank runs yet) and what is in its pipes is
  * read, so a setup that backgrounds something never holds the job up.
+ *
+ * Only --setup is here; agent.c runs it before a job's ranks. dtrun
+ * --check's host side (hostcheck.c) starts the job's --setup through it
+ * too, and also its own GPU/NCCL/interpreter probe script: the probe is
+ * hostcheck.c's (script, time limit, answers) and only borrows this way of
+ * running a shell whose stdout is kept and whose leftovers are killed.
  */
 #ifndef DT_SETUP_H
 #define DT_SETUP_H
@@ -13,6 +19,7 @@
 
 #include <stddef.h>
 
+struct dt_err;
 struct event_base;
 struct setup;
 
@@ -24,11 +31,12 @@ typedef void (*setup_done_fn)(void *arg);
 
 /*
  * Starts cmd with environment env, stdin from devnull. Returns the setup,
- * or NULL with *err an errno when it could not start.
+ * or NULL when it could not start, with e's code DT_ERR_NOMEM or
+ * DT_ERR_SYS and its message the reason (strerror's words, no more).
  */
 struct setup	*setup_start(struct event_base *, const char *cmd,
 		    char *const env[], int devnull, setup_done_fn, void *arg,
-		    int *err);
+		    struct dt_err *e);
 
 /* A child was reaped: 1 if it was the setup's shell (done is called), else 0. */
 int		 setup_reaped(struct setup *, pid_t, int status);
@@ -41,10 +49,11 @@ void		 setup_kill(struct setup *);
 
 /*
  * How it went: 0 when it exited 0 with its stdout within SETUP_OUT_MAX;
- * else -1, with why ("exited with 3", "was killed by signal 9", "wrote
- * over 1 MiB on stdout") filled in.
+ * else DT_ERR_TOOBIG (it "wrote over 1 MiB on stdout") or DT_ERR_ABORTED
+ * (it "exited with 3", "was killed by signal 9 (Killed)"), with e's
+ * message saying which, in those words.
  */
-int		 setup_result(const struct setup *, char *why, size_t len);
+int		 setup_result(const struct setup *, struct dt_err *e);
 
 /* What it wrote on stdout (all of it), and the last bytes of its stderr. */
 const char	*setup_stdout(const struct setup *, size_t *len);

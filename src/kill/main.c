@@ -1,6 +1,6 @@
 /*
  * main.c -- dtrun-kill: clean up a job's leftovers by job id, never by
- * command name. On this host it does the work itself (src/agent/kill.c).
+ * command name. On this host it does the work itself (src/agent/killjob.c).
  * With -H it runs that same code on every host as a one-rank-per-host
  * dtrun job over ssh, "@dtrun-agent --kill ...", so it connects exactly
  * as dtrun does: same known_hosts, keys, ssh_config, agent upload.
@@ -15,7 +15,7 @@
 
 #include "agent.h"
 #include "exitcodes.h"
-#include "kill.h"
+#include "killjob.h"
 #include "log.h"
 #include "strv.h"
 
@@ -175,7 +175,7 @@ kill_args(int argc, char **argv, struct kargs *k)
  *	    [ssh options] -- @dtrun-agent --kill [--all] [-w S] [-q] IDS
  *
  * Its exit status is ours: a host where something is left exits 1. The
- * kill ranks outlast dtrun's own stopping by design (kill.c).
+ * kill ranks outlast dtrun's own stopping by design (killjob.c).
  */
 static void
 kill_dtrun_argv(const struct kargs *k, struct strv *v)

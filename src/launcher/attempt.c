@@ -7,7 +7,7 @@
 
 #include "attempt.h"
 #include "cli.h"
-#include "env.h"
+#include "netplan.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "jobend.h"

@@ -4,7 +4,7 @@
  *
  * Per host: TCP connect, handshake, host key check against known_hosts,
  * public-key auth (ssh-agent, then -i/IdentityFile keys, then the default
- * keys), then one channel running the agent; the agent protocol flows over
+ * keys; both in sshauth.c), then one channel running the agent; the agent protocol flows over
  * its stdin/stdout and the agent's own complaints over its stderr. When an
  * operation says EAGAIN, we wait on the socket in the direction
  * libssh2_session_block_directions() names, then run the state machine
@@ -13,13 +13,13 @@
  * A host behind jump hosts (ProxyJump, -J) is reached through a chain of
  * connections of the same kind, each checked and authenticated like any
  * host: the last opens a direct-tcpip channel to the host, and a tunnel
- * (proxy.c) pumps it to one end of a socket pair, which is the host's
+ * (tunnel.c) pumps it to one end of a socket pair, which is the host's
  * session's socket. Each host has its own chain, as ssh -J has: one session
  * carries one channel, so no write of one host's tunnel waits behind
  * another's (libssh2 cannot interleave partial writes of two channels),
  * and the fan-out slot bounds the connections a jump host sees at once. A
- * ProxyCommand runs with the other end of a socket pair as its stdin and
- * stdout.
+ * ProxyCommand (proxycmd.c) runs with the other end of a socket pair as
+ * its stdin and stdout.
  *
  * The agent started is this build's exact dtrun-agent: the host's cache
  * (~/.cache/dtrun/ID/dtrun-agent) or a dtrun-agent on its PATH that prints
@@ -53,13 +53,15 @@
 #include "link.h"
 #include "log.h"
 #include "plan.h"
-#include "proxy.h"
+#include "proxycmd.h"
 #include "agentproto.h"
 #include "resolve.h"
 #include "sock.h"
 #include "ssh2lib.h"
+#include "sshauth.h"
 #include "sshconf.h"
 #include "strv.h"
+#include "tunnel.h"
 #include "xmalloc.h"
 
 #define FANOUT_DEFAULT	64
@@ -103,15 +105,7 @@ struct sshc {
 	struct addrinfo		*ai, *ai_cur;
 	LIBSSH2_SESSION		*s;
 	LIBSSH2_CHANNEL		*ch, *up;
-	/* auth */
-	int			 listed;
-	LIBSSH2_AGENT		*agent;
-	struct libssh2_agent_publickey *agent_id;
-	int			 agent_done;
-	char			**keys;
-	size_t			 nkeys, key;
-	char			 tried[1024];
-	int			 rsa;
+	struct sshauth		*auth;		/* the keys tried (sshauth.h) */
 	/* events */
 	struct event		*ev;
 	struct event		*timer;		/* ConnectTimeout, each phase */
@@ -213,12 +207,7 @@ sshc_fail(struct sshc *c, int code, const char *fmt, ...)
 static const char *
 ssh_errmsg(struct sshc *c)
 {
-	char	*m = NULL;
-
-	if (c->s == NULL)
-		return "?";
-	libssh2_session_last_error(c->s, &m, NULL, 0);
-	return m != NULL && *m != '\0' ? m : "unknown error";
+	return ssh2lib_errmsg(c->s);
 }
 
 /* ARGSUSED */
@@ -425,232 +414,6 @@ sshc_connect(struct sshc *c)
 			return 0;
 	}
 	return -1;
-}
-
-/* Adds a key file to try, once. */
-static void
-key_add(struct sshc *c, const char *path)
-{
-	size_t	i;
-
-	for (i = 0; i < c->nkeys; i++)
-		if (strcmp(c->keys[i], path) == 0)
-			return;
-	c->keys = xreallocarray(c->keys, c->nkeys + 1, sizeof(char *));
-	c->keys[c->nkeys++] = xstrdup(path);
-}
-
-/* The keys to try after the agent: explicit ones, then ssh's defaults. */
-static void
-keys_init(struct sshc *c)
-{
-	static const char *const defaults[] = { "id_ed25519", "id_ecdsa",
-	    "id_rsa", NULL };
-	const char	*home = getenv("HOME");
-	char		 path[4096];
-	size_t		 i;
-
-	for (i = 0; i < c->t.nidentities; i++)
-		key_add(c, c->t.identities[i]);
-	if (c->t.identities_only && c->t.nidentities > 0)
-		return;
-	for (i = 0; defaults[i] != NULL && home != NULL; i++) {
-		snprintf(path, sizeof(path), "%s/.ssh/%s", home, defaults[i]);
-		if (access(path, R_OK) == 0)
-			key_add(c, path);
-	}
-}
-
-/* Notes a key that did not get us in, for the final message. */
-static void
-tried_add(struct sshc *c, const char *what, int is_rsa)
-{
-	size_t	n = strlen(c->tried);
-
-	snprintf(c->tried + n, sizeof(c->tried) - n, "%s%s", n ? ", " : "",
-	    what);
-	if (is_rsa)
-		c->rsa = 1;
-}
-
-/* True if the key at path is RSA (its .pub says so, or its name). */
-static int
-key_is_rsa(const char *path)
-{
-	char	pub[4096], line[16] = "";
-	FILE	*f;
-
-	snprintf(pub, sizeof(pub), "%s.pub", path);
-	if ((f = fopen(pub, "r")) != NULL) {
-		if (fgets(line, sizeof(line), f) == NULL)
-			line[0] = '\0';
-		fclose(f);
-		return strncmp(line, "ssh-rsa", 7) == 0;
-	}
-	return strstr(path, "rsa") != NULL;
-}
-
-/*
- * Public-key auth: the agent's keys, then the files. Returns 1 when in,
- * 0 to wait (armed), -1 when failed (c failed).
- */
-static int
-sshc_auth(struct sshc *c)
-{
-	const char	*u = c->t.user;
-	char		*list;
-	int		 rc;
-
-	if (!c->listed) {
-		list = libssh2_userauth_list(c->s, u, strlen(u));
-		if (list == NULL) {
-			if (libssh2_userauth_authenticated(c->s))
-				return 1;
-			if (libssh2_session_last_errno(c->s) ==
-			    LIBSSH2_ERROR_EAGAIN) {
-				sshc_arm(c, 0);
-				return 0;
-			}
-			sshc_fail(c, DT_ERR_AUTH, "ssh: %s", ssh_errmsg(c));
-			return -1;
-		}
-		if (strstr(list, "publickey") == NULL) {
-			sshc_fail(c, DT_ERR_AUTH, "the server offers no "
-			    "public-key authentication (it offers: %s)", list);
-			return -1;
-		}
-		c->listed = 1;
-		keys_init(c);
-	}
-	/* ssh-agent first, as OpenSSH does. */
-	while (!c->agent_done) {
-		if (c->agent == NULL) {
-			if (getenv("SSH_AUTH_SOCK") == NULL ||
-			    c->t.identities_only ||
-			    (c->agent = libssh2_agent_init(c->s)) == NULL ||
-			    libssh2_agent_connect(c->agent) != 0 ||
-			    libssh2_agent_list_identities(c->agent) != 0) {
-				c->agent_done = 1;
-				break;
-			}
-			c->agent_id = NULL;
-			if (libssh2_agent_get_identity(c->agent, &c->agent_id,
-			    NULL) != 0) {
-				c->agent_done = 1;
-				break;
-			}
-		}
-		rc = libssh2_agent_userauth(c->agent, u, c->agent_id);
-		if (rc == LIBSSH2_ERROR_EAGAIN) {
-			sshc_arm(c, 0);
-			return 0;
-		}
-		if (rc == 0)
-			return 1;
-		tried_add(c, c->agent_id->comment && *c->agent_id->comment ?
-		    c->agent_id->comment : "an ssh-agent key",
-		    c->agent_id->blob_len > 11 &&
-		    memcmp(c->agent_id->blob + 4, "ssh-rsa", 7) == 0);
-		if (libssh2_agent_get_identity(c->agent, &c->agent_id,
-		    c->agent_id) != 0)
-			c->agent_done = 1;
-	}
-	for (; c->key < c->nkeys; c->key++) {
-		rc = libssh2_userauth_publickey_fromfile_ex(c->s, u, strlen(u),
-		    NULL, c->keys[c->key], NULL);
-		if (rc == LIBSSH2_ERROR_EAGAIN) {
-			sshc_arm(c, 0);
-			return 0;
-		}
-		if (rc == 0)
-			return 1;
-		tried_add(c, c->keys[c->key], key_is_rsa(c->keys[c->key]));
-	}
-	sshc_fail(c, DT_ERR_AUTH, "authentication failed for user %s (tried: "
-	    "%s)%s", u, c->tried[0] ? c->tried : "no keys found; give one "
-	    "with -i", c->rsa ? "; note: this libssh2 signs RSA keys with "
-	    "SHA-1, which OpenSSH 8.8+ refuses: use an ed25519 or ecdsa key" :
-	    "");
-	return -1;
-}
-
-/* Checks the host key against known_hosts; 0 if we may go on. */
-static int
-sshc_hostkey(struct sshc *c)
-{
-	LIBSSH2_KNOWNHOSTS	*kh;
-	struct libssh2_knownhost *found = NULL;
-	const char		*key;
-	size_t			 len;
-	int			 type, mask, rc, ok = 0;
-	static const int	 kmask[] = {
-		[LIBSSH2_HOSTKEY_TYPE_RSA] = LIBSSH2_KNOWNHOST_KEY_SSHRSA,
-		[LIBSSH2_HOSTKEY_TYPE_DSS] = LIBSSH2_KNOWNHOST_KEY_SSHDSS,
-		[LIBSSH2_HOSTKEY_TYPE_ECDSA_256] = LIBSSH2_KNOWNHOST_KEY_ECDSA_256,
-		[LIBSSH2_HOSTKEY_TYPE_ECDSA_384] = LIBSSH2_KNOWNHOST_KEY_ECDSA_384,
-		[LIBSSH2_HOSTKEY_TYPE_ECDSA_521] = LIBSSH2_KNOWNHOST_KEY_ECDSA_521,
-		[LIBSSH2_HOSTKEY_TYPE_ED25519] = LIBSSH2_KNOWNHOST_KEY_ED25519,
-	};
-	char			 hostport[600];
-
-	if ((key = libssh2_session_hostkey(c->s, &len, &type)) == NULL) {
-		sshc_fail(c, DT_ERR_AUTH, "no host key from the server");
-		return -1;
-	}
-	mask = type > 0 && type <= LIBSSH2_HOSTKEY_TYPE_ED25519 ? kmask[type] :
-	    LIBSSH2_KNOWNHOST_KEY_UNKNOWN;
-	if ((kh = libssh2_knownhost_init(c->s)) == NULL) {
-		sshc_fail(c, DT_ERR_NOMEM, "out of memory");
-		return -1;
-	}
-	/* A missing file is an empty one. */
-	libssh2_knownhost_readfile(kh, c->t.known_hosts,
-	    LIBSSH2_KNOWNHOST_FILE_OPENSSH);
-	rc = libssh2_knownhost_checkp(kh, c->t.hostname, c->t.port, key, len,
-	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | mask,
-	    &found);
-	if (c->t.port == 22)
-		snprintf(hostport, sizeof(hostport), "%s", c->t.hostname);
-	else
-		snprintf(hostport, sizeof(hostport), "[%s]:%d", c->t.hostname,
-		    c->t.port);
-	switch (rc) {
-	case LIBSSH2_KNOWNHOST_CHECK_MATCH:
-		ok = 1;
-		break;
-	case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
-		sshc_fail(c, DT_ERR_AUTH, "HOST KEY MISMATCH: the key %s "
-		    "offers is not the one in %s (someone may be intercepting; "
-		    "if the host was reinstalled, remove the old key with "
-		    "ssh-keygen -f %s -R '%s')", hostport, c->t.known_hosts,
-		    c->t.known_hosts, hostport);
-		break;
-	default:
-		if (c->t.strict == SSH_STRICT_NO)
-			ok = 1;
-		else if (c->t.strict == SSH_STRICT_ACCEPT_NEW) {
-			if (libssh2_knownhost_addc(kh, hostport, NULL, key, len,
-			    "added by dtrun", 14, LIBSSH2_KNOWNHOST_TYPE_PLAIN |
-			    LIBSSH2_KNOWNHOST_KEYENC_RAW | mask, NULL) == 0 &&
-			    libssh2_knownhost_writefile(kh, c->t.known_hosts,
-			    LIBSSH2_KNOWNHOST_FILE_OPENSSH) == 0) {
-				log_info("%s: added its host key to %s",
-				    c->t.alias, c->t.known_hosts);
-				ok = 1;
-			} else
-				sshc_fail(c, DT_ERR_IO, "cannot add the host "
-				    "key to %s", c->t.known_hosts);
-		} else
-			sshc_fail(c, DT_ERR_AUTH, "host key not known (%s is "
-			    "not in %s, and StrictHostKeyChecking is yes): "
-			    "check it and add it with ssh-keyscan -p %d %s >> "
-			    "%s, or use --ssh-option "
-			    "StrictHostKeyChecking=accept-new", hostport,
-			    c->t.known_hosts, c->t.port, c->t.hostname,
-			    c->t.known_hosts);
-	}
-	libssh2_knownhost_free(kh);
-	return ok ? 0 : -1;
 }
 
 /* Collects the remote's stderr lines and logs them under the host's name. */
@@ -860,17 +623,18 @@ sshc_session_new(struct sshc *c)
 static void
 sshc_pump(struct sshc *c)
 {
-	char	why[512];
-	int	rc;
+	struct dt_err	e;
+	int		rc;
 
-	while ((rc = tunnel_pump(c->tun, why, sizeof(why))) > 0)
+	while ((rc = tunnel_pump(c->tun, &e)) > 0)
 		;
 	if (rc == 0) {
 		sshc_arm(c, 0);
 		return;
 	}
-	if (why[0] != '\0') {
-		sshc_fail(c, DT_ERR_CLOSED, "%s", why);
+	if (rc != DT_ERR_CLOSED) {
+		/* The connection to the host is lost, whatever broke it. */
+		sshc_fail(c, DT_ERR_CLOSED, "%s", e.msg);
 		return;
 	}
 	/* The host's session closed, and the channel after it. */
@@ -1038,7 +802,8 @@ sshc_st_connect(struct sshc *c)
 static int
 sshc_st_handshake(struct sshc *c)
 {
-	int	rc;
+	struct dt_err	e;
+	int		rc;
 
 	rc = libssh2_session_handshake(c->s, c->fd);
 	if (rc == LIBSSH2_ERROR_EAGAIN) {
@@ -1050,18 +815,31 @@ sshc_st_handshake(struct sshc *c)
 		    ssh_errmsg(c));
 		return 0;
 	}
-	if (sshc_hostkey(c) != 0)
+	if ((rc = sshauth_hostkey(c->s, &c->t, &e)) != 0) {
+		sshc_fail(c, rc, "%s", e.msg);
 		return 0;
+	}
 	c->st = SS_AUTH;
 	return 1;
 }
 
-/* AUTH: then a channel for the agent, or (a jump host) onwards. */
+/* AUTH: public-key auth (sshauth.h); then a channel for the agent, or (a jump host) onwards. */
 static int
 sshc_st_auth(struct sshc *c)
 {
-	if (sshc_auth(c) <= 0)
+	struct dt_err	e;
+	int		rc;
+
+	if (c->auth == NULL)
+		c->auth = sshauth_new(&c->t);
+	if ((rc = sshauth_step(c->auth, c->s, &e)) == 0) {
+		sshc_arm(c, 0);
 		return 0;
+	}
+	if (rc < 0) {
+		sshc_fail(c, rc, "%s", e.msg);
+		return 0;
+	}
 	c->st = c->h != NULL ? SS_OPEN : SS_FORWARD;
 	return 1;
 }
@@ -1406,12 +1184,8 @@ sshc_jumps(struct sshc *c, const struct opts *o, int depth, struct dt_err *e)
 static void
 sshc_close(struct sshc *c)
 {
-	size_t	i;
-
-	if (c->agent != NULL) {
-		libssh2_agent_disconnect(c->agent);
-		libssh2_agent_free(c->agent);
-	}
+	sshauth_free(c->auth);		/* its ssh-agent, before the session */
+	c->auth = NULL;
 	if (c->s != NULL) {
 		/* Best effort: a blocking goodbye would hold up the exit. */
 		libssh2_session_disconnect(c->s, "dtrun: job done");
@@ -1438,9 +1212,6 @@ sshc_close(struct sshc *c)
 	if (c->timer != NULL)
 		event_free(c->timer);
 	evbuffer_free(c->err);
-	for (i = 0; i < c->nkeys; i++)
-		free(c->keys[i]);
-	free(c->keys);
 	ssh_target_free(&c->t);
 	if (c->jump != NULL) {
 		sshc_close(c->jump);
@@ -1500,6 +1271,7 @@ ssh_start(struct job_host *h, struct dt_err *e)
 	return 0;
 }
 
+/* The kill op (job.h): drops h's connections; not dtrun-kill (killjob.c). */
 static void
 ssh_kill(struct job_host *h)
 {

@@ -1,8 +1,8 @@
 /*
  * envctx.h -- what a job's variables are made from (struct env_ctx), and
- * the frameworks it asks for (FW_*). Both env.c, which fills it, and
+ * the frameworks it asks for (FW_*). Both netplan.c, which fills it, and
  * framework.c, which reads it, depend on this header and on nothing of each
- * other; envvars.c puts them together. So the three depend one way.
+ * other; rankenv.c puts them together. So the three depend one way.
  */
 #ifndef DT_ENVCTX_H
 #define DT_ENVCTX_H

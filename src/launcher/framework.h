@@ -3,7 +3,7 @@
  * (--framework): PyTorch's env://, TensorFlow's TF_CONFIG, MXNet's DMLC_*,
  * Horovod's HOROVOD_*, and the MPI-style OMPI_COMM_WORLD_* / PMI_*.
  * Each framework appends its variables to a rank's host part or rank part;
- * envvars.c decides the order and adds dtrun's own DTRUN_*.
+ * rankenv.c decides the order and adds dtrun's own DTRUN_*.
  */
 #ifndef DT_FRAMEWORK_H
 #define DT_FRAMEWORK_H

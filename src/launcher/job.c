@@ -29,7 +29,7 @@
 #include "agents.h"
 #include "attempt.h"
 #include "cli.h"
-#include "env.h"
+#include "netplan.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "hostframe.h"

@@ -9,12 +9,13 @@
 #include "agents.h"
 #include "cli.h"
 #include "dtlimits.h"
-#include "env.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "framework.h"
 #include "jobmsg.h"
 #include "log.h"
+#include "netplan.h"
+#include "rankenv.h"
 #include "plan.h"
 #include "strv.h"
 #include "sync.h"
@@ -74,7 +75,7 @@ jobmsg_job(const struct jobmsg *m, const struct job_host *h,
 	aj.env = env.v;
 	aj.nenv = env.n;
 	aj.setup = (char *)(m->o->setup != NULL ? m->o->setup : "");
-	/* Over hosts, each agent chooses its own interface (env.h). */
+	/* Over hosts, each agent chooses its own interface (netplan.h). */
 	aj.ifvars = env_host_iface(m->env, h->index, ifc, sizeof(ifc));
 	aj.iface = ifc;
 	aj.rank0 = m->env->per_host ? (char *)m->env->rank0_addr : "";

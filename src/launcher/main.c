@@ -11,7 +11,7 @@
 
 #include "agents.h"
 #include "cli.h"
-#include "env.h"
+#include "netplan.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "job.h"

@@ -62,3 +62,15 @@ ssh2lib_load(struct dt_err *e)
 	ssh2lib_dl = dl;
 	return 0;
 }
+
+/* The session's last error message; "?" without a session. */
+const char *
+ssh2lib_errmsg(LIBSSH2_SESSION *s)
+{
+	char	*m = NULL;
+
+	if (s == NULL)
+		return "?";
+	libssh2_session_last_error(s, &m, NULL, 0);
+	return m != NULL && *m != '\0' ? m : "unknown error";
+}

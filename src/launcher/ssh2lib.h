@@ -97,6 +97,9 @@ extern struct ssh2lib ssh2lib;
  */
 int	ssh2lib_load(struct dt_err *e);
 
+/* The last libssh2 error of s, as text ("unknown error" if none; "?" for a NULL s). */
+const char *ssh2lib_errmsg(LIBSSH2_SESSION *s);
+
 /* The call sites' libssh2_* names, through the table. */
 #define libssh2_agent_connect		(*ssh2lib.agent_connect)
 #define libssh2_agent_disconnect	(*ssh2lib.agent_disconnect)

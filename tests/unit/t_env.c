@@ -6,10 +6,11 @@
 
 #include "agentproto.h"
 #include "cli.h"
-#include "env.h"
 #include "err.h"
 #include "framework.h"
+#include "netplan.h"
 #include "plan.h"
+#include "rankenv.h"
 #include "strv.h"
 #include "test.h"
 

@@ -1,10 +1,11 @@
 /*
- * kill.h -- stop recorded jobs on this host (see record.h): what
+ * killjob.h -- stop recorded jobs on this host (see record.h): what
  * dtrun-kill does locally, and what "dtrun-agent --kill" does on each host
- * when dtrun-kill -H reaches other hosts through dtrun.
+ * when dtrun-kill -H reaches other hosts through dtrun. This is dtrun-kill's
+ * per-host side; its command line is src/kill/main.c.
  */
-#ifndef DT_KILL_H
-#define DT_KILL_H
+#ifndef DT_KILLJOB_H
+#define DT_KILLJOB_H
 
 struct kill_opts {
 	int		 all;		/* every recorded job of this user */

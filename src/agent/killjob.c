@@ -1,5 +1,5 @@
 /*
- * kill.c -- clean up a job's leftovers by job id, never by command name.
+ * killjob.c -- clean up a job's leftovers by job id, never by command name.
  * Each dtrun-agent keeps a record of its job (record.h); we ask that agent
  * to stop (SIGTERM, so it stops its ranks as on fail-fast), and kill the
  * job's processes ourselves if the agent is gone or does not finish.
@@ -17,6 +17,12 @@
  * records are taken first: SIGTERM to dtrun stops every host's ranks and
  * any restart, where SIGTERM to an agent alone would look like a host
  * going down, which dtrun restarts.
+ *
+ * Three things are called "kill": dtrun-kill, the command (src/kill/main.c);
+ * this file, its work on one host, run by dtrun-kill itself or, for -H, by
+ * "dtrun-agent --kill" on each host; and a launcher backend's kill op
+ * (job.h), dtrun's last resort for one host whose agent does not answer,
+ * which tears that connection down and knows nothing of records.
  */
 #include <sys/types.h>
 
@@ -30,9 +36,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kill.h"
 #include "dtlimits.h"
 #include "exitcodes.h"
+#include "killjob.h"
 #include "log.h"
 #include "procs.h"
 #include "record.h"

@@ -1,8 +1,10 @@
 /*
- * env.c -- the facts a job's variables are made from (struct env_ctx,
- * envctx.h): the network interface for NCCL and Gloo (this machine's, or
- * each host's own), MASTER_ADDR, free ports, and what the user set with -x.
- * envvars.c turns them into each rank's environment.
+ * netplan.c -- the network facts a job's variables are made from (struct
+ * env_ctx, envctx.h): the interface for NCCL and Gloo (this machine's, or
+ * what each host's agent is to choose and then says it chose),
+ * MASTER_ADDR, and free ports; and torchrun's OMP_NUM_THREADS default.
+ * rankenv.c turns them into each rank's environment. Its functions keep
+ * the env_ prefix of the env_ctx they fill.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,39 +13,14 @@
 
 #include "agentproto.h"
 #include "cli.h"
-#include "env.h"
 #include "err.h"
 #include "iface.h"
 #include "log.h"
+#include "netplan.h"
 #include "plan.h"
 #include "port.h"
-#include "strv.h"
+#include "rankenv.h"
 #include "xmalloc.h"
-
-/* True if -x set the variable of kv ("NAME=...", n its length up to and with '='). */
-int
-env_exported(const struct opts *o, const char *kv, size_t n)
-{
-	size_t	i;
-
-	for (i = 0; i < o->nexports; i++)
-		if (strncmp(o->exports[i], kv, n) == 0)
-			return 1;
-	return 0;
-}
-
-/* True if the user set name: in dtrun's environment or with -x. */
-int
-env_user_set(const struct opts *o, const char *name)
-{
-	char	kv[128];
-	int	n;
-
-	if (getenv(name) != NULL)
-		return 1;
-	n = snprintf(kv, sizeof(kv), "%s=", name);
-	return env_exported(o, kv, n);
-}
 
 /*
  * A job on this machine alone: the loopback, or --iface (its items for
@@ -168,6 +145,7 @@ env_network(struct env_ctx *c, struct dt_err *e)
 	return 0;
 }
 
+/* Host h's --iface candidates and the AP_IF_* variables its agent sets. */
 unsigned
 env_host_iface(const struct env_ctx *c, int h, char *cands, size_t len)
 {
@@ -188,6 +166,7 @@ env_host_iface(const struct env_ctx *c, int h, char *cands, size_t len)
 	return vars;
 }
 
+/* Logs host h's choice (IFACE); -1 when it had none. */
 int
 env_host_chose(const struct env_ctx *c, int h, const struct ap_iface *f)
 {
@@ -212,6 +191,7 @@ static const char omp_note[] = "OMP_NUM_THREADS=1 for ranks that share a "
     "host, as torchrun sets it, so they do not overload it; tune it with -x "
     "OMP_NUM_THREADS=N (a host's own or --setup's value wins too)";
 
+/* Sets c->omp_default where ranks share a host; says so once. */
 static void
 env_omp(struct env_ctx *c)
 {
@@ -233,6 +213,7 @@ env_omp(struct env_ctx *c)
 		log_info("%s", omp_note);
 }
 
+/* Fills c: frameworks, network, ports, the OpenMP default. */
 int
 env_prepare(struct env_ctx *c, const struct opts *o, const struct plan *p,
     const char *job_id, struct dt_err *e)
@@ -268,19 +249,10 @@ env_prepare(struct env_ctx *c, const struct opts *o, const struct plan *p,
 	return 0;
 }
 
+/* Frees what env_prepare allocated. */
 void
 env_release(struct env_ctx *c)
 {
 	free(c->worker_ports);
 	c->worker_ports = NULL;
-}
-
-uint64_t
-env_rank_seed(uint64_t seed, unsigned rank)
-{
-	uint64_t	z = seed + (uint64_t)(rank + 1) * 0x9e3779b97f4a7c15ULL;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return (z ^ (z >> 31)) >> 1;
 }

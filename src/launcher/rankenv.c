@@ -1,5 +1,5 @@
 /*
- * envvars.c -- a rank's environment, in the two parts the agent protocol
+ * rankenv.c -- a rank's environment, in the two parts the agent protocol
  * carries: the host part (JOB) and the rank part (RANK). dtrun's own
  * DTRUN_* here, the frameworks' from framework.c, the user's -x last,
  * which wins over everything. CUDA_VISIBLE_DEVICES is set per host, never
@@ -7,16 +7,44 @@
  * only where --include/--exclude picked device ids, as DeepSpeed's launcher
  * does: then LOCAL_RANK i is the i-th of the devices left.
  */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "env.h"
 #include "framework.h"
 #include "hostfile.h"
 #include "plan.h"
+#include "rankenv.h"
 #include "strv.h"
 
+/* True if -x set the variable of kv ("NAME=...", n its length up to and with '='). */
+int
+env_exported(const struct opts *o, const char *kv, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < o->nexports; i++)
+		if (strncmp(o->exports[i], kv, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* True if the user set name: in dtrun's environment or with -x. */
+int
+env_user_set(const struct opts *o, const char *name)
+{
+	char	kv[128];
+	int	n;
+
+	if (getenv(name) != NULL)
+		return 1;
+	n = snprintf(kv, sizeof(kv), "%s=", name);
+	return env_exported(o, kv, n);
+}
+
+/* The host part: DTRUN_*, the frameworks', Slurm's, the interface, then -x. */
 void
 env_host(const struct env_ctx *c, int h, struct strv *sv)
 {
@@ -77,6 +105,7 @@ env_host(const struct env_ctx *c, int h, struct strv *sv)
 	strv_addv(sv, c->o->exports, c->o->nexports);
 }
 
+/* Host h's defaults: set by its agent only where nothing else sets them. */
 void
 env_defaults(const struct env_ctx *c, int h, struct strv *sv)
 {
@@ -92,6 +121,7 @@ env_dmlc(const char *name, const char *value, void *arg)
 	return 0;
 }
 
+/* The rank part: DTRUN_RANK and the rest, laid over the host part, -x's dropped. */
 void
 env_rank(const struct env_ctx *c, int r, struct strv *sv)
 {
@@ -131,4 +161,15 @@ env_rank(const struct env_ctx *c, int r, struct strv *sv)
 		sv->n--;
 		i--;
 	}
+}
+
+/* DTRUN_RANK_SEED: SplitMix64's (rank + 1)th output, shifted to fit an int64. */
+uint64_t
+env_rank_seed(uint64_t seed, unsigned rank)
+{
+	uint64_t	z = seed + (uint64_t)(rank + 1) * 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (z ^ (z >> 31)) >> 1;
 }
