@@ -1,7 +1,9 @@
 /*
- * cli.c -- dtrun's options. Parsing stops at the first non-option word (the
- * command), so "dtrun -n 2 python -u x.py" needs no "--". Errors say what
- * was wrong and how to fix it; main() prints them and exits 2.
+ * cli.c -- dtrun's options. Which options there are, their letters and
+ * their help are opt_table's (opttable.c); here each id's value is taken.
+ * Parsing stops at the first non-option word (the command), so "dtrun -n
+ * 2 python -u x.py" needs no "--". Errors say what was wrong and how to
+ * fix it; main() prints them and exits 2.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -649,7 +651,7 @@ cli_defaults(struct opts *o)
 	o->fwd_signals = CLI_FWD_DEFAULT;
 }
 
-/* One option of each topic; a new option goes into its topic's switch. */
+/* One handler per topic; a new option's id goes into its topic's switch. */
 static int (*const cli_groups[])(struct opts *, int, struct dt_err *) = {
 	cli_opt_hosts, cli_opt_ssh, cli_opt_output, cli_opt_env, cli_opt_run,
 	cli_opt_peers,
