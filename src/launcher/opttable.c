@@ -14,6 +14,7 @@
 #include "peerflags.h"
 #include "xmalloc.h"
 
+/* Short names for the table's columns, gone after it. */
 #define V	OPTA_VALUE
 #define N	OPTA_NONE
 #define K	OPTF_KILL
@@ -194,6 +195,10 @@ const struct opt_row opt_table[] = {
 	    NULL },
 };
 const size_t opt_ntable = sizeof(opt_table) / sizeof(opt_table[0]);
+
+#undef V
+#undef N
+#undef K
 
 const struct opt_yaml_only opt_yaml_only[] = {
 	{ "apiVersion", "which Engine ML schema the file follows" },
