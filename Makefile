@@ -102,7 +102,8 @@ $(B)/dtrun: $(call obj,src/launcher/main.c $(LAUNCHER_SRC)) $(LIBS_ALL)
 $(B)/dtrun-agent: $(call obj,src/agent/main.c) $(LIBAGENT) $(LIBPROTO) $(LIBCOMMON)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -Wl,-Bstatic -levent_core -llz4 -Wl,-Bdynamic
 
-$(B)/dtrun-kill: $(call obj,$(KILL_SRC)) $(LIBS_ALL)
+# dtrun-kill takes -H and the ssh options from dtrun's option table.
+$(B)/dtrun-kill: $(call obj,$(KILL_SRC) src/launcher/opttable.c) $(LIBS_ALL)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 # Workers link libdtcomm: it exports dtcomm_* alone (src/comm/dtcomm.map)

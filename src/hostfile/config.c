@@ -663,3 +663,27 @@ hf_config_load(struct hf_config *c, const char *path,
 	free(tbuf);
 	return r;
 }
+
+const char *
+hf_config_key(size_t i, char *buf, size_t len)
+{
+	const struct cf_key	*k, *s;
+
+	for (k = cf_top_keys; k->name != NULL; k++) {
+		if (k->kind == CK_IGNORED)
+			continue;
+		if (k->kind != CK_MAP) {
+			if (i-- == 0) {
+				snprintf(buf, len, "%s", k->name);
+				return buf;
+			}
+			continue;
+		}
+		for (s = k->sub; s->name != NULL; s++)
+			if (i-- == 0) {
+				snprintf(buf, len, "%s.%s", k->name, s->name);
+				return buf;
+			}
+	}
+	return NULL;
+}

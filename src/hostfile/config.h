@@ -142,6 +142,14 @@ int	 hf_config_load_buf(struct hf_config *c, const char *name,
 	     size_t tlen, struct dt_err *e);
 
 /*
+ * The i-th key dtrun reads from engine.yaml, as a dotted path ("ssh.port"),
+ * into buf; NULL past the last. Maps themselves ("ssh") and Engine ML's
+ * keys that mean nothing to dtrun are left out. For the test that every
+ * key has its option in the launcher's table, or is known to have none.
+ */
+const char *hf_config_key(size_t i, char *buf, size_t len);
+
+/*
  * Reads a duration ("30", "1.5", "500ms", "30s", "2m", "1h") into
  * milliseconds. Returns 0 or DT_ERR_PARSE (no message: callers say where).
  */

@@ -17,9 +17,11 @@
 #include "exitcodes.h"
 #include "killjob.h"
 #include "log.h"
+#include "opttable.h"
 #include "strv.h"
 
-static const char usage[] =
+/* Before the option list (the tables below). */
+static const char usage_head[] =
 "usage: dtrun-kill [-q] [-w SECS] JOBID...\n"
 "       dtrun-kill [-q] [-w SECS] --all\n"
 "       dtrun-kill -H HOSTS [ssh options] [-q] [-w SECS] JOBID... | --all\n"
@@ -35,26 +37,51 @@ static const char usage[] =
 "its ranks' stacks, and the job's dtrun prints every rank's stack, merged,\n"
 "on its stderr (as kill -QUIT to dtrun does).\n"
 "\n"
-"  -a, --all               every job of yours (never the caller's own job)\n"
-"  -w, --wait SECS         between SIGTERM and SIGKILL (default 10)\n"
-"  -q, --quiet             print nothing\n"
-"      --stacks            ask for every rank's stack; the job goes on\n"
-"  -H, --hosts LIST|FILE   do it on these hosts over ssh, as dtrun would\n"
-"  -p, --ssh-port PORT     ssh port\n"
-"  -i, --ssh-identity FILE ssh private key to try (repeatable)\n"
-"      --ssh-option K=V    ssh -o option, as for dtrun (repeatable)\n"
-"  -F, --ssh-config FILE   ssh_config to read (default ~/.ssh/config)\n"
-"  -J, --ssh-jump HOSTS    through these jump hosts, as for dtrun -J\n"
-"      --ssh-fanout N      hosts connecting at once (default 64)\n"
-"      --ssh-agent-dir DIR where hosts cache dtrun-agent (~/.cache/dtrun)\n"
-"  -h, --help              this text\n"
+"With -H it does the same on every host, reaching them over ssh as dtrun\n"
+"does: -H and the ssh options are dtrun's, passed on to it.\n"
+"\n";
+
+/* After the option list. */
+static const char usage_tail[] =
 "\n"
 "Exit status: 0 when nothing of the jobs is left (--stacks: when every job\n"
 "had an agent to ask); 1 when something is, or a record (or its directory)\n"
 "was refused; 2 for usage errors; 255 when a host\n"
 "could not be reached.\n";
 
-enum { OPT_SSH_OPTION = 256, OPT_SSH_FANOUT, OPT_SSH_AGENT_DIR };
+/* dtrun-kill's own options; their ids go on after dtrun's. */
+enum { KOPT_ALL = OPT_NIDS, KOPT_WAIT, KOPT_QUIET, KOPT_STACKS, KOPT_HELP,
+	KOPT_LIST };
+
+static const struct opt_row kill_rows[] = {
+	{ "all", 'a', OPTA_NONE, KOPT_ALL, NULL, NULL, 0,
+	    "every job of yours (never the caller's own job)" },
+	{ "wait", 'w', OPTA_VALUE, KOPT_WAIT, "SECS", NULL, 0,
+	    "between SIGTERM and SIGKILL (default 10)" },
+	{ "quiet", 'q', OPTA_NONE, KOPT_QUIET, NULL, NULL, 0,
+	    "print nothing" },
+	{ "stacks", 0, OPTA_NONE, KOPT_STACKS, NULL, NULL, 0,
+	    "ask for every rank's stack; the job goes on" },
+};
+
+static const struct opt_row kill_rows_last[] = {
+	{ "help", 'h', OPTA_NONE, KOPT_HELP, NULL, NULL, 0, "this text" },
+	/* For t0040-docs.sh: the tables, as opt_list writes them. */
+	{ "list-options", 0, OPTA_NONE, KOPT_LIST, NULL, NULL, OPTF_HIDDEN,
+	    NULL },
+};
+
+/*
+ * Ours, then dtrun's -H and ssh options (OPTF_KILL), which -H passes on
+ * to the dtrun it runs; kill_init fills in the length of dtrun's table.
+ */
+static struct opt_tab kill_tabs[] = {
+	{ kill_rows, sizeof(kill_rows) / sizeof(kill_rows[0]), 0 },
+	{ opt_table, 0, OPTF_KILL },
+	{ kill_rows_last, sizeof(kill_rows_last) / sizeof(kill_rows_last[0]),
+	    0 },
+};
+#define KILL_NTABS	(sizeof(kill_tabs) / sizeof(kill_tabs[0]))
 
 /* Finds dtrun beside this binary, else leaves "dtrun" for PATH. */
 static void
@@ -76,23 +103,6 @@ dtrun_path(char *buf, size_t len)
 		snprintf(buf, len, "dtrun");
 }
 
-static const struct option longopts[] = {
-	{ "all",		no_argument,		NULL, 'a' },
-	{ "wait",		required_argument,	NULL, 'w' },
-	{ "quiet",		no_argument,		NULL, 'q' },
-	{ "stacks",		no_argument,		NULL, 's' },
-	{ "help",		no_argument,		NULL, 'h' },
-	{ "hosts",		required_argument,	NULL, 'H' },
-	{ "ssh-port",		required_argument,	NULL, 'p' },
-	{ "ssh-identity",	required_argument,	NULL, 'i' },
-	{ "ssh-option",		required_argument,	NULL, OPT_SSH_OPTION },
-	{ "ssh-config",		required_argument,	NULL, 'F' },
-	{ "ssh-jump",		required_argument,	NULL, 'J' },
-	{ "ssh-fanout",		required_argument,	NULL, OPT_SSH_FANOUT },
-	{ "ssh-agent-dir",	required_argument,	NULL, OPT_SSH_AGENT_DIR },
-	{ NULL, 0, NULL, 0 }
-};
-
 /* What the command line asked for. */
 struct kargs {
 	struct kill_opts	 ko;
@@ -101,6 +111,61 @@ struct kargs {
 	const char		*wait_arg;	/* -w as given, passed on */
 };
 
+/* Writes --help: the texts around the tables' option list. */
+static void
+kill_usage(FILE *f)
+{
+	fputs(usage_head, f);
+	opt_usage(f, kill_tabs, KILL_NTABS);
+	fputs(usage_tail, f);
+}
+
+/*
+ * Takes option id (its value in optarg). Returns -1 to go on, or the exit
+ * status: EXIT_OK after --help, EXIT_CONFIG after a bad value (said).
+ */
+static int
+kill_take(struct kargs *k, int id)
+{
+	const struct opt_row	*r;
+
+	switch (id) {
+	case KOPT_ALL:
+		k->ko.all = 1;
+		return -1;
+	case KOPT_WAIT:
+		if (kill_opt_wait(&k->ko, optarg) != 0)
+			return EXIT_CONFIG;
+		k->wait_arg = optarg;
+		return -1;
+	case KOPT_QUIET:
+		k->ko.quiet = 1;
+		return -1;
+	case KOPT_STACKS:
+		k->ko.stacks = 1;
+		return -1;
+	case KOPT_HELP:
+		kill_usage(stdout);
+		return EXIT_OK;
+	case KOPT_LIST:
+		opt_list(stdout, kill_tabs, KILL_NTABS);
+		return EXIT_OK;
+	case OPT_HOSTS:
+		strv_addf(&k->hosts, "-H");
+		strv_addf(&k->hosts, "%s", optarg);
+		return -1;
+	}
+	/* dtrun's ssh options: passed on as typed, for dtrun to check. */
+	r = opt_find(kill_tabs, KILL_NTABS, id);
+	if (r->letter != 0)
+		strv_addf(&k->ssh, "-%c", r->letter);
+	else
+		strv_addf(&k->ssh, "--%s", r->name);
+	if (r->arg == OPTA_VALUE)
+		strv_addf(&k->ssh, "%s", optarg);
+	return -1;
+}
+
 /*
  * Parses argv into k. Returns -1 to go on, or the exit status: EXIT_OK
  * after --help, EXIT_CONFIG after a usage error (said).
@@ -108,52 +173,24 @@ struct kargs {
 static int
 kill_args(int argc, char **argv, struct kargs *k)
 {
-	int	c;
+	struct opt_getopt	g;
+	int			c, id, rc;
 
-	while ((c = getopt_long(argc, argv, "aw:qhH:p:i:F:J:", longopts,
-	    NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			k->ko.all = 1;
-			break;
-		case 'w':
-			if (kill_opt_wait(&k->ko, optarg) != 0)
-				return EXIT_CONFIG;
-			k->wait_arg = optarg;
-			break;
-		case 'q':
-			k->ko.quiet = 1;
-			break;
-		case 's':
-			k->ko.stacks = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return EXIT_OK;
-		case 'H':
-			strv_addf(&k->hosts, "-H");
-			strv_addf(&k->hosts, "%s", optarg);
-			break;
-		case 'p':
-		case 'i':
-		case 'F':
-		case 'J':
-			strv_addf(&k->ssh, "-%c", c);
-			strv_addf(&k->ssh, "%s", optarg);
-			break;
-		case OPT_SSH_OPTION:
-		case OPT_SSH_FANOUT:
-		case OPT_SSH_AGENT_DIR:
-			strv_addf(&k->ssh, "%s", c == OPT_SSH_OPTION ?
-			    "--ssh-option" : c == OPT_SSH_FANOUT ?
-			    "--ssh-fanout" : "--ssh-agent-dir");
-			strv_addf(&k->ssh, "%s", optarg);
-			break;
-		default:
-			fputs(usage, stderr);
-			return EXIT_CONFIG;
+	kill_tabs[1].n = opt_ntable;
+	opt_getopt_build(&g, "", kill_tabs, KILL_NTABS);
+	while ((c = getopt_long(argc, argv, g.shorts, g.longopts, NULL)) !=
+	    -1) {
+		if ((id = opt_getopt_id(&g, c)) < 0) {
+			kill_usage(stderr);
+			rc = EXIT_CONFIG;
+		} else
+			rc = kill_take(k, id);
+		if (rc >= 0) {
+			free(g.longopts);
+			return rc;
 		}
 	}
+	free(g.longopts);
 	k->ko.ids = argv + optind;
 	k->ko.nids = argc - optind;
 	if (!k->ko.all && k->ko.nids == 0) {

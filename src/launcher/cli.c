@@ -1,7 +1,9 @@
 /*
- * cli.c -- dtrun's options. Parsing stops at the first non-option word (the
- * command), so "dtrun -n 2 python -u x.py" needs no "--". Errors say what
- * was wrong and how to fix it; main() prints them and exits 2.
+ * cli.c -- dtrun's options. Which options there are, their letters and
+ * their help are opt_table's (opttable.c); here each id's value is taken.
+ * Parsing stops at the first non-option word (the command), so "dtrun -n
+ * 2 python -u x.py" needs no "--". Errors say what was wrong and how to
+ * fix it; main() prints them and exits 2.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -22,119 +24,20 @@
 #include "framework.h"
 #include "iface.h"
 #include "peerflags.h"
+#include "opttable.h"
 #include "prefix.h"
 #include "xmalloc.h"
 
-const char cli_usage[] =
+/* --help before the option list (opt_table's) and after it. */
+static const char cli_usage_head[] =
 "usage: dtrun [options] [--] COMMAND [ARGS...]\n"
 "       dtrun --check [options] [COMMAND [ARGS...]]\n"
 "\n"
 "Starts COMMAND as the ranks of one distributed job, forwards their output\n"
 "line by line, and stops them all as soon as one fails.\n"
-"\n"
-"  -n, --np N              number of ranks (default: every slot; 1 locally)\n"
-"      --nproc-per-node N  ranks per host\n"
-"  -H, --hosts LIST|FILE   hosts: a hostfile, or a list like a:2,gpu[01-04]:8\n"
-"      --hostfile FILE     hosts from FILE (host, host:N, host slots=N ...)\n"
-"  -f, --config FILE       an engine.yaml job file; options here win\n"
-"      --template FILE     merge FILE under the engine.yaml\n"
-"      --include SPEC      only these hosts/devices (host1:0,1@host2);\n"
-"                          picked devices become CUDA_VISIBLE_DEVICES\n"
-"      --exclude SPEC      not these hosts/devices\n"
-"      --oversubscribe     allow more ranks than slots\n"
-"  -s, --servers N         MXNet parameter servers (and a scheduler)\n"
-"      --launcher KIND     local, ssh or slurm (default: ssh with hosts;\n"
-"                          slurm inside a Slurm allocation without hosts)\n"
-"      --prefix FORMAT     line prefix: %r rank, %l local rank, %h host,\n"
-"                          %s stream (out/err), %a attempt, %% percent;\n"
-"                          default \"[%r] \"; \"\" turns prefixes off\n"
-"      --output-dir DIR    also write DIR/rank.N/{stdout,stderr} (a restart K:\n"
-"                          DIR/attempt.K/rank.N/); the job then goes on if\n"
-"                          stdout is closed\n"
-"      --timestamp         put the time in front of each forwarded line\n"
-"      --escape-output     show control characters in ranks' lines as \\xHH\n"
-"                          (for output from hosts you do not trust)\n"
-"  -x, --export NAME[=VALUE]|PATTERN\n"
-"                          pass a variable to the ranks (repeatable); a\n"
-"                          pattern ('NCCL_*') passes every variable of\n"
-"                          dtrun's environment whose name matches\n"
-"      --env-file FILE     pass FILE's NAME=VALUE lines to the ranks (# starts\n"
-"                          a comment; values taken literally; repeatable)\n"
-"      --setup CMD         run CMD (sh -c) once on each host before any rank\n"
-"                          starts; the NAME=VALUE lines it prints are that\n"
-"                          host's ranks' variables; if it fails on a host,\n"
-"                          nothing starts anywhere (exit 2)\n"
-"      --forward-signals SIG[,SIG...]\n"
-"                          signals dtrun passes to every rank, the job going\n"
-"                          on (default USR1,USR2; none: ignore them);\n"
-"                          INT, TERM and HUP always stop the job\n"
-"      --kill-grace SECS   between SIGTERM and SIGKILL when stopping (default 5)\n"
-"      --timeout SECS      stop the job after SECS and exit 124\n"
-"      --heartbeat-timeout SECS\n"
-"                          a host not heard from for SECS (powered off, cut\n"
-"                          off) is lost: exit 255; its agent, not hearing\n"
-"                          dtrun, stops its ranks (default 15, 1 to 86400;\n"
-"                          0 = off)\n"
-"      --start-timeout SECS\n"
-"                          once one rank joined the rendezvous, all must\n"
-"                          within SECS (default 300; 0 = wait forever);\n"
-"                          under Slurm, every node's agent must connect and\n"
-"                          say HELLO too\n"
-"      --hang-timeout SECS when no rank wrote a line for SECS, print every\n"
-"                          rank's stack (merged) and stop the job, exit 123\n"
-"      --on-hang stop|report\n"
-"                          report: print the stacks and keep running\n"
-"      --max-restarts N    when a rank fails, a host is lost or the job hangs,\n"
-"                          stop everything and start the whole job again, at\n"
-"                          most N times in all (default 0; 3 with engine.yaml\n"
-"                          preemptible: true)\n"
-"      --restart-delay SECS\n"
-"                          wait before restart K: SECS * 2^(K-1), at most\n"
-"                          max(SECS, 300) (default 1)\n"
-"      --min-np N          a restart may drop lost hosts down to N ranks\n"
-"                          (default: only while -n still fits)\n"
-"      --dry-run           print the plan, one line per rank, and exit\n"
-"      --check             start no rank: reach every host as a run would and\n"
-"                          print a table (agent, interface and address, TCP\n"
-"                          to rank 0's host, clock skew, COMMAND in PATH,\n"
-"                          python and torch versions, GPUs, libnccl), then\n"
-"                          each problem with its fix; exit 0, or 78 when\n"
-"                          there are problems (-v: every answer)\n"
-"      --preflight         before a job of several hosts, check quickly\n"
-"                          (agents, interfaces, TCP to rank 0's host,\n"
-"                          COMMAND, NCCL/GLOO_SOCKET_IFNAME); a problem stops\n"
-"                          the job before any rank starts, exit 78 (default\n"
-"                          off: it costs a round trip or two)\n"
-"  -p, --ssh-port PORT     ssh port (default 22, or ssh_config's)\n"
-"  -i, --ssh-identity FILE ssh private key to try (repeatable)\n"
-"      --ssh-option K=V    ssh -o option: User, Port, IdentityFile,\n"
-"                          StrictHostKeyChecking, UserKnownHostsFile,\n"
-"                          ConnectTimeout, ProxyJump, ProxyCommand\n"
-"                          (repeatable); ConnectTimeout=SECS bounds each\n"
-"                          step of reaching a host (and each jump host), up\n"
-"                          to its agent's first message (default 15)\n"
-"  -J, --ssh-jump [USER@]HOST[:PORT][,...]\n"
-"                          reach hosts through these jump hosts, as ssh -J\n"
-"                          (ProxyJump); each is checked against known_hosts\n"
-"  -F, --ssh-config FILE   ssh_config to read (default ~/.ssh/config)\n"
-"      --ssh-fanout N      hosts connecting at once (default 64)\n"
-"      --ssh-agent-dir DIR where hosts cache dtrun-agent (~/.cache/dtrun)\n"
-"      --framework NAME[,NAME...]\n"
-"                          the variables of: pytorch (default), tensorflow,\n"
-"                          mxnet, horovod, mpi; or none (only DTRUN_*)\n"
-"      --iface LIST        network interface for NCCL and Gloo, per host: the\n"
-"                          first a host has of LIST's IFACE,... (HOST=IFACE:\n"
-"                          that host's own); default: lo on one machine, else\n"
-"                          each host's route to rank 0's host\n"
-"      --seed N            export DTRUN_SEED=N and a per-rank DTRUN_RANK_SEED\n"
-"      --sync-dst-dir DIR  first rsync this directory to DIR on every host,\n"
-"                          deleting extras (%h in DIR: the host); run there\n"
-"      --sync-exclude PATTERN\n"
-"                          leave PATTERN out of the sync (repeatable)\n"
-"  -v, --verbose           say more (repeat for debug output)\n"
-"  -q, --quiet             only errors\n"
-"  -V, --version           print the version\n"
-"  -h, --help              this text\n"
+"\n";
+
+static const char cli_usage_tail[] =
 "\n"
 "torchrun's and mpirun's spellings: -np N (-n), --nproc_per_node N and\n"
 "-npernode/--npernode N (--nproc-per-node), --max_restarts N; --nnodes N|MIN:MAX\n"
@@ -155,89 +58,6 @@ const char cli_usage[] =
 "When a job hangs: kill -QUIT dtrun (Ctrl-\\) or dtrun-kill --stacks JOBID\n"
 "prints every rank's stack, merged, and the job goes on (needs gdb, or\n"
 "elfutils' eu-stack, on the hosts; python3-dbg for Python frames).\n";
-
-enum {
-	OPT_NPROC = 256, OPT_LAUNCHER, OPT_PREFIX, OPT_OUTPUT_DIR,
-	OPT_TIMESTAMP, OPT_ESCAPE_OUTPUT, OPT_KILL_GRACE, OPT_TIMEOUT, OPT_DRY_RUN,
-	OPT_HOSTFILE, OPT_TEMPLATE, OPT_INCLUDE, OPT_EXCLUDE, OPT_OVERSUB,
-	OPT_SSH_OPTION, OPT_SSH_FANOUT, OPT_SSH_AGENT_DIR, OPT_START_TIMEOUT,
-	OPT_FRAMEWORK, OPT_IFACE, OPT_SEED, OPT_SYNC_DST, OPT_SYNC_EXCLUDE,
-	OPT_HEARTBEAT_TIMEOUT, OPT_HANG_TIMEOUT, OPT_ON_HANG,
-	OPT_MAX_RESTARTS, OPT_RESTART_DELAY, OPT_MIN_NP,
-	OPT_ENV_FILE, OPT_SETUP, OPT_FORWARD_SIGNALS, OPT_CHECK, OPT_PREFLIGHT,
-	OPT_NNODES, OPT_MASTER_PORT, OPT_MASTER_ADDR,
-	/* torchrun's with no meaning here: OPT_PEER + enum peer_flag. */
-	OPT_PEER,
-};
-
-static const struct option longopts[] = {
-	{ "np",			required_argument,	NULL, 'n' },
-	{ "nproc-per-node",	required_argument,	NULL, OPT_NPROC },
-	/* The spellings torchrun and mpirun users type (peerflags.h). */
-	{ "nproc_per_node",	required_argument,	NULL, OPT_NPROC },
-	{ "npernode",		required_argument,	NULL, OPT_NPROC },
-	{ "nnodes",		required_argument,	NULL, OPT_NNODES },
-	{ "master-port",	required_argument,	NULL, OPT_MASTER_PORT },
-	{ "master_port",	required_argument,	NULL, OPT_MASTER_PORT },
-	{ "master-addr",	required_argument,	NULL, OPT_MASTER_ADDR },
-	{ "master_addr",	required_argument,	NULL, OPT_MASTER_ADDR },
-	{ "max_restarts",	required_argument,	NULL, OPT_MAX_RESTARTS },
-	{ "standalone",		no_argument,	NULL, OPT_PEER + PEER_STANDALONE },
-	{ "rdzv-endpoint",	required_argument, NULL, OPT_PEER + PEER_RDZV_ENDPOINT },
-	{ "rdzv_endpoint",	required_argument, NULL, OPT_PEER + PEER_RDZV_ENDPOINT },
-	{ "rdzv-backend",	required_argument, NULL, OPT_PEER + PEER_RDZV_BACKEND },
-	{ "rdzv_backend",	required_argument, NULL, OPT_PEER + PEER_RDZV_BACKEND },
-	{ "rdzv-id",		required_argument, NULL, OPT_PEER + PEER_RDZV_ID },
-	{ "rdzv_id",		required_argument, NULL, OPT_PEER + PEER_RDZV_ID },
-	{ "node-rank",		required_argument, NULL, OPT_PEER + PEER_NODE_RANK },
-	{ "node_rank",		required_argument, NULL, OPT_PEER + PEER_NODE_RANK },
-	{ "launcher",		required_argument,	NULL, OPT_LAUNCHER },
-	{ "prefix",		required_argument,	NULL, OPT_PREFIX },
-	{ "output-dir",		required_argument,	NULL, OPT_OUTPUT_DIR },
-	{ "timestamp",		no_argument,		NULL, OPT_TIMESTAMP },
-	{ "escape-output",	no_argument,		NULL, OPT_ESCAPE_OUTPUT },
-	{ "export",		required_argument,	NULL, 'x' },
-	{ "env-file",		required_argument,	NULL, OPT_ENV_FILE },
-	{ "setup",		required_argument,	NULL, OPT_SETUP },
-	{ "forward-signals",	required_argument,	NULL, OPT_FORWARD_SIGNALS },
-	{ "kill-grace",		required_argument,	NULL, OPT_KILL_GRACE },
-	{ "timeout",		required_argument,	NULL, OPT_TIMEOUT },
-	{ "heartbeat-timeout",	required_argument,	NULL, OPT_HEARTBEAT_TIMEOUT },
-	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
-	{ "check",		no_argument,		NULL, OPT_CHECK },
-	{ "preflight",		no_argument,		NULL, OPT_PREFLIGHT },
-	{ "start-timeout",	required_argument,	NULL, OPT_START_TIMEOUT },
-	{ "hang-timeout",	required_argument,	NULL, OPT_HANG_TIMEOUT },
-	{ "on-hang",		required_argument,	NULL, OPT_ON_HANG },
-	{ "max-restarts",	required_argument,	NULL, OPT_MAX_RESTARTS },
-	{ "restart-delay",	required_argument,	NULL, OPT_RESTART_DELAY },
-	{ "min-np",		required_argument,	NULL, OPT_MIN_NP },
-	{ "hosts",		required_argument,	NULL, 'H' },
-	{ "hostfile",		required_argument,	NULL, OPT_HOSTFILE },
-	{ "config",		required_argument,	NULL, 'f' },
-	{ "template",		required_argument,	NULL, OPT_TEMPLATE },
-	{ "include",		required_argument,	NULL, OPT_INCLUDE },
-	{ "exclude",		required_argument,	NULL, OPT_EXCLUDE },
-	{ "oversubscribe",	no_argument,		NULL, OPT_OVERSUB },
-	{ "servers",		required_argument,	NULL, 's' },
-	{ "ssh-port",		required_argument,	NULL, 'p' },
-	{ "ssh-identity",	required_argument,	NULL, 'i' },
-	{ "ssh-option",		required_argument,	NULL, OPT_SSH_OPTION },
-	{ "ssh-config",		required_argument,	NULL, 'F' },
-	{ "ssh-jump",		required_argument,	NULL, 'J' },
-	{ "ssh-fanout",		required_argument,	NULL, OPT_SSH_FANOUT },
-	{ "ssh-agent-dir",	required_argument,	NULL, OPT_SSH_AGENT_DIR },
-	{ "framework",		required_argument,	NULL, OPT_FRAMEWORK },
-	{ "iface",		required_argument,	NULL, OPT_IFACE },
-	{ "seed",		required_argument,	NULL, OPT_SEED },
-	{ "sync-dst-dir",	required_argument,	NULL, OPT_SYNC_DST },
-	{ "sync-exclude",	required_argument,	NULL, OPT_SYNC_EXCLUDE },
-	{ "verbose",		no_argument,		NULL, 'v' },
-	{ "quiet",		no_argument,		NULL, 'q' },
-	{ "version",		no_argument,		NULL, 'V' },
-	{ "help",		no_argument,		NULL, 'h' },
-	{ NULL,			0,			NULL, 0 }
-};
 
 /* Parses a positive int for option name; returns 0 or DT_ERR_INVAL. */
 static int
@@ -486,9 +306,10 @@ cli_signals_str(uint64_t mask, char *buf, size_t len)
 #define CLI_NOTMINE	1000
 
 /*
- * One handler per topic: each takes the options of its topic (the value in
- * getopt's optarg) and returns 0, a negative DT_ERR_* with *e filled, or
- * CLI_NOTMINE. A new option is one more case in its topic's switch.
+ * One handler per topic: each takes the options of its topic by their
+ * opt_table id (the value in getopt's optarg) and returns 0, a negative
+ * DT_ERR_* with *e filled, or CLI_NOTMINE. A new option is a row in
+ * opttable.c and one more case in its topic's switch.
  */
 
 /*
@@ -515,11 +336,11 @@ cli_opt_n(struct opts *o, int argc, char **argv, struct dt_err *e)
 
 /* How many ranks, on which hosts: -H, -f, --include, -s... (-n: cli_opt_n) */
 static int
-cli_opt_hosts(struct opts *o, int c, struct dt_err *e)
+cli_opt_hosts(struct opts *o, int id, struct dt_err *e)
 {
 	int	rc = 0;
 
-	switch (c) {
+	switch (id) {
 	case OPT_NPROC:
 		rc = parse_count("--nproc-per-node", optarg, 1,
 		    &o->nproc_per_node, e);
@@ -536,13 +357,13 @@ cli_opt_hosts(struct opts *o, int c, struct dt_err *e)
 			    "--launcher \"%s\": unknown (use local, ssh "
 			    "or slurm)", optarg);
 		break;
-	case 'H':
+	case OPT_HOSTS:
 	case OPT_HOSTFILE:
 		o->hosts = xreallocarray(o->hosts, o->nhosts + 1,
 		    sizeof(*o->hosts));
 		o->hosts[o->nhosts++] = optarg;
 		break;
-	case 'f':
+	case OPT_CONFIG:
 		o->config = optarg;
 		break;
 	case OPT_TEMPLATE:
@@ -557,7 +378,7 @@ cli_opt_hosts(struct opts *o, int c, struct dt_err *e)
 	case OPT_OVERSUB:
 		o->oversubscribe = 1;
 		break;
-	case 's':
+	case OPT_SERVERS:
 		rc = parse_count("-s", optarg, 0, &o->nservers, e);
 		break;
 	case OPT_MIN_NP:
@@ -571,18 +392,18 @@ cli_opt_hosts(struct opts *o, int c, struct dt_err *e)
 
 /* Reaching hosts: the ssh options, and --sync-dst-dir's copy. */
 static int
-cli_opt_ssh(struct opts *o, int c, struct dt_err *e)
+cli_opt_ssh(struct opts *o, int id, struct dt_err *e)
 {
 	int	rc = 0;
 
-	switch (c) {
-	case 'p':
+	switch (id) {
+	case OPT_SSH_PORT:
 		rc = parse_count("-p", optarg, 1, &o->ssh.port, e);
 		if (rc == 0 && o->ssh.port > DT_PORT_MAX)
 			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "-p "
 			    "%d: want a port, 1 to 65535", o->ssh.port);
 		break;
-	case 'i':
+	case OPT_SSH_IDENTITY:
 		o->ssh.identities = xreallocarray(o->ssh.identities,
 		    o->ssh.nidentities + 1, sizeof(char *));
 		o->ssh.identities[o->ssh.nidentities++] = optarg;
@@ -590,10 +411,10 @@ cli_opt_ssh(struct opts *o, int c, struct dt_err *e)
 	case OPT_SSH_OPTION:
 		rc = ssh_cli_option(&o->ssh, optarg, e);
 		break;
-	case 'F':
+	case OPT_SSH_CONFIG:
 		o->ssh.config = optarg;
 		break;
-	case 'J':
+	case OPT_SSH_JUMP:
 		/* The shortcut wins over any --ssh-option proxy. */
 		o->ssh.proxy_command = NULL;
 		o->ssh.proxy_jump = optarg;
@@ -627,11 +448,11 @@ cli_opt_ssh(struct opts *o, int c, struct dt_err *e)
 
 /* What dtrun prints and where ranks' output goes. */
 static int
-cli_opt_output(struct opts *o, int c, struct dt_err *e)
+cli_opt_output(struct opts *o, int id, struct dt_err *e)
 {
 	int	rc = 0;
 
-	switch (c) {
+	switch (id) {
 	case OPT_PREFIX:
 		o->prefix_set = 1;
 		o->prefix = optarg;
@@ -649,10 +470,10 @@ cli_opt_output(struct opts *o, int c, struct dt_err *e)
 	case OPT_ESCAPE_OUTPUT:
 		o->escape_output = 1;
 		break;
-	case 'v':
+	case OPT_VERBOSE:
 		o->verbose++;
 		break;
-	case 'q':
+	case OPT_QUIET:
 		o->quiet = 1;
 		break;
 	case OPT_DRY_RUN:
@@ -672,13 +493,13 @@ cli_opt_output(struct opts *o, int c, struct dt_err *e)
 
 /* The ranks' environment: -x, --env-file, --setup, --framework... */
 static int
-cli_opt_env(struct opts *o, int c, struct dt_err *e)
+cli_opt_env(struct opts *o, int id, struct dt_err *e)
 {
 	char	ifbuf[512];
 	int	rc = 0;
 
-	switch (c) {
-	case 'x':
+	switch (id) {
+	case OPT_EXPORT:
 		rc = add_export(o, optarg, e);
 		break;
 	case OPT_ENV_FILE:
@@ -715,11 +536,11 @@ cli_opt_env(struct opts *o, int c, struct dt_err *e)
 
 /* Signals, timeouts, hangs and restarts. */
 static int
-cli_opt_run(struct opts *o, int c, struct dt_err *e)
+cli_opt_run(struct opts *o, int id, struct dt_err *e)
 {
 	int	rc = 0;
 
-	switch (c) {
+	switch (id) {
 	case OPT_FORWARD_SIGNALS:
 		rc = cli_parse_signals(optarg, "--forward-signals",
 		    &o->fwd_signals, e);
@@ -784,13 +605,13 @@ static char cli_typed[40];
 
 /* torchrun's and mpirun's options, as peerflags.h takes them. */
 static int
-cli_opt_peers(struct opts *o, int c, struct dt_err *e)
+cli_opt_peers(struct opts *o, int id, struct dt_err *e)
 {
 	const char	*name = cli_typed;
 	char		*kv;
 	int		 port, rc = 0;
 
-	switch (c) {
+	switch (id) {
 	case OPT_NNODES:
 		return peer_nnodes(o, optarg, e);
 	case OPT_MASTER_PORT:
@@ -811,8 +632,8 @@ cli_opt_peers(struct opts *o, int c, struct dt_err *e)
 		export_take(o, kv);
 		return 0;
 	}
-	if (c >= OPT_PEER && c <= OPT_PEER + PEER_NODE_RANK)
-		return peer_flag(o, c - OPT_PEER, name, optarg, e);
+	if (id >= OPT_PEER && id <= OPT_PEER_LAST)
+		return peer_flag(o, id - OPT_PEER, name, optarg, e);
 	return CLI_NOTMINE;
 }
 
@@ -830,7 +651,7 @@ cli_defaults(struct opts *o)
 	o->fwd_signals = CLI_FWD_DEFAULT;
 }
 
-/* One option of each topic; a new option goes into its topic's switch. */
+/* One handler per topic; a new option's id goes into its topic's switch. */
 static int (*const cli_groups[])(struct opts *, int, struct dt_err *) = {
 	cli_opt_hosts, cli_opt_ssh, cli_opt_output, cli_opt_env, cli_opt_run,
 	cli_opt_peers,
@@ -875,28 +696,60 @@ cli_finish(int argc, char **argv, struct opts *o, struct dt_err *e)
 	return CLI_RUN;
 }
 
+/* dtrun's whole table, and getopt_long's arrays built from it once. */
+static struct opt_tab		cli_tab;
+static struct opt_getopt	cli_getopt;
+
+/* Builds getopt_long's arrays from opt_table at the first use. */
+static const struct opt_getopt *
+cli_arrays(void)
+{
+	if (cli_getopt.longopts == NULL) {
+		cli_tab.rows = opt_table;
+		cli_tab.n = opt_ntable;
+		/* Stop at the command; a missing value comes back as ':'. */
+		opt_getopt_build(&cli_getopt, "+:", &cli_tab, 1);
+	}
+	return &cli_getopt;
+}
+
+/* Takes option id (getopt's optarg its value); 0, CLI_* or DT_ERR_*. */
+static int
+cli_take(struct opts *o, int id, int argc, char **argv, struct dt_err *e)
+{
+	size_t	g;
+	int	rc = CLI_NOTMINE;
+
+	if (id == OPT_VERSION)
+		return CLI_VERSION;
+	if (id == OPT_HELP)
+		return CLI_HELP;
+	if (id == OPT_LIST_OPTIONS)
+		return CLI_LIST;
+	if (id == OPT_NP)
+		rc = cli_opt_n(o, argc, argv, e);
+	for (g = 0; g < sizeof(cli_groups) / sizeof(cli_groups[0]) &&
+	    rc == CLI_NOTMINE; g++)
+		rc = cli_groups[g](o, id, e);
+	return rc;
+}
+
 int
 cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 {
-	size_t	g;
-	int	c, rc, li;
+	const struct opt_getopt	*g = cli_arrays();
+	int			 c, rc, li, id;
 
 	cli_defaults(o);
 	dt_err_clear(e);
 	optind = 0;		/* glibc: restart, so the unit tests can call us again */
 	opterr = 0;
-	while (li = -1, (c = getopt_long(argc, argv, "+:n:x:H:f:s:p:i:F:J:vqVh",
-	    longopts, &li)) != -1) {
-		if (c == 'V')
-			return CLI_VERSION;
-		if (c == 'h')
-			return CLI_HELP;
+	while (li = -1, (c = getopt_long(argc, argv, g->shorts, g->longopts,
+	    &li)) != -1) {
 		snprintf(cli_typed, sizeof(cli_typed), "--%s",
-		    li >= 0 ? longopts[li].name : "");
-		rc = c == 'n' ? cli_opt_n(o, argc, argv, e) : CLI_NOTMINE;
-		for (g = 0; g < sizeof(cli_groups) / sizeof(cli_groups[0]) &&
-		    rc == CLI_NOTMINE; g++)
-			rc = cli_groups[g](o, c, e);
+		    li >= 0 ? g->longopts[li].name : "");
+		id = opt_getopt_id(g, c);
+		rc = id < 0 ? CLI_NOTMINE : cli_take(o, id, argc, argv, e);
 		if (rc == CLI_NOTMINE)
 			rc = cli_bad_option(c, argv, e);
 		if (rc != 0) {
@@ -907,6 +760,22 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 	if ((rc = cli_finish(argc, argv, o, e)) < 0)
 		cli_free(o);
 	return rc;
+}
+
+void
+cli_usage(FILE *f)
+{
+	(void)cli_arrays();
+	fputs(cli_usage_head, f);
+	opt_usage(f, &cli_tab, 1);
+	fputs(cli_usage_tail, f);
+}
+
+void
+cli_list(FILE *f)
+{
+	(void)cli_arrays();
+	opt_list(f, &cli_tab, 1);
 }
 
 void

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "opts.h"
@@ -22,6 +23,7 @@ struct dt_err;
 #define CLI_RUN		0
 #define CLI_HELP	1	/* print usage, exit 0 */
 #define CLI_VERSION	2	/* print version, exit 0 */
+#define CLI_LIST	3	/* --list-options: print the table, exit 0 */
 
 /*
  * Parses argv into o (defaults first). Returns CLI_RUN, CLI_HELP or
@@ -47,7 +49,9 @@ int	cli_parse_signals(const char *list, const char *what, uint64_t *mask,
 const char *cli_signals_str(uint64_t mask, char *buf, size_t len);
 #define CLI_FWD_DEFAULT	((1ULL << SIGUSR1) | (1ULL << SIGUSR2))
 
-/* The --help text. */
-extern const char cli_usage[];
+/* Writes the --help text: its option list is opt_table's (opttable.h). */
+void	cli_usage(FILE *f);
+/* Writes opt_table as opt_list does, for the docs tests. */
+void	cli_list(FILE *f);
 
 #endif

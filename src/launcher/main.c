@@ -74,8 +74,8 @@ main(int argc, char **argv)
 
 	log_init("dtrun");
 	rc = cli_parse(argc, argv, &o, &e);
-	if (rc == CLI_HELP) {
-		fputs(cli_usage, stdout);
+	if (rc == CLI_HELP || rc == CLI_LIST) {
+		(rc == CLI_HELP ? cli_usage : cli_list)(stdout);
 		return EXIT_OK;
 	}
 	if (rc == CLI_VERSION) {

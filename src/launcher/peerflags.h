@@ -1,11 +1,12 @@
 /*
  * peerflags.h -- the options torchrun and mpirun users type out of habit.
- * Those that mean what one of dtrun's does are taken as it (cli.c maps
- * -np, --nproc_per_node, --npernode, --max_restarts); --nnodes becomes a
- * check of the host count; --master-port and --master-addr set the
- * variable; the rest mean nothing under one launcher that runs its own
- * rendezvous: each is taken with a note saying what dtrun does instead, or
- * refused where going on would surprise (a job meant for several nodes).
+ * Those that mean what one of dtrun's does are taken as it (opttable.c
+ * gives --nproc_per_node, --npernode and --max_restarts their option's id;
+ * cli.c reads -np as -n); --nnodes becomes a check of the host count;
+ * --master-port and --master-addr set the variable; the rest mean nothing
+ * under one launcher that runs its own rendezvous: each is taken with a
+ * note saying what dtrun does instead, or refused where going on would
+ * surprise (a job meant for several nodes).
  */
 #ifndef DT_PEERFLAGS_H
 #define DT_PEERFLAGS_H
