@@ -21,7 +21,7 @@
 #include "wire.h"
 #include "dtlimits.h"
 #include "err.h"
-#include "framework.h"
+#include "fwname.h"
 #include "iface.h"
 #include "peerflags.h"
 #include "opttable.h"

@@ -1,31 +1,25 @@
 /*
  * envctx.h -- what a job's variables are made from (struct env_ctx), and
- * the frameworks it asks for (FW_*). Both netplan.c, which fills it, and
- * framework.c, which reads it, depend on this header and on nothing of each
- * other; rankenv.c puts them together. So the three depend one way.
+ * the frameworks it asks for (FW_*, fwname.h). Both netplan.c, which
+ * fills it, and framework.c, which reads it, depend on this header and on
+ * nothing of each other; rankenv.c puts them together. So the three
+ * depend one way.
  */
 #ifndef DT_ENVCTX_H
 #define DT_ENVCTX_H
 
+#include "fwname.h"
 #include "plan.h"
 
 struct opts;
 
-#define FW_PYTORCH	0x01
-#define FW_TENSORFLOW	0x02
-#define FW_MXNET	0x04
-#define FW_HOROVOD	0x08
-#define FW_MPI		0x10
-#define FW_ALL		0x1f
-#define FW_NONE		0x80	/* "none" was given: only DTRUN_* */
-#define FW_DEFAULT	FW_PYTORCH	/* without --framework */
 
 /* Everything the variables are made from; env_prepare fills it for a job. */
 struct env_ctx {
 	const struct opts	*o;
 	const struct plan	*plan;
 	const char		*job_id;
-	unsigned		 frameworks;	/* FW_* above */
+	unsigned		 frameworks;	/* FW_* (fwname.h) */
 	char			 master_addr[256];	/* rank 0's host, as ranks reach it */
 	int			 per_host;	/* each host's agent chooses its interface */
 	char			 rank0_addr[256];	/* what those agents route to */

@@ -15,14 +15,12 @@
 #include "strv.h"
 #include "xmalloc.h"
 
+/* What each framework adds, by its FW_* bit (fwname.h names them). */
 struct fw {
-	const char	*name;
 	unsigned	 bit;
 	void		(*host)(const struct env_ctx *, int, struct strv *);
 	void		(*rank)(const struct env_ctx *, int, struct strv *);
 };
-
-const char fw_names[] = "pytorch tensorflow mxnet horovod mpi none";
 
 /* PyTorch's env:// and the variables torchrun sets. */
 static void
@@ -200,12 +198,11 @@ fw_mpi_rank(const struct env_ctx *c, int r, struct strv *sv)
 }
 
 static const struct fw fws[] = {
-	{ "pytorch",	FW_PYTORCH,	fw_pytorch_host,	fw_pytorch_rank },
-	{ "tensorflow",	FW_TENSORFLOW,	NULL,			fw_tensorflow_rank },
-	{ "mxnet",	FW_MXNET,	fw_mxnet_host,		fw_mxnet_rank },
-	{ "horovod",	FW_HOROVOD,	fw_horovod_host,	fw_horovod_rank },
-	{ "mpi",	FW_MPI,		fw_mpi_host,		fw_mpi_rank },
-	{ "none",	FW_NONE,	NULL,			NULL },
+	{ FW_PYTORCH,		fw_pytorch_host,	fw_pytorch_rank },
+	{ FW_TENSORFLOW,	NULL,			fw_tensorflow_rank },
+	{ FW_MXNET,		fw_mxnet_host,		fw_mxnet_rank },
+	{ FW_HOROVOD,		fw_horovod_host,	fw_horovod_rank },
+	{ FW_MPI,		fw_mpi_host,		fw_mpi_rank },
 };
 #define NFWS	(sizeof(fws) / sizeof(fws[0]))
 
@@ -233,82 +230,4 @@ void
 fw_rank(const struct env_ctx *c, int r, struct strv *sv)
 {
 	fw_each(c, 1, r, sv);
-}
-
-/* Edit distance between a[0..na) and b, for did-you-mean; small words only. */
-static size_t
-edit_distance(const char *a, size_t na, const char *b)
-{
-	size_t	nb = strlen(b), row[32], i, j, diag, up;
-
-	if (na >= 32 || nb >= 32)
-		return 99;
-	for (j = 0; j <= nb; j++)
-		row[j] = j;
-	for (i = 1; i <= na; i++) {
-		diag = row[0];
-		row[0] = i;
-		for (j = 1; j <= nb; j++) {
-			up = row[j];
-			row[j] = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < row[j])
-				row[j] = up + 1;
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			diag = up;
-		}
-	}
-	return row[nb];
-}
-
-/* The framework named by s[0..n), or NULL; *near gets the closest name. */
-static const struct fw *
-fw_find(const char *s, size_t n, const char **near)
-{
-	size_t	i, d, best = 3;
-
-	*near = NULL;
-	for (i = 0; i < NFWS; i++) {
-		if (strlen(fws[i].name) == n && strncmp(s, fws[i].name, n) == 0)
-			return &fws[i];
-		if ((d = edit_distance(s, n, fws[i].name)) < best) {
-			best = d;
-			*near = fws[i].name;
-		}
-	}
-	return NULL;
-}
-
-int
-fw_parse(const char *list, unsigned *mask, struct dt_err *e)
-{
-	const struct fw	*f;
-	const char	*s = list, *near;
-	size_t		 n;
-
-	do {
-		n = strcspn(s, ",");
-		if ((f = fw_find(s, n, &near)) == NULL) {
-			if (near != NULL)
-				return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
-				    "--framework \"%.*s\": unknown (did you "
-				    "mean %s?)", (int)n, s, near);
-			return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
-			    "--framework \"%.*s\": unknown (known: %s)",
-			    (int)n, s, fw_names);
-		}
-		*mask |= f->bit;
-		s += n;
-	} while (*s++ == ',');
-	return 0;
-}
-
-int
-fw_check(unsigned mask, struct dt_err *e)
-{
-	if ((mask & FW_NONE) && (mask & FW_ALL))
-		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--framework none "
-		    "exports only DTRUN_*: it cannot be combined with another "
-		    "framework");
-	return 0;
 }

@@ -8,27 +8,10 @@
 #ifndef DT_FRAMEWORK_H
 #define DT_FRAMEWORK_H
 
-struct dt_err;
 struct strv;
 
 #include "envctx.h"
 
-
-/* Every name --framework takes, space-separated ("pytorch tensorflow ..."). */
-extern const char fw_names[];
-
-/*
- * Adds the frameworks of a comma-separated list ("tensorflow,mpi") to
- * *mask. Returns 0, or DT_ERR_INVAL with e naming the unknown name, the
- * closest known one, and the list of known names.
- */
-int	fw_parse(const char *list, unsigned *mask, struct dt_err *e);
-
-/*
- * Checks a mask built by fw_parse: "none" may not be combined with a
- * framework. Returns 0 or DT_ERR_INVAL.
- */
-int	fw_check(unsigned mask, struct dt_err *e);
 
 /* Appends the variables the frameworks of c share on host h. */
 void	fw_host(const struct env_ctx *c, int h, struct strv *);
