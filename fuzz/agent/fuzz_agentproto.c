@@ -48,13 +48,13 @@ static void
 decode_packed(const uint8_t *p, size_t n)
 {
 	struct evbuffer	*out = evbuffer_new();
-	const char	*why;
+	struct dt_err	 e;
 	uint32_t	 raw;
 
 	if (out == NULL)
 		return;
 	raw = n >= 4 ? (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3] : 0;
-	if (pack_unpack(p, n, 65536, out, &why) == 0) {
+	if (pack_unpack(p, n, 65536, out, &e) == 0) {
 		if (evbuffer_get_length(out) != raw)
 			abort();
 	} else if (evbuffer_get_length(out) != 0)

@@ -48,6 +48,7 @@ static int	fuzz_chdir(const char *);
 static size_t	queued;			/* what link_queued says */
 static pid_t	next_pid;
 static int	link_dummy;
+static size_t	sent_bytes;		/* all link_send was given */
 
 /* Never signal anything real. */
 static int
@@ -155,6 +156,7 @@ link_send(struct link *l, const void *p, size_t n)
 	if (l != (struct link *)&link_dummy)
 		abort();
 	check_sent(p, n);
+	sent_bytes += n;
 	return 0;
 }
 
@@ -217,21 +219,20 @@ spawn_rank(const char *path, char *const argv[], char *const envp[],
 	return FAKE_PID + next_pid++;
 }
 
-char *
-spawn_resolve(const char *argv0, const char *path_env, int *err)
+int
+spawn_resolve(const char *argv0, const char *path_env, char **path,
+    struct dt_err *e)
 {
+	*path = NULL;
 	switch (argv0[0]) {
 	case 'x':
-		*err = EACCES;
-		return NULL;
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "is not executable");
 	case 'd':
-		*err = EISDIR;
-		return NULL;
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "is a directory");
 	case 'm':
-		*err = ENOENT;
-		return NULL;
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "not found");
 	}
-	return strdup(argv0);
+	return (*path = strdup(argv0)) == NULL ? DT_ERR_NOMEM : 0;
 }
 
 size_t
@@ -249,13 +250,12 @@ spawn_kill_descendants(int sig, size_t *sent)
 	return 0;
 }
 
-struct record *
-record_open(const char *job_id, const char *host, pid_t keeper, char *why,
-    size_t len)
+int
+record_open(const char *job_id, const char *host, pid_t keeper,
+    struct record **rp, struct dt_err *e)
 {
-	if (len > 0)
-		why[0] = '\0';
-	return NULL;
+	*rp = NULL;		/* no record, and nothing worth a warning */
+	return 0;
 }
 
 void
@@ -274,14 +274,13 @@ record_remove(struct record *r)
 }
 
 /* Error files touch no disk here: each rank gets the variable, no file. */
-struct errfiles *
-errfiles_new(const char *job_id, char *why, size_t len)
+int
+errfiles_new(const char *job_id, struct errfiles **efp, struct dt_err *e)
 {
 	static char	dummy;
 
-	if (len > 0)
-		why[0] = '\0';
-	return (struct errfiles *)&dummy;
+	*efp = (struct errfiles *)&dummy;
+	return 0;
 }
 
 char *
@@ -376,12 +375,6 @@ hostcheck_close(struct hostcheck *hc)
 void
 hostcheck_free(struct hostcheck *hc)
 {
-}
-
-const char *
-spawn_resolve_why(const char *argv0, int err)
-{
-	return "cannot run (stub)";
 }
 
 /* A --setup runs nothing here: EV_SETUP ends it with what the event carries. */
@@ -517,7 +510,7 @@ fuzz_event(struct agent *a, uint8_t type, const uint8_t *p, size_t n)
 		}
 		return;
 	case EV_KILLTIMER:
-		if (a->started && event_pending(a->kill_timer, EV_TIMEOUT,
+		if (a->phase == AGP_RUNNING && event_pending(a->kill_timer, EV_TIMEOUT,
 		    NULL)) {
 			event_del(a->kill_timer);
 			kill_timer_cb(-1, EV_TIMEOUT, a);
@@ -558,6 +551,44 @@ fuzz_event(struct agent *a, uint8_t type, const uint8_t *p, size_t n)
 	}
 }
 
+/*
+ * Whether the agent may move from one phase to another: the conversation
+ * of agentproto.h, forwards only (PREPARE may go through to PREPARED at
+ * once), with DONE (idle) reachable from any phase and AGAIN the only way
+ * back, to the wait.
+ */
+static int
+phase_move_ok(enum agent_phase from, enum agent_phase to)
+{
+	if (to == AGP_IDLE)
+		return 1;
+	if (from == AGP_IDLE)
+		return to == AGP_WAITING;
+	return to >= from;
+}
+
+/*
+ * One frame, handed to agent_frame, and what phase.c's table says of it
+ * checked against what the agent did: an illegal frame cuts the link, a
+ * stale one changes nothing and sends nothing, and the phase only moves
+ * along the conversation.
+ */
+static void
+fuzz_frame(struct agent *a, uint8_t type, const uint8_t *p, size_t n)
+{
+	enum agent_phase	was = a->phase;
+	enum ap_verdict		v = agent_frame_verdict(was, type);
+	size_t			sent = sent_bytes;
+
+	agent_frame(a, type, p, n);
+	if (v == AP_ILLEGAL && !a->link_down)
+		abort();
+	if (v == AP_STALE && (a->phase != was || sent_bytes != sent))
+		abort();
+	if (!phase_move_ok(was, a->phase))
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -567,6 +598,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t		 *pl;
 	size_t			  plen, used;
 	uint8_t			  type;
+	enum agent_phase	  was;
 
 	if (base == NULL && (base = event_base_new()) == NULL)
 		abort();
@@ -586,10 +618,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	while (!a.finishing && dt_frame_parse(data, size, AP_FRAME_MAX, &type,
 	    &pl, &plen, &used) == 0) {
-		if (type >= EV_REAP)
+		if (type >= EV_REAP) {
+			was = a.phase;
 			fuzz_event(&a, type, pl, plen);
+			if (!phase_move_ok(was, a.phase))
+				abort();
+		}
 		else if (!a.link_down)
-			agent_frame(&a, type, pl, plen);
+			fuzz_frame(&a, type, pl, plen);
 		data += used;
 		size -= used;
 	}

@@ -3,8 +3,9 @@
  * (into DIR, for fuzz-agent), and whole conversations with harness events
  * (into CONVDIR, for fuzz-agent-conv: see fuzz_conversation.c).
  *
- *	cc -D_GNU_SOURCE -Isrc/common -Isrc/agent -o /tmp/mkcorpus \
- *	    fuzz/agent/mkcorpus.c src/proto/agentproto.c src/common/wire.c \
+ *	cc -D_GNU_SOURCE -Isrc/common -Isrc/proto -o /tmp/mkcorpus \
+ *	    fuzz/agent/mkcorpus.c src/proto/agentproto.c src/proto/phase.c \
+ *	    src/common/wire.c src/common/environ.c \
  *	    src/common/err.c src/common/envfile.c src/common/iface.c \
  *	    src/common/pack.c -levent_core -llz4 && /tmp/mkcorpus fuzz/agent/corpus \
  *	    fuzz/agent/conversations
@@ -14,6 +15,7 @@
 
 #include "agentproto.h"
 #include "pack.h"
+#include "phase.h"
 #include "wire.h"
 
 /* Writes b's bytes to DIR/name and empties b. */
@@ -69,6 +71,76 @@ two_ranks_run(struct dt_wbuf *b, const struct ap_job *j,
 	ap_put_empty(b, AP_START);
 	event(b, 0xf0, "\0\0", 2);
 	event(b, 0xf0, "\1\0", 2);
+}
+
+/*
+ * Puts what takes an agent from its HELLO to phase ph (phase.h), with one
+ * rank, so a frame after it meets that phase.
+ */
+static void
+reach_phase(struct dt_wbuf *b, enum agent_phase ph, const struct ap_job *j,
+    const struct ap_rank *r)
+{
+	struct ap_stop	 s = { 15, 0 };
+
+	if (ph == AGP_WAITING)
+		return;
+	if (ph == AGP_IDLE) {
+		ap_put_stop(b, &s);		/* nothing runs: DONE at once */
+		return;
+	}
+	ap_put_job(b, j);
+	if (ph == AGP_JOB)
+		return;
+	ap_put_rank(b, r);
+	ap_put_empty(b, AP_PREPARE);	/* no setup: PREPARED at once */
+	if (ph == AGP_RUNNING)
+		ap_put_empty(b, AP_START);
+}
+
+/*
+ * One seed per cell of phase.c's table on the agent's side: every frame
+ * dtrun sends, valid, in every phase, then a rank's exit. Taken, stale
+ * and refused frames all start from a seed of their own.
+ */
+static void
+table_cells(const char *dir, struct dt_wbuf *b)
+{
+	static const uint8_t types[] = { AP_PORTS, AP_CHECK, AP_JOB, AP_RANK,
+	    AP_PREPARE, AP_START, AP_STOP, AP_SIGNAL, AP_STACKS, AP_AGAIN,
+	    AP_HEARTBEAT };
+	char		*av[] = { "true" };
+	struct ap_job	 j = { AP_VERSION, "cell", "", 5000, 1, NULL, 0 };
+	struct ap_rank	 r = { 0, 0, av, 1, NULL, 0 };
+	struct ap_stop	 s = { 15, 100 };
+	struct ap_check	 ck = { AP_CHK_PROBE, AP_CHK_FAST, 1700000000000ULL,
+			    "", "127.0.0.1:1", "true", "", NULL, 0 };
+	char		 name[64];
+	size_t		 i;
+	int		 ph;
+
+	for (ph = 0; ph < AGP_NPHASES; ph++) {
+		for (i = 0; i < sizeof(types); i++) {
+			reach_phase(b, ph, &j, &r);
+			switch (types[i]) {
+			case AP_PORTS:	ap_put_ports(b, 2); break;
+			case AP_CHECK:	ap_put_check(b, &ck); break;
+			case AP_JOB:	ap_put_job(b, &j); break;
+			case AP_RANK:	ap_put_rank(b, &r); break;
+			case AP_STOP:	ap_put_stop(b, &s); break;
+			case AP_SIGNAL:	ap_put_signal(b, 10); break;
+			case AP_HEARTBEAT: ap_put_heartbeat(b, 5000); break;
+			default:	ap_put_empty(b, types[i]); break;
+			}
+			event(b, 0xf0, "\0\0", 2);
+			snprintf(name, sizeof(name), "cell-%s-%s",
+			    agent_phase_name(ph), ap_type_name(types[i]));
+			for (char *c = name; *c != '\0'; c++)
+				if (*c == ' ')
+					*c = '_';
+			emit(dir, name, b);
+		}
+	}
 }
 
 /* Writes the conversation seeds into dir. */
@@ -205,6 +277,7 @@ conversations(const char *dir)
 	event(&b, 0xf0, "\0\x09", 2);
 	event(&b, 0xf0, "\1\0", 2);
 	emit(dir, "errfile", &b);
+	table_cells(dir, &b);
 	dt_wbuf_free(&b);
 }
 

@@ -34,9 +34,11 @@
 #include "log.h"
 #include "agentproto.h"
 #include "envfile.h"
+#include "environ.h"
 #include "errfile.h"
 #include "hostcheck.h"
 #include "iface.h"
+#include "phase.h"
 #include "wire.h"
 #include "record.h"
 #include "port.h"
@@ -63,11 +65,10 @@ struct rank {
 	uint32_t	 rank;
 	uint32_t	 local_rank;
 	char		**argv;
-	char		**env;		/* merged for execve; strings shared */
+	char		**env;		/* merged for execve (environ.h) */
 	char		*path;		/* resolved argv[0] */
 	pid_t		 pid;		/* 0 until started */
 	int		 reaped;
-	char		*errvar;	/* "TORCHELASTIC_ERROR_FILE=..." or NULL */
 	struct src	 out, err;
 };
 
@@ -75,28 +76,24 @@ struct agent {
 	struct event_base *base;
 	struct link	*link;
 	char		 host[256];
-	struct ap_job	 job;
-	int		 have_job;
+	enum agent_phase phase;		/* where the conversation is: phase.h */
+	struct ap_job	 job;		/* from AGP_JOB to AGP_RUNNING */
 	struct ap_reasm	 reasm;		/* a JOB or RANK sent in parts */
 	struct ap_rank	*msgs;		/* RANK messages as received */
 	struct rank	*ranks;
 	size_t		 nranks;
 	size_t		 cap;		/* room in msgs and ranks */
-	int		 ports_seen;
-	int		 prepare_seen;
-	char		**base_env;	/* environ + setup's + the job's env */
+	int		 ports_seen;	/* PORTS is taken once per attempt */
+	struct dt_environ base_env;	/* environ + setup's + the job's env */
 	struct setup	*setup;		/* the job's --setup, while it runs */
 	char		**setup_env;	/* "K=V" it printed */
 	size_t		 nsetup_env;
 	char		*if_env[3];	/* "NCCL_SOCKET_IFNAME=eth1"...: our choice
 					   (one per AP_IF_* bit) */
 	size_t		 nif_env;
-	int		 prepared;
-	int		 started;
 	int		 stopping;
 	int		 link_down;
 	int		 finishing;
-	int		 idle;		/* DONE sent: waiting for AGAIN */
 	int		 exiting;	/* SIGTERM: exit after DONE, not wait */
 	size_t		 live;		/* started, not yet reaped */
 	int		 pipes_paused;
@@ -114,10 +111,33 @@ struct agent {
 };
 
 static void	agent_check(struct agent *);
+static void	agent_to(struct agent *, enum agent_phase);
+static uint64_t	agent_grace(const struct agent *);
 static int	agent_childless(void);
 static void	agent_done(struct agent *);
 static void	agent_resolve(struct agent *);
 static void	src_read(struct src *, int);
+
+/*
+ * Moves the conversation on. The phase is all the agent knows of where it
+ * is: phase.c's table decides from it which frame comes next.
+ */
+static void
+agent_to(struct agent *a, enum agent_phase ph)
+{
+	log_debug("%s: %s, then %s", a->host, agent_phase_name(a->phase),
+	    agent_phase_name(ph));
+	a->phase = ph;
+}
+
+/* The job's kill grace once its JOB is in; before, nothing waits. */
+static uint64_t
+agent_grace(const struct agent *a)
+{
+	if (a->phase < AGP_JOB || a->phase > AGP_RUNNING)
+		return 0;
+	return a->job.kill_grace_ms;
+}
 
 /* Sends what the encoders left in a->wb, then pauses rank pipes if the link is backed up. */
 static void
@@ -292,7 +312,7 @@ agent_stop(struct agent *a, int sig, uint64_t grace_ms)
 	struct timeval	tv;
 
 	a->stopping = 1;
-	if (!a->started) {
+	if (a->phase != AGP_RUNNING) {
 		agent_check(a);
 		return;
 	}
@@ -322,7 +342,7 @@ agent_check(struct agent *a)
 
 	if (a->finishing)
 		return;
-	if (!a->started) {
+	if (a->phase != AGP_RUNNING) {
 		if (!a->stopping && !a->link_down)
 			return;
 		/* A setup still running, or what it left: nothing may stay. */
@@ -446,7 +466,7 @@ sigterm_cb(evutil_socket_t sig, short what, void *arg)
 		agent_error(a, AP_NORANK, EXIT_AGENT_TERM, "%s: the agent got "
 		    "SIGTERM (dtrun-kill, or the host is shutting down): "
 		    "stopping its ranks", a->host);
-	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
+	agent_stop(a, SIGTERM, agent_grace(a));
 }
 
 /*
@@ -483,7 +503,7 @@ agent_stacks(struct agent *a)
 
 	if (stacks_busy(a->stk))
 		return;		/* its end answers this one too */
-	for (i = 0; a->started && i < a->nranks; i++)
+	for (i = 0; a->phase == AGP_RUNNING && i < a->nranks; i++)
 		if (a->ranks[i].pid > 0 && !a->ranks[i].reaped)
 			stacks_add(a->stk, a->ranks[i].rank, a->ranks[i].pid);
 	stacks_run(a->stk);
@@ -503,69 +523,27 @@ agent_checked(void *arg, const struct ap_checked *c)
 	agent_flush_wb(a);
 }
 
-/* Returns the length of the name part of "NAME=VALUE" (the whole string if no '='). */
-static size_t
-env_namelen(const char *kv)
-{
-	const char	*eq = strchr(kv, '=');
-
-	return eq == NULL ? strlen(kv) : (size_t)(eq - kv);
-}
-
-/* Sets kv in the n-entry vector v (room for one more assumed); returns the new n. */
-static size_t
-env_put(char **v, size_t n, char *kv)
-{
-	size_t	i, l = env_namelen(kv);
-
-	for (i = 0; i < n; i++) {
-		if (env_namelen(v[i]) == l && strncmp(v[i], kv, l) == 0) {
-			v[i] = kv;
-			return n;
-		}
-	}
-	v[n++] = kv;
-	return n;
-}
-
-/* Returns the value of name in the NULL-terminated vector v, or NULL. */
-static const char *
-env_get(char **v, const char *name)
-{
-	size_t	l = strlen(name);
-
-	for (; *v != NULL; v++)
-		if (strncmp(*v, name, l) == 0 && (*v)[l] == '=')
-			return *v + l + 1;
-	return NULL;
-}
-
-/* Builds environ + setup's variables + the job's into a->base_env; returns its length or -1. */
-static ssize_t
+/*
+ * Builds a->base_env: environ, the setup's variables (with_setup), our
+ * interface choice and the job's (dtrun's and -x) laid over it in that
+ * order, then JOB's defaults where none set the name. Returns 0 or
+ * DT_ERR_NOMEM.
+ */
+static int
 agent_base_env(struct agent *a, int with_setup)
 {
-	size_t	 nbase = 0, n, i;
+	struct dt_environ	*e = &a->base_env;
 
-	for (n = 0; environ[n] != NULL; n++)
-		;
-	free(a->base_env);
-	if ((a->base_env = calloc(a->job.ndefaults + n + a->nsetup_env +
-	    a->nif_env + a->job.nenv + 1, sizeof(char *))) == NULL)
-		return -1;
-	/* Under everything: set only where nothing else sets them. */
-	for (i = 0; i < a->job.ndefaults; i++)
-		nbase = env_put(a->base_env, nbase, a->job.defaults[i]);
-	for (i = 0; i < n; i++)
-		nbase = env_put(a->base_env, nbase, environ[i]);
-	/* Under the job's: dtrun's variables and -x win over a setup's. */
-	for (i = 0; with_setup && i < a->nsetup_env; i++)
-		nbase = env_put(a->base_env, nbase, a->setup_env[i]);
-	/* Our interface is dtrun's variable too; -x (in the job's) wins. */
-	for (i = 0; i < a->nif_env; i++)
-		nbase = env_put(a->base_env, nbase, a->if_env[i]);
-	for (i = 0; i < a->job.nenv; i++)
-		nbase = env_put(a->base_env, nbase, a->job.env[i]);
-	return (ssize_t)nbase;
+	dt_environ_free(e);
+	if (dt_environ_merge(e, environ, DT_ENV_ALL) != 0 ||
+	    (with_setup && dt_environ_merge(e, a->setup_env,
+	    a->nsetup_env) != 0) ||
+	    dt_environ_merge(e, a->if_env, a->nif_env) != 0 ||
+	    dt_environ_merge(e, a->job.env, a->job.nenv) != 0 ||
+	    dt_environ_defaults(e, a->job.defaults, a->job.ndefaults) != 0 ||
+	    dt_environ_envp(e) == NULL)
+		return DT_ERR_NOMEM;
+	return 0;
 }
 
 /*
@@ -575,43 +553,47 @@ agent_base_env(struct agent *a, int with_setup)
 static void
 agent_errfiles(struct agent *a)
 {
-	char	why[512];
+	struct dt_err	e;
 
 	if (!a->job.errfile || a->errf != NULL ||
-	    (a->job.env != NULL && env_get(a->job.env, ERRFILE_VAR) != NULL))
+	    dt_env_find(a->job.env, a->job.nenv, ERRFILE_VAR) != NULL)
 		return;
 	/* Reaches dtrun through our stderr. */
-	if ((a->errf = errfiles_new(a->job.job_id, why, sizeof(why))) == NULL &&
-	    why[0] != '\0')
-		log_warn("%s: %s", a->host, why);
+	if (errfiles_new(a->job.job_id, &a->errf, &e) != 0)
+		log_warn("%s: %s", a->host, e.msg);
 }
 
-/* Builds the merged environment of every rank; strings are shared with environ and the messages. */
+/*
+ * Builds every rank's environment: the base, its error file's variable
+ * (over dtrun's environment, which may be torchrun's), and its RANK's
+ * variables over both. Returns 0 or DT_ERR_NOMEM.
+ */
 static int
 agent_build_env(struct agent *a)
 {
-	ssize_t	 nbase;
-	size_t	 n, i, j;
-	char	**v;
+	struct dt_environ	 e;
+	char			*ev;
+	size_t			 i;
+	int			 rc;
 
-	if ((nbase = agent_base_env(a, 1)) < 0)
-		return -1;
+	if (agent_base_env(a, 1) != 0)
+		return DT_ERR_NOMEM;
 	agent_errfiles(a);
 	for (i = 0; i < a->nranks; i++) {
-		struct ap_rank *m = &a->msgs[i];
-
-		if ((v = calloc(nbase + m->nenv + 2, sizeof(char *))) == NULL)
-			return -1;
-		memcpy(v, a->base_env, nbase * sizeof(char *));
-		n = nbase;
-		/* Over dtrun's environment (under torchrun?), under RANK's. */
+		if (dt_environ_copy(&e, &a->base_env) != 0)
+			return DT_ERR_NOMEM;
+		rc = 0;
 		if (a->errf != NULL &&
-		    (a->ranks[i].errvar = errfiles_var(a->errf,
-		    m->rank)) != NULL)
-			n = env_put(v, n, a->ranks[i].errvar);
-		for (j = 0; j < m->nenv; j++)
-			n = env_put(v, n, m->env[j]);
-		a->ranks[i].env = v;
+		    (ev = errfiles_var(a->errf, a->msgs[i].rank)) != NULL) {
+			rc = dt_environ_put(&e, ev);
+			free(ev);
+		}
+		if (rc != 0 || dt_environ_merge(&e, a->msgs[i].env,
+		    a->msgs[i].nenv) != 0 ||
+		    (a->ranks[i].env = dt_environ_take(&e, NULL)) == NULL) {
+			dt_environ_free(&e);
+			return DT_ERR_NOMEM;
+		}
 	}
 	return 0;
 }
@@ -662,7 +644,7 @@ agent_setup_done(void *arg)
 	struct agent	*a = arg;
 	struct ap_error	 e;
 	struct dt_err	 err;
-	const char	*p, *nl;
+	const char	*p;
 	char		*msg;
 	size_t		 n;
 
@@ -670,17 +652,8 @@ agent_setup_done(void *arg)
 		return;		/* killed by us: agent_check follows */
 	p = setup_stderr(a->setup, &n);
 	if (setup_result(a->setup, &err) != 0) {
-		while (n > 0 && p[n - 1] == '\n')
-			n--;
 		/* Its last 2 KiB, whole lines: a message, not a log. */
-		if (n > DT_SETUP_TAIL) {
-			p += n - DT_SETUP_TAIL;
-			n = DT_SETUP_TAIL;
-			if ((nl = memchr(p, '\n', n)) != NULL) {
-				n -= nl + 1 - p;
-				p = nl + 1;
-			}
-		}
+		p = envfile_tail(p, n, DT_SETUP_TAIL, SIZE_MAX, &n);
 		msg = agent_setup_msg(a, err.msg, p, n);
 		e.rank = AP_NORANK;
 		e.code = EXIT_CONFIG;
@@ -707,11 +680,11 @@ agent_setup(struct agent *a)
 {
 	struct dt_err	e;
 
-	if (agent_base_env(a, 0) < 0) {
+	if (agent_base_env(a, 0) != 0) {
 		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: out of memory", a->host);
 		return;
 	}
-	a->setup = setup_start(a->base, a->job.setup, a->base_env, a->devnull,
+	a->setup = setup_start(a->base, a->job.setup, a->base_env.v, a->devnull,
 	    agent_setup_done, a, &e);
 	if (a->setup == NULL)
 		agent_error(a, AP_NORANK, EXIT_CONFIG, "%s: cannot run --setup: %s",
@@ -781,10 +754,9 @@ agent_iface(struct agent *a)
 static void
 agent_prepare(struct agent *a)
 {
-	if (!a->have_job || a->nranks != a->job.nranks) {
+	if (a->nranks != a->job.nranks) {
 		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: protocol: PREPARE after %zu "
-		    "of %u ranks", a->host, a->nranks,
-		    a->have_job ? a->job.nranks : 0);
+		    "of %u ranks", a->host, a->nranks, a->job.nranks);
 		agent_finish(a);
 		return;
 	}
@@ -808,9 +780,9 @@ static void
 agent_resolve(struct agent *a)
 {
 	struct rank	*r;
-	const char	*why;
+	struct dt_err	 e;
 	size_t		 i;
-	int		 err;
+	int		 rc;
 
 	if (agent_build_env(a) != 0) {
 		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: out of memory", a->host);
@@ -830,16 +802,15 @@ agent_resolve(struct agent *a)
 			r->path = strdup(a->ranks[i - 1].path);
 			continue;
 		}
-		r->path = spawn_resolve(r->argv[0], env_get(r->env, "PATH"),
-		    &err);
-		if (r->path != NULL)
+		rc = spawn_resolve(r->argv[0], dt_env_find(r->env, DT_ENV_ALL,
+		    "PATH"), &r->path, &e);
+		if (rc == 0)
 			continue;
-		why = spawn_resolve_why(r->argv[0], err);
-		agent_error(a, r->rank, EXIT_CONFIG, "%s: %s (on %s)", r->argv[0], why,
-		    a->host);
+		agent_error(a, r->rank, rc == DT_ERR_NOMEM ? EXIT_INTERNAL :
+		    EXIT_CONFIG, "%s: %s (on %s)", r->argv[0], e.msg, a->host);
 		return;
 	}
-	a->prepared = 1;
+	agent_to(a, AGP_PREPARED);
 	ap_put_empty(&a->wb, AP_PREPARED);
 	agent_flush_wb(a);
 }
@@ -875,16 +846,14 @@ agent_start(struct agent *a)
 	struct ap_exit	 x;
 	size_t		 i;
 	pid_t		 pid = -1;
+	struct dt_err	 err;
 	int		 ofd = -1, efd = -1, e;
-	char		 why[512];
 
-	if (!a->prepared || a->started)
-		return;
-	a->started = 1;
+	agent_to(a, AGP_RUNNING);
 	/* Reaches dtrun through our stderr, once per host and job. */
-	if ((a->rec = record_open(a->job.job_id, a->host, a->keeper, why,
-	    sizeof(why))) == NULL && why[0] != '\0')
-		log_warn("%s: %s", a->host, why);
+	if (record_open(a->job.job_id, a->host, a->keeper, &a->rec,
+	    &err) != 0)
+		log_warn("%s: %s", a->host, err.msg);
 	for (i = 0; i < a->nranks && !a->stopping; i++) {
 		r = &a->ranks[i];
 		ofd = efd = -1;
@@ -972,11 +941,10 @@ agent_job(struct agent *a, const uint8_t *p, size_t n)
 {
 	uint32_t	version;
 
-	if (a->have_job || n < 4)
+	if (n < 4)
 		return -1;
 	/* First, so a JOB of another layout is refused by its version. */
-	version = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3];
+	version = dt_be32(p);
 	if (version != AP_VERSION) {
 		agent_error(a, AP_NORANK, EXIT_CONFIG, "%s: agent speaks protocol %d, "
 		    "launcher %u: use the same dtrun version on every host",
@@ -986,7 +954,7 @@ agent_job(struct agent *a, const uint8_t *p, size_t n)
 	}
 	if (ap_get_job(p, n, &a->job) != 0)
 		return -1;
-	a->have_job = 1;
+	agent_to(a, AGP_JOB);
 	/* Each attempt's JOB says afresh whether this stream is worth packing. */
 	link_pack(a->link, a->job.pack);
 	hostcheck_close(a->chk);	/* a --preflight is over */
@@ -999,8 +967,7 @@ agent_rank(struct agent *a, const uint8_t *p, size_t n)
 {
 	struct rank	*r;
 
-	if (!a->have_job || a->prepare_seen || a->nranks >= a->job.nranks ||
-	    agent_grow(a) != 0 || ap_get_rank(p, n, &a->msgs[a->nranks]) != 0)
+	if (agent_grow(a) != 0 || ap_get_rank(p, n, &a->msgs[a->nranks]) != 0)
 		return -1;
 	r = &a->ranks[a->nranks];
 	r->rank = a->msgs[a->nranks].rank;
@@ -1020,7 +987,7 @@ agent_cut(struct agent *a)
 	link_free(a->link);
 	a->link = NULL;
 	a->link_down = 1;
-	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
+	agent_stop(a, SIGTERM, agent_grace(a));
 }
 
 /* The launcher was silent for its heartbeat timeout (link_heartbeat). */
@@ -1091,14 +1058,13 @@ agent_forget(struct agent *a)
 	for (i = 0; i < a->nranks; i++) {
 		src_close(&a->ranks[i].out);
 		src_close(&a->ranks[i].err);
-		free(a->ranks[i].env);
+		dt_strv_free(a->ranks[i].env);
 		free(a->ranks[i].path);
-		free(a->ranks[i].errvar);
 		ap_rank_free(&a->msgs[i]);
 	}
 	free(a->ranks);
 	free(a->msgs);
-	free(a->base_env);
+	dt_environ_free(&a->base_env);
 	setup_free(a->setup);
 	dt_strv_free(a->setup_env);
 	/* The next attempt chooses its interface again. */
@@ -1109,14 +1075,12 @@ agent_forget(struct agent *a)
 	ap_reasm_init(&a->reasm);
 	a->ranks = NULL;
 	a->msgs = NULL;
-	a->base_env = NULL;
 	a->setup = NULL;
 	a->setup_env = NULL;
 	a->nsetup_env = 0;
 	memset(&a->job, 0, sizeof(a->job));
 	a->nranks = a->cap = a->live = 0;
-	a->have_job = a->ports_seen = a->prepare_seen = 0;
-	a->prepared = a->started = a->stopping = a->killed = 0;
+	a->ports_seen = a->stopping = a->killed = 0;
 	if (a->kill_timer != NULL)
 		event_del(a->kill_timer);
 	if (a->recheck != NULL)
@@ -1142,122 +1106,118 @@ agent_done(struct agent *a)
 		return;
 	}
 	agent_forget(a);
-	a->idle = 1;
+	agent_to(a, AGP_IDLE);
 }
 
 /*
- * A frame between attempts: AGAIN starts the next; what the launcher sent
- * before it heard DONE (STOP, SIGNAL, STACKS) has nothing left to act on.
- * Returns 1 when taken, 0 for the usual handling (HEARTBEAT), -1 if it
- * has no place here.
+ * One frame from the launcher. phase.c's table says whether it belongs in
+ * our phase; a handler here checks only its payload, and the few counts
+ * the table cannot (PORTS once, no RANK past JOB's count).
  */
-static int
-agent_idle_frame(struct agent *a, uint8_t type, const uint8_t *p, size_t n)
-{
-	switch (type) {
-	case AP_AGAIN:
-		if (ap_get_empty(p, n) != 0)
-			return -1;
-		a->idle = 0;
-		agent_hello(a);
-		return 1;
-	case AP_STOP:
-	case AP_SIGNAL:
-	case AP_STACKS:
-		return 1;
-	case AP_HEARTBEAT:
-		return 0;
-	}
-	return -1;
-}
-
-/* One frame from the launcher. */
 static void
 agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 {
 	struct agent	*a = arg;
 	struct ap_stop	 st;
 	struct ap_check	 ck;
-	uint32_t	 sig;
-	int		 rc;
+	struct dt_err	 e;
+	uint32_t	 u;
+	int		 rc, bad = 1;
 
 	/* Finishing: the loop ends after this callback; hear nothing more. */
 	if (a->finishing || a->link_down)
 		return;
-	if (a->idle) {
-		if ((rc = agent_idle_frame(a, type, p, n)) < 0)
-			goto bad;
-		if (rc > 0)
-			return;
+	switch (agent_frame_verdict(a->phase, type)) {
+	case AP_TAKE:
+		break;
+	case AP_STALE:
+		return;		/* sent before dtrun heard our DONE */
+	case AP_ILLEGAL:
+		bad = 0;
+		goto refuse;
 	}
 	if ((rc = ap_reasm_feed(&a->reasm, type, &p, &n)) == 0)
 		return;		/* a part of a longer JOB or RANK */
 	if (rc < 0)
-		goto bad;
+		goto refuse;
 	switch (type) {
 	case AP_JOB:
 		if (agent_job(a, p, n) != 0)
-			goto bad;
+			goto refuse;
 		return;
 	case AP_RANK:
+		if (a->nranks >= a->job.nranks) {
+			bad = 0;	/* one more than JOB said */
+			goto refuse;
+		}
 		if (agent_rank(a, p, n) != 0)
-			goto bad;
+			goto refuse;
 		return;
 	case AP_PREPARE:
-		/* Only once: a second would build everything again. */
-		if (ap_get_empty(p, n) != 0 || a->prepare_seen)
-			goto bad;
-		a->prepare_seen = 1;
+		if (ap_get_empty(p, n) != 0)
+			goto refuse;
+		agent_to(a, AGP_PREPARING);
 		agent_prepare(a);
 		return;
 	case AP_START:
-		if (ap_get_empty(p, n) != 0 || !a->prepared)
-			goto bad;
+		if (ap_get_empty(p, n) != 0)
+			goto refuse;
 		agent_start(a);
 		return;
+	case AP_AGAIN:
+		if (ap_get_empty(p, n) != 0)
+			goto refuse;
+		agent_to(a, AGP_WAITING);
+		agent_hello(a);
+		return;
 	case AP_SIGNAL:
-		if (ap_get_u32(p, n, &sig) != 0 || sig == 0 || sig >= NSIG)
-			goto bad;
-		agent_signal_all(a, sig, 0);
+		if (ap_get_u32(p, n, &u) != 0 || u == 0 || u >= NSIG)
+			goto refuse;
+		agent_signal_all(a, u, 0);
 		return;
 	case AP_PORTS:
-		/* Once, before the job: what the launcher does, and no more. */
-		if (ap_get_u32(p, n, &sig) != 0 || sig > AP_MAX_PORTS ||
-		    a->ports_seen || a->have_job)
-			goto bad;
+		if (a->ports_seen) {
+			bad = 0;	/* what dtrun does, and no more */
+			goto refuse;
+		}
+		if (ap_get_u32(p, n, &u) != 0 || u > AP_MAX_PORTS)
+			goto refuse;
 		a->ports_seen = 1;
-		agent_ports(a, sig);
+		agent_ports(a, u);
 		return;
 	case AP_STOP:
 		if (ap_get_stop(p, n, &st) != 0 || st.signo == 0 ||
 		    st.signo >= NSIG)
-			goto bad;
+			goto refuse;
 		agent_stop(a, st.signo, st.grace_ms);
 		return;
 	case AP_HEARTBEAT:
 		if (agent_heartbeat(a, p, n) != 0)
-			goto bad;
+			goto refuse;
 		return;
 	case AP_STACKS:
 		if (ap_get_empty(p, n) != 0)
-			goto bad;
+			goto refuse;
 		agent_stacks(a);
 		return;
 	case AP_CHECK:
-		/* Before the job only, one step at a time: it starts no rank. */
+		/* It starts no rank; stopping, there is nothing to check for. */
 		if (a->stopping)
 			return;
-		if (a->have_job || ap_get_check(p, n, &ck) != 0)
-			goto bad;
+		if (ap_get_check(p, n, &ck) != 0)
+			goto refuse;
 		rc = hostcheck_run(a->chk, &ck);
 		ap_check_free(&ck);
-		if (rc != 0)
-			goto bad;
+		if (rc != 0) {
+			bad = 0;	/* one step at a time */
+			goto refuse;
+		}
 		return;
 	}
-bad:
-	agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: protocol error at %s message",
-	    a->host, ap_type_name(type));
+refuse:
+	ap_frame_refused(&e, agent_phase_name(a->phase), type, bad);
+	agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: protocol error: %s",
+	    a->host, e.msg);
 	/* No more frames from this link, even those already read. */
 	agent_cut(a);
 }
@@ -1269,9 +1229,9 @@ agent_link_close(void *arg, int err, const char *why)
 	struct agent	*a = arg;
 
 	a->link_down = 1;
-	if (a->started && a->live > 0)
+	if (a->phase == AGP_RUNNING && a->live > 0)
 		log_debug("link to launcher %s: stopping ranks", why);
-	agent_stop(a, SIGTERM, a->have_job ? a->job.kill_grace_ms : 0);
+	agent_stop(a, SIGTERM, agent_grace(a));
 }
 
 /* Frees what the conversation built: ranks, their pipes, the job, timers. */

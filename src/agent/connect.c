@@ -23,6 +23,7 @@
 #include "err.h"
 #include "mac.h"
 #include "sys.h"
+#include "wire.h"
 
 int
 ac_put_challenge(struct dt_wbuf *b, const uint8_t snonce[AC_NONCE_LEN])
@@ -228,8 +229,7 @@ read_frame(int fd, uint8_t want, uint8_t *buf, size_t cap, long long deadline)
 
 	if ((rc = read_full(fd, hdr, sizeof(hdr), deadline)) != 0)
 		return rc;
-	len = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 |
-	    (uint32_t)hdr[2] << 8 | hdr[3];
+	len = dt_be32(hdr);
 	if (hdr[4] != want || len < 1 || len - 1 > cap)
 		return DT_ERR_PROTO;
 	if ((rc = read_full(fd, buf, len - 1, deadline)) != 0)

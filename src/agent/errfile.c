@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "agentproto.h"
+#include "err.h"
 #include "errfile.h"
 #include "record.h"
 
@@ -32,20 +33,26 @@ errfiles_path(const struct errfiles *ef, uint32_t rank, char *path,
 	snprintf(path, len, "%s%u" ERRFILE_SUF, ef->pre, rank);
 }
 
-struct errfiles *
-errfiles_new(const char *job_id, char *why, size_t len)
+int
+errfiles_new(const char *job_id, struct errfiles **efp, struct dt_err *e)
 {
 	struct errfiles	*ef;
 	const char	*top;
+	int		 rc;
 
-	why[0] = '\0';
-	if ((top = record_dir(why, len)) == NULL ||
-	    strchr(job_id, '/') != NULL || job_id[0] == '.' ||
-	    (ef = calloc(1, sizeof(*ef))) == NULL)
-		return NULL;
+	*efp = NULL;
+	if ((rc = record_dir(&top, e)) != 0)
+		return rc;
+	if (strchr(job_id, '/') != NULL || job_id[0] == '.')
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "job id %s cannot "
+		    "name a file: no error files", job_id);
+	if ((ef = calloc(1, sizeof(*ef))) == NULL)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory: "
+		    "no error files");
 	snprintf(ef->pre, sizeof(ef->pre), "%s/%s.%d" ERRFILE_MID, top,
 	    job_id, (int)getpid());
-	return ef;
+	*efp = ef;
+	return 0;
 }
 
 char *
@@ -147,12 +154,11 @@ errfiles_remove_dead(pid_t agent)
 {
 	struct dirent	*d;
 	const char	*top;
-	char		 why[256], mid[32];
+	char		 mid[32];
 	size_t		 l, sl = sizeof(ERRFILE_SUF) - 1;
 	DIR		*dp;
 
-	if ((top = record_dir(why, sizeof(why))) == NULL ||
-	    (dp = opendir(top)) == NULL)
+	if (record_dir(&top, NULL) != 0 || (dp = opendir(top)) == NULL)
 		return;
 	snprintf(mid, sizeof(mid), ".%d" ERRFILE_MID, (int)agent);
 	while ((d = readdir(dp)) != NULL) {

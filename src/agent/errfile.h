@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+struct dt_err;
 struct dt_wbuf;
 struct errfiles;
 
@@ -23,11 +24,12 @@ struct errfiles;
 #define ERRFILE_SUF	".json"
 
 /*
- * This agent's error files for job_id. NULL if the record directory cannot
- * be had (the job runs without error files); then why says so when it is
- * worth telling.
+ * This agent's error files for job_id, in *efp. Returns 0, or a negative
+ * DT_ERR_* with e filled and *efp NULL (the record directory cannot be
+ * had, say): the job then runs without error files.
  */
-struct errfiles	*errfiles_new(const char *job_id, char *why, size_t len);
+int		 errfiles_new(const char *job_id, struct errfiles **efp,
+		    struct dt_err *e);
 /*
  * Returns "TORCHELASTIC_ERROR_FILE=PATH" (malloc'd) for rank, with no
  * file left at PATH from before; NULL when out of memory.

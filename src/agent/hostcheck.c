@@ -32,6 +32,7 @@
 
 #include "dtlimits.h"
 #include "envfile.h"
+#include "environ.h"
 #include "err.h"
 #include "hostcheck.h"
 #include "iface.h"
@@ -182,38 +183,35 @@ hostcheck_ifname_match(const char *spec, const char *name, int nccl)
 
 int
 hostcheck_ifname(const char *var, const char *spec, const struct iface *list,
-    size_t n, char *why, size_t len)
+    size_t n, struct dt_err *e)
 {
-	size_t	i, off;
+	char	have[sizeof(e->msg)];
+	size_t	i, off = 0;
 	int	nccl = strncmp(var, "NCCL", 4) == 0;
 
+	have[0] = '\0';
 	for (i = 0; i < n; i++)
 		if (list[i].up && hostcheck_ifname_match(spec, list[i].name,
 		    nccl))
 			return 0;
-	off = snprintf(why, len, "%s=%s selects no interface that is up here "
-	    "(%s; up with IPv4:", var, spec, nccl ? "NCCL's syntax: prefixes, "
-	    "^ excludes, = exact" : "Gloo's syntax: exact names");
-	for (i = 0; i < n && off < len; i++)
+	for (i = 0; i < n && off < sizeof(have); i++)
 		if (list[i].up && (i == 0 || strcmp(list[i].name,
 		    list[i - 1].name) != 0))
-			off += snprintf(why + off, len - off, " %s",
+			off += snprintf(have + off, sizeof(have) - off, " %s",
 			    list[i].name);
-	if (off < len)
-		snprintf(why + off, len - off, ")");
-	return -1;
+	return dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "%s=%s selects no "
+	    "interface that is up here (%s; up with IPv4:%s)", var, spec,
+	    nccl ? "NCCL's syntax: prefixes, ^ excludes, = exact" :
+	    "Gloo's syntax: exact names", have);
 }
 
-/* The value of name in the CHECK's variables, else in our own environment. */
+/* The value of name in the CHECK's variables, else (own) in our environment. */
 static const char *
 hc_getenv(const struct ap_check *c, const char *name, int own)
 {
-	size_t	i, l = strlen(name);
+	const char	*v = dt_env_find(c->env, c->nenv, name);
 
-	for (i = 0; i < c->nenv; i++)
-		if (strncmp(c->env[i], name, l) == 0 && c->env[i][l] == '=')
-			return c->env[i] + l + 1;
-	return own ? getenv(name) : NULL;
+	return v != NULL || !own ? v : getenv(name);
 }
 
 /* ARGSUSED */
@@ -303,38 +301,24 @@ hc_is_python(const char *path)
 	return b[6 + strspn(b + 6, "0123456789.")] == '\0';
 }
 
-/* environ with the CHECK's variables laid over it, plus the probe's own. */
+/*
+ * environ with the CHECK's variables laid over it, plus the probe's own,
+ * into hc->env. Returns 0 or DT_ERR_NOMEM.
+ */
 static int
 hc_env(struct hostcheck *hc, const struct ap_check *c, const char *py)
 {
-	size_t	n, i, k = 0;
-	char	*eq, *name;
+	struct dt_environ	e;
 
-	for (n = 0; environ[n] != NULL; n++)
-		;
-	if ((hc->env = calloc(n + c->nenv + 3, sizeof(char *))) == NULL)
-		return -1;
-	/* Ours, unless the CHECK sets the name (strings are copied). */
-	for (i = 0; i < n; i++) {
-		if ((eq = strchr(environ[i], '=')) == NULL)
-			continue;
-		if ((name = strndup(environ[i], eq - environ[i])) == NULL)
-			return -1;
-		if (hc_getenv(c, name, 0) == NULL &&
-		    (hc->env[k] = strdup(environ[i])) != NULL)
-			k++;
-		free(name);
+	dt_environ_init(&e);
+	if (dt_environ_merge(&e, environ, DT_ENV_ALL) != 0 ||
+	    dt_environ_merge(&e, c->env, c->nenv) != 0 ||
+	    (py != NULL && (dt_environ_set(&e, "DTRUN_CHECK_PY", py) != 0 ||
+	    dt_environ_set(&e, "DTRUN_CHECK_PYCODE", probe_py) != 0)) ||
+	    (hc->env = dt_environ_take(&e, NULL)) == NULL) {
+		dt_environ_free(&e);
+		return DT_ERR_NOMEM;
 	}
-	for (i = 0; i < c->nenv; i++)
-		if ((hc->env[k] = strdup(c->env[i])) != NULL)
-			k++;
-	if (py != NULL) {
-		if (asprintf(&hc->env[k], "DTRUN_CHECK_PY=%s", py) >= 0)
-			k++;
-		if (asprintf(&hc->env[k], "DTRUN_CHECK_PYCODE=%s", probe_py) >= 0)
-			k++;
-	}
-	hc->env[k] = NULL;
 	return 0;
 }
 
@@ -455,30 +439,24 @@ hc_keep(struct hostcheck *hc, const struct ap_check *c)
 
 /*
  * Lays the setup's NAME=VALUE lines under the kept CHECK's variables: as
- * in a run, dtrun's and -x win over a setup's. 0 or -1.
+ * in a run, dtrun's and -x win over a setup's. Returns 0 or DT_ERR_NOMEM.
  */
 static int
 hc_setup_env(struct hostcheck *hc, char **v, size_t nv)
 {
-	struct ap_check	*k = &hc->ck;
-	char		**env;
-	size_t		 i, l;
+	struct ap_check		*k = &hc->ck;
+	struct dt_environ	 e;
+	char			**env;
 
-	if ((env = reallocarray(k->env, k->nenv + nv + 1,
-	    sizeof(char *))) == NULL)
-		return -1;
-	k->env = env;
-	/* From the last: of a name printed twice the last wins, as in a run. */
-	for (i = nv; i-- > 0;) {
-		l = strcspn(v[i], "=");
-		v[i][l] = '\0';
-		if (hc_getenv(k, v[i], 0) == NULL) {
-			v[i][l] = '=';
-			k->env[k->nenv++] = v[i];
-			v[i] = NULL;	/* k->env has it now */
-		}
+	dt_environ_init(&e);
+	if (dt_environ_merge(&e, k->env, k->nenv) != 0 ||
+	    dt_environ_defaults(&e, v, nv) != 0 ||
+	    (env = dt_environ_take(&e, &k->nenv)) == NULL) {
+		dt_environ_free(&e);
+		return DT_ERR_NOMEM;
 	}
-	k->env[k->nenv] = NULL;
+	dt_strv_free(k->env);
+	k->env = env;
 	return 0;
 }
 
@@ -492,7 +470,7 @@ hc_setup_done(void *arg)
 	const char		*p;
 	char			**v = NULL;
 	struct dt_err		 e;
-	size_t			 n, nv = 0, i;
+	size_t			 n, nv = 0;
 
 	if (hc->sub_timer != NULL)
 		event_del(hc->sub_timer);
@@ -501,20 +479,16 @@ hc_setup_done(void *arg)
 		    "killed", HOSTCHECK_SUB_S);
 	else if (setup_result(hc->sub, &e) != 0) {
 		p = setup_stderr(hc->sub, &n);
-		while (n > 0 && p[n - 1] == '\n')
-			n--;
-		for (i = n; i > 0 && p[i - 1] != '\n'; i--)
-			;
-		hc_add(hc, "setup_err", "%s%s%.*s", e.msg, n > i ? ": " : "",
-		    (int)(n - i), p + i);
+		/* Its last line: an answer is one line. */
+		p = envfile_tail(p, n, SIZE_MAX, 1, &n);
+		hc_add(hc, "setup_err", "%s%s%.*s", e.msg, n > 0 ? ": " : "",
+		    (int)n, p);
 	} else {
 		p = setup_stdout(hc->sub, &n);
 		if (envfile_setup_output(p, n, &v, &nv, hc_sub_line, hc) != 0 ||
 		    hc_setup_env(hc, v, nv) != 0)
 			hc->oom = 1;
-		for (i = 0; i < nv; i++)
-			free(v[i]);
-		free(v);
+		dt_strv_free(v);
 	}
 	hc_gather(hc, &hc->ck);
 	ap_check_free(&hc->ck);
@@ -565,9 +539,8 @@ hc_gather(struct hostcheck *hc, const struct ap_check *c)
 	struct iface	*list = NULL;
 	struct dt_err	 e;
 	const char	*v;
-	char		*path = NULL, *rel = NULL, why[1024], key[64];
+	char		*path = NULL, *rel = NULL, key[64];
 	size_t		 n = 0, i;
-	int		 err;
 
 	hc_add(hc, "version", "%s", DT_VERSION);
 	hc_add(hc, "proto", "%d", AP_VERSION);
@@ -580,10 +553,10 @@ hc_gather(struct hostcheck *hc, const struct ap_check *c)
 		if ((v = hc_getenv(c, vars[i], 0)) == NULL)
 			continue;
 		snprintf(key, sizeof(key), "%s_ifname", i == 0 ? "nccl" : "gloo");
-		if (hostcheck_ifname(vars[i], v, list, n, why, sizeof(why)) == 0)
+		if (hostcheck_ifname(vars[i], v, list, n, &e) == 0)
 			hc_add(hc, key, "%s", v);
 		else
-			hc_add(hc, strcat(key, "_err"), "%s", why);
+			hc_add(hc, strcat(key, "_err"), "%s", e.msg);
 	}
 	free(list);
 	if (c->cmd[0] != '\0') {
@@ -594,14 +567,12 @@ hc_gather(struct hostcheck *hc, const struct ap_check *c)
 			    (strncmp(c->cmd, "./", 2) == 0 ? 2 : 0)) < 0)
 				rel = NULL;
 		}
-		path = spawn_resolve(rel != NULL ? rel : c->cmd,
-		    hc_getenv(c, "PATH", 1), &err);
-		free(rel);
-		if (path != NULL)
+		if (spawn_resolve(rel != NULL ? rel : c->cmd,
+		    hc_getenv(c, "PATH", 1), &path, &e) == 0)
 			hc_add(hc, "cmd", "%s", path);
 		else
-			hc_add(hc, "cmd_err", "%s: %s", c->cmd,
-			    spawn_resolve_why(c->cmd, err));
+			hc_add(hc, "cmd_err", "%s: %s", c->cmd, e.msg);
+		free(rel);
 	}
 	if ((c->flags & AP_CHK_FAST) || hc_sub_start(hc, c, path != NULL &&
 	    hc_is_python(path) ? path : NULL) != 0)

@@ -33,6 +33,7 @@
 
 #include "agentproto.h"
 
+struct dt_err;
 struct event_base;
 struct hostcheck;
 struct iface;
@@ -74,11 +75,11 @@ int		 hostcheck_ifname_match(const char *spec, const char *name,
 		    int nccl);
 
 /*
- * Checks spec (the value of var) against this host's n interfaces: 0 if
- * it selects one that is up, else -1 with why filled in, naming what
- * there is.
+ * Checks spec (the value of var) against this host's n interfaces.
+ * Returns 0 if it selects one that is up, else DT_ERR_NOTFOUND with e
+ * (may be NULL) filled, naming what there is.
  */
 int		 hostcheck_ifname(const char *var, const char *spec,
-		    const struct iface *list, size_t n, char *why, size_t len);
+		    const struct iface *list, size_t n, struct dt_err *e);
 
 #endif

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "dtlimits.h"
+#include "err.h"
 #include "exitcodes.h"
 #include "killjob.h"
 #include "log.h"
@@ -308,16 +309,16 @@ kill_jobs(const struct kill_opts *ko)
 	const char		*dir;
 	const char		*label = ko->label ? ko->label : "";
 	DIR			*d = NULL;
-	char			 why[512];
+	struct dt_err		 e;
 	int			 found = 0, left = 0, i, *seen;
 
 	if ((seen = calloc(ko->nids + 1, sizeof(*seen))) == NULL) {
 		log_error("out of memory");
 		return EXIT_LEFTOVER;
 	}
-	if ((dir = record_dir(why, sizeof(why))) == NULL) {
+	if (record_dir(&dir, &e) != 0) {
 		/* Ids given: what carries them is still found below. */
-		log_error("%s%s", label, why);
+		log_error("%s%s", label, e.msg);
 		left = 1;
 	} else if ((d = opendir(dir)) == NULL) {
 		log_error("%s%s: %s", label, dir, strerror(errno));

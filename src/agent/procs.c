@@ -22,6 +22,7 @@
 
 #include "procs.h"
 #include "dtlimits.h"
+#include "err.h"
 #include "exitcodes.h"
 
 pid_t
@@ -90,7 +91,8 @@ check_exec(const char *p)
 	return 0;
 }
 
-const char *
+/* Why argv0 cannot be run (err: ENOENT, EACCES, EISDIR), with the fix. */
+static const char *
 spawn_resolve_why(const char *argv0, int err)
 {
 	if (err == EACCES)
@@ -104,46 +106,69 @@ spawn_resolve_why(const char *argv0, int err)
 	return "command not found in PATH (check the name, or give a path)";
 }
 
-char *
-spawn_resolve(const char *argv0, const char *path_env, int *err)
+/* *path = a copy of p; returns 0, or DT_ERR_NOMEM with e filled. */
+static int
+spawn_found(const char *p, char **path, struct dt_err *e)
 {
-	const char	*p, *e;
-	char		 buf[4096];
-	int		 r, seen_eacces = 0;
+	if ((*path = strdup(p)) == NULL) {
+		dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
+		if (e != NULL)
+			e->errnum = ENOMEM;
+		return DT_ERR_NOMEM;
+	}
+	return 0;
+}
 
-	*err = ENOENT;
+/* Fills e for argv0 that cannot be run for err; returns the DT_ERR_*. */
+static int
+spawn_unfound(const char *argv0, int err, struct dt_err *e)
+{
+	int	code = err == ENOENT ? DT_ERR_NOTFOUND : DT_ERR_INVAL;
+
+	dt_errf(e, NULL, 0, 0, code, "%s", spawn_resolve_why(argv0, err));
+	if (e != NULL)
+		e->errnum = err;
+	return code;
+}
+
+int
+spawn_resolve(const char *argv0, const char *path_env, char **path,
+    struct dt_err *e)
+{
+	const char	*p, *end;
+	char		 buf[4096];
+	int		 r, err, seen_eacces = 0;
+
+	*path = NULL;
 	if (argv0[0] == '\0')
-		return NULL;
+		return spawn_unfound(argv0, ENOENT, e);
 	if (strchr(argv0, '/') != NULL) {
-		if ((*err = check_exec(argv0)) != 0)
-			return NULL;
-		return strdup(argv0);
+		if ((err = check_exec(argv0)) != 0)
+			return spawn_unfound(argv0, err, e);
+		return spawn_found(argv0, path, e);
 	}
 	if (path_env == NULL)
 		path_env = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path_env;; p = e + 1) {
-		e = strchr(p, ':');
-		if (e == NULL)
-			e = p + strlen(p);
-		if (e == p)
+	for (p = path_env;; p = end + 1) {
+		end = strchr(p, ':');
+		if (end == NULL)
+			end = p + strlen(p);
+		if (end == p)
 			r = snprintf(buf, sizeof(buf), "%s", argv0);
 		else
-			r = snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p),
-			    p, argv0);
+			r = snprintf(buf, sizeof(buf), "%.*s/%s",
+			    (int)(end - p), p, argv0);
 		if (r > 0 && (size_t)r < sizeof(buf)) {
 			r = check_exec(buf);
-			if (r == 0) {
-				*err = 0;
-				return strdup(buf);
-			}
+			if (r == 0)
+				return spawn_found(buf, path, e);
 			if (r == EACCES)
 				seen_eacces = 1;
 		}
-		if (*e == '\0')
+		if (*end == '\0')
 			break;
 	}
-	*err = seen_eacces ? EACCES : ENOENT;
-	return NULL;
+	return spawn_unfound(argv0, seen_eacces ? EACCES : ENOENT, e);
 }
 
 int

@@ -4,6 +4,8 @@
 
 #include <sys/types.h>
 
+struct dt_err;
+
 /* What /proc says about one process. */
 struct proc_info {
 	pid_t			 ppid;
@@ -56,12 +58,15 @@ pid_t	spawn_rank(const char *path, char *const argv[], char *const envp[],
 
 /*
  * Finds argv0 the way execvp would, using path_env as PATH (NULL: the
- * default path). Returns a malloc'd path, or NULL with *err set to ENOENT
- * (not found), EACCES (not executable) or EISDIR.
+ * default path), into *path (malloc'd). Returns 0, or DT_ERR_NOTFOUND
+ * (nowhere), DT_ERR_INVAL (not executable, or a directory) or
+ * DT_ERR_NOMEM with *path NULL and e (may be NULL) filled: its msg says
+ * what is wrong with argv0 and the fix ("is not executable (chmod +x
+ * it)"), for a message that names argv0 first; its errnum is ENOENT,
+ * EACCES, EISDIR or ENOMEM.
  */
-char	*spawn_resolve(const char *argv0, const char *path_env, int *err);
-/* Why spawn_resolve failed with err for argv0, with the fix ("is not executable (chmod +x it)"). */
-const char *spawn_resolve_why(const char *argv0, int err);
+int	spawn_resolve(const char *argv0, const char *path_env, char **path,
+	    struct dt_err *e);
 
 /*
  * Lists every live descendant of this process (children, their children...)

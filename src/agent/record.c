@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "procs.h"
 #include "record.h"
 
@@ -21,38 +22,35 @@ struct record {
 
 int
 record_dir_check(const char *dir, const struct stat *st, uid_t uid,
-    char *why, size_t len)
+    struct dt_err *e)
 {
-	if (!S_ISDIR(st->st_mode)) {
-		snprintf(why, len, "%s is not a directory%s: job records are "
-		    "off (remove it)", dir, S_ISLNK(st->st_mode) ?
-		    " but a symlink" : "");
-		return -1;
-	}
-	if (st->st_uid != uid) {
-		snprintf(why, len, "%s belongs to uid %u, not to you (uid %u): "
-		    "job records are off, as it could feed dtrun-kill forged "
-		    "ones (have it removed, or set XDG_RUNTIME_DIR to a "
-		    "directory of yours)", dir, (unsigned)st->st_uid,
-		    (unsigned)uid);
-		return -1;
-	}
-	if ((st->st_mode & 0777) != 0700) {
-		snprintf(why, len, "%s has mode %04o, not 0700: job records "
-		    "are off, as others could change them (chmod 700 %s)", dir,
+	if (!S_ISDIR(st->st_mode))
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s is not a "
+		    "directory%s: job records are off (remove it)", dir,
+		    S_ISLNK(st->st_mode) ? " but a symlink" : "");
+	if (st->st_uid != uid)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s belongs to "
+		    "uid %u, not to you (uid %u): job records are off, as it "
+		    "could feed dtrun-kill forged ones (have it removed, or set "
+		    "XDG_RUNTIME_DIR to a directory of yours)", dir,
+		    (unsigned)st->st_uid, (unsigned)uid);
+	if ((st->st_mode & 0777) != 0700)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s has mode %04o, "
+		    "not 0700: job records are off, as others could change "
+		    "them (chmod 700 %s)", dir,
 		    (unsigned)(st->st_mode & 07777), dir);
-		return -1;
-	}
 	return 0;
 }
 
-const char *
-record_dir(char *why, size_t len)
+int
+record_dir(const char **dirp, struct dt_err *e)
 {
 	static char	 dir[400];
 	const char	*x = getenv("XDG_RUNTIME_DIR");
 	struct stat	 st;
+	int		 rc;
 
+	*dirp = NULL;
 	if (x != NULL && x[0] == '/' && stat(x, &st) == 0 && S_ISDIR(st.st_mode))
 		snprintf(dir, sizeof(dir), "%s/dtrun", x);
 	else
@@ -60,50 +58,54 @@ record_dir(char *why, size_t len)
 	/* Made by us just now: make sure the umask did not take bits away. */
 	if (mkdir(dir, 0700) == 0)
 		chmod(dir, 0700);
-	else if (errno != EEXIST) {
-		snprintf(why, len, "cannot make %s: %s: job records are off",
-		    dir, strerror(errno));
-		return NULL;
-	}
+	else if (errno != EEXIST)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "cannot make %s: %s: "
+		    "job records are off", dir, strerror(errno));
 	/* Never trust a directory someone else made for us in /tmp. */
-	if (lstat(dir, &st) == -1) {
-		snprintf(why, len, "%s: %s: job records are off", dir,
-		    strerror(errno));
-		return NULL;
-	}
-	if (record_dir_check(dir, &st, getuid(), why, len) != 0)
-		return NULL;
-	return dir;
+	if (lstat(dir, &st) == -1)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "%s: %s: job records "
+		    "are off", dir, strerror(errno));
+	if ((rc = record_dir_check(dir, &st, getuid(), e)) != 0)
+		return rc;
+	*dirp = dir;
+	return 0;
 }
 
-struct record *
-record_open(const char *job_id, const char *host, pid_t keeper, char *why,
-    size_t len)
+int
+record_open(const char *job_id, const char *host, pid_t keeper,
+    struct record **rp, struct dt_err *e)
 {
 	struct record	*r;
 	const char	*dir;
+	int		 rc;
 
-	why[0] = '\0';
-	if ((dir = record_dir(why, len)) == NULL ||
-	    strchr(job_id, '/') != NULL || job_id[0] == '.' ||
-	    (r = calloc(1, sizeof(*r))) == NULL)
-		return NULL;
+	*rp = NULL;
+	if ((rc = record_dir(&dir, e)) != 0)
+		return rc;
+	if (strchr(job_id, '/') != NULL || job_id[0] == '.')
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "job id %s cannot "
+		    "name a file: no job record, dtrun-kill will not find this "
+		    "job", job_id);
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory: no "
+		    "job record, dtrun-kill will not find this job");
 	snprintf(r->path, sizeof(r->path), "%s/%s.%d", dir, job_id,
 	    (int)getpid());
 	snprintf(r->tmp, sizeof(r->tmp), "%s.tmp", r->path);
 	if ((r->f = fopen(r->tmp, "w")) == NULL) {
-		snprintf(why, len, "cannot write %s: %s: no job record, "
-		    "dtrun-kill will not find this job", r->tmp,
+		rc = dt_errf(e, NULL, 0, 0, DT_ERR_IO, "cannot write %s: %s: no "
+		    "job record, dtrun-kill will not find this job", r->tmp,
 		    strerror(errno));
 		free(r);
-		return NULL;
+		return rc;
 	}
 	fprintf(r->f, "dtrun-job 1\njob %s\nhost %s\nagent %d %llu\n", job_id,
 	    host, (int)getpid(), proc_starttime(getpid()));
 	if (keeper > 0)
 		fprintf(r->f, "keeper %d %llu\n", (int)keeper,
 		    proc_starttime(keeper));
-	return r;
+	*rp = r;
+	return 0;
 }
 
 void
@@ -157,8 +159,7 @@ record_remove_dead(pid_t agent, pid_t keeper)
 	FILE			*f;
 	int			 ours;
 
-	if ((dir = record_dir(why, sizeof(why))) == NULL ||
-	    (dp = opendir(dir)) == NULL)
+	if (record_dir(&dir, NULL) != 0 || (dp = opendir(dir)) == NULL)
 		return;
 	while ((d = readdir(dp)) != NULL) {
 		if ((dot = strrchr(d->d_name, '.')) == NULL ||

@@ -30,15 +30,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct dt_err;
 struct record;
 
 /*
- * Starts a record of this agent (keeper: its keeper's pid, or 0). NULL if
- * it cannot be kept (the job still runs); then why says so when the
- * reason is worth telling the user (a directory not ours), else it is "".
+ * Starts a record of this agent (keeper: its keeper's pid, or 0) in *rp.
+ * Returns 0, or a negative DT_ERR_* with e filled and *rp NULL: the job
+ * then runs without one, and e says why (a directory not ours, say).
  */
-struct record	*record_open(const char *job_id, const char *host, pid_t keeper,
-		    char *why, size_t len);
+int		 record_open(const char *job_id, const char *host, pid_t keeper,
+		    struct record **rp, struct dt_err *e);
 void		 record_add(struct record *, uint32_t rank, pid_t pid);
 /* Marks the record as dtrun's own (the "agent" is the launcher). */
 void		 record_launcher(struct record *);
@@ -54,17 +55,18 @@ void		 record_remove(struct record *);
 void		 record_remove_dead(pid_t agent, pid_t keeper);
 
 /*
- * The directory records live in, for this user; made 0700 if missing.
- * NULL if unusable, with why naming the directory, the reason and the fix.
+ * The directory records live in, for this user, in *dir (static); made
+ * 0700 if missing. Returns 0, or a negative DT_ERR_* with e (may be NULL)
+ * naming the directory, the reason and the fix.
  */
-const char	*record_dir(char *why, size_t len);
+int		 record_dir(const char **dir, struct dt_err *e);
 
 /*
  * Checks what lstat said of dir: a directory owned by uid, mode 0700 (no
- * group or other bits). Returns 0, or -1 with why filled in.
+ * group or other bits). Returns 0, or DT_ERR_INVAL with e filled.
  */
 int		 record_dir_check(const char *dir, const struct stat *st,
-		    uid_t uid, char *why, size_t len);
+		    uid_t uid, struct dt_err *e);
 
 /* A record as read back by dtrun-kill. */
 struct record_info {

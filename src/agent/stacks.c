@@ -248,11 +248,11 @@ static char *
 stacks_find(const char *name)
 {
 	char	*p;
-	int	 err;
 
-	if ((p = spawn_resolve(name, getenv("PATH"), &err)) != NULL)
-		return p;
-	return spawn_resolve(name, "/usr/bin:/bin:/usr/local/bin", &err);
+	if (spawn_resolve(name, getenv("PATH"), &p, NULL) != 0)
+		(void)spawn_resolve(name, "/usr/bin:/bin:/usr/local/bin", &p,
+		    NULL);
+	return p;
 }
 
 /* True if pid runs a Python interpreter (its executable is python*). */

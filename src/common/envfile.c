@@ -204,3 +204,28 @@ envfile_setup_output(const char *buf, size_t len, char ***v, size_t *n,
 	}
 	return 0;
 }
+
+const char *
+envfile_tail(const char *buf, size_t len, size_t max, size_t lines,
+    size_t *n)
+{
+	size_t	i, start = 0, k = 0;
+
+	while (len > 0 && buf[len - 1] == '\n')
+		len--;
+	/* Back from the end, line start by line start, while they fit. */
+	for (i = len;; i--) {
+		if (i == 0 || buf[i - 1] == '\n') {
+			if (len - i > max)
+				break;
+			start = i;
+			if (++k == lines || i == 0)
+				break;
+		}
+	}
+	/* Its last line alone is over max: its last max bytes, then. */
+	if (k == 0)
+		start = len - max;
+	*n = len - start;
+	return buf + start;
+}

@@ -1,7 +1,8 @@
 /*
  * envfile.h -- NAME=VALUE lines: dtrun's --env-file (DeepSpeed's
  * .deepspeed_env) and what an agent's --setup command prints. No I/O but
- * envfile_load's one read; never prints.
+ * envfile_load's one read; never prints. Also the tail of what such a
+ * command wrote on stderr, for the message when it failed.
  */
 #ifndef DT_ENVFILE_H
 #define DT_ENVFILE_H
@@ -42,5 +43,14 @@ int	envfile_load(const char *path, char ***v, size_t *n, struct dt_err *e);
  */
 int	envfile_setup_output(const char *buf, size_t len, char ***v,
 	    size_t *n, void (*other)(void *, const char *, size_t), void *arg);
+
+/*
+ * The end of what a child wrote on stderr, for a message: buf[0..len)
+ * without its last newlines, cut to its last lines lines that fit in max
+ * bytes (where its last line alone is longer: that line's last max bytes).
+ * Returns where that starts, with its length in *n.
+ */
+const char	*envfile_tail(const char *buf, size_t len, size_t max,
+		    size_t lines, size_t *n);
 
 #endif

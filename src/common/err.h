@@ -32,6 +32,8 @@ struct dt_err {
 	int	line;
 	int	col;
 	int	code;
+	int	errnum;	/* the errno behind code, where a caller may want
+			   it (0: none); dt_errf clears it */
 	char	msg[512];
 };
 

@@ -58,7 +58,7 @@ struct link {
 	struct evbuffer	*unpacked;	/* frames out of a PACKED frame: they
 					   come before the rest of in */
 	int		 unpacking;	/* delivering from unpacked */
-	const char	*perr;		/* a bad PACKED frame: why */
+	struct dt_err	 perr;		/* a bad frame: why (code 0: none) */
 	uint64_t	 nread;		/* bytes read off the stream */
 	uint64_t	 nframes;	/* bytes of the frames delivered */
 };
@@ -463,7 +463,7 @@ link_peek(const struct link *l, void *buf, size_t n)
 
 int
 link_frames(struct evbuffer *in, size_t max, link_frame_cb cb, void *arg,
-    int (*more)(void *), void *more_arg, const char **why)
+    int (*more)(void *), void *more_arg, struct dt_err *e)
 {
 	uint8_t		*p, type;
 	const uint8_t	*payload;
@@ -475,21 +475,18 @@ link_frames(struct evbuffer *in, size_t max, link_frame_cb cb, void *arg,
 		if (have < DT_FRAME_HDR)
 			return 0;
 		p = evbuffer_pullup(in, 4);
-		len = (size_t)p[0] << 24 | (size_t)p[1] << 16 |
-		    (size_t)p[2] << 8 | p[3];
-		if (len + 4 > max) {
-			*why = "frame over the size limit";
-			return DT_ERR_TOOBIG;
-		}
+		len = dt_be32(p);
+		if (len + 4 > max)
+			return dt_errf(e, NULL, 0, 0, DT_ERR_TOOBIG,
+			    "frame over the size limit");
 		if (have < len + 4)
 			return 0;
 		p = evbuffer_pullup(in, len + 4);
 		rc = dt_frame_parse(p, len + 4, max, &type, &payload, &plen,
 		    &used);
-		if (rc != 0) {
-			*why = "bad frame header";
-			return DT_ERR_PROTO;
-		}
+		if (rc != 0)
+			return dt_errf(e, NULL, 0, 0, DT_ERR_PROTO,
+			    "bad frame header");
 		cb(arg, type, payload, plen);
 		/*
 		 * Consumed even when cb paused or closed the stream: a frame
@@ -506,7 +503,7 @@ link_more(void *arg)
 {
 	struct link	*l = arg;
 
-	return !l->closed && !l->dead && !l->paused && l->perr == NULL;
+	return !l->closed && !l->dead && !l->paused && l->perr.code == 0;
 }
 
 static void	link_frame_in(void *, uint8_t, const uint8_t *, size_t);
@@ -518,17 +515,15 @@ static void	link_frame_in(void *, uint8_t, const uint8_t *, size_t);
 static void
 link_deliver_unpacked(struct link *l)
 {
-	const char	*why = NULL;
-
 	if (evbuffer_get_length(l->unpacked) == 0)
 		return;
 	l->unpacking = 1;
-	if (link_frames(l->unpacked, l->max_frame, link_frame_in, l,
-	    link_more, l, &why) != 0)
-		l->perr = why;
+	link_frames(l->unpacked, l->max_frame, link_frame_in, l, link_more, l,
+	    &l->perr);
 	l->unpacking = 0;
 	if (link_more(l) && evbuffer_get_length(l->unpacked) > 0)
-		l->perr = "PACKED frame ends inside a frame";
+		dt_errf(&l->perr, NULL, 0, 0, DT_ERR_PROTO,
+		    "PACKED frame ends inside a frame");
 }
 
 /* One frame read: the owner's, or a PACKED one to open first. */
@@ -543,7 +538,8 @@ link_frame_in(void *arg, uint8_t type, const uint8_t *payload, size_t len)
 		return;
 	}
 	if (l->unpacking) {
-		l->perr = "PACKED frame inside a PACKED frame";
+		dt_errf(&l->perr, NULL, 0, 0, DT_ERR_PROTO,
+		    "PACKED frame inside a PACKED frame");
 		return;
 	}
 	if (pack_unpack(payload, len, l->max_frame, l->unpacked,
@@ -558,14 +554,12 @@ link_frame_in(void *arg, uint8_t type, const uint8_t *payload, size_t len)
 static void
 link_deliver(struct link *l)
 {
-	const char	*why = NULL;
-
 	link_deliver_unpacked(l);
-	if (link_more(l) && link_frames(l->in, l->max_frame, link_frame_in,
-	    l, link_more, l, &why) != 0)
-		l->perr = why;
-	if (l->perr != NULL && !l->closed && !l->dead)
-		link_down(l, DT_ERR_PROTO, l->perr);
+	if (link_more(l))
+		link_frames(l->in, l->max_frame, link_frame_in, l, link_more,
+		    l, &l->perr);
+	if (l->perr.code != 0 && !l->closed && !l->dead)
+		link_down(l, DT_ERR_PROTO, l->perr.msg);
 }
 
 /*

@@ -152,6 +152,7 @@ uint64_t	 link_beat_period_ms(uint64_t timeout_ms);
  * the peer silent. For tests, which count looks rather than wait for them.
  */
 void		 link_heartbeat_look(struct link *);
+struct dt_err;
 struct evbuffer;
 /*
  * Hands every whole frame at the front of in (at most max bytes each) to
@@ -160,12 +161,12 @@ struct evbuffer;
  * false and the loop stops): every frame is delivered exactly once. So in
  * and more_arg must outlive the call: an owner freed inside cb defers
  * freeing them. For streams that are not fds (an ssh channel). Returns 0,
- * or DT_ERR_PROTO or DT_ERR_TOOBIG with *why set: the stream is then
- * unusable.
+ * or DT_ERR_PROTO or DT_ERR_TOOBIG with e (may be NULL) filled: the
+ * stream is then unusable.
  */
 int		 link_frames(struct evbuffer *in, size_t max, link_frame_cb cb,
 		    void *arg, int (*more)(void *), void *more_arg,
-		    const char **why);
+		    struct dt_err *e);
 /* Closes the fds and frees; safe to call from within the link's own callbacks. */
 void		 link_free(struct link *);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mac.h"
+#include "wire.h"
 
 static const uint32_t K[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
@@ -33,8 +34,7 @@ sha256_block(struct dt_sha256 *s, const uint8_t *p)
 	int		i;
 
 	for (i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-		    (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+		w[i] = dt_be32(p + 4 * i);
 	for (; i < 64; i++)
 		w[i] = w[i - 16] + (ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^
 		    (w[i - 15] >> 3)) + w[i - 7] + (ROR(w[i - 2], 17) ^

@@ -50,7 +50,7 @@ pack_frames(struct dt_wbuf *b, const void *p, size_t n, size_t max)
 
 int
 pack_unpack(const uint8_t *payload, size_t len, size_t max,
-    struct evbuffer *out, const char **why)
+    struct evbuffer *out, struct dt_err *e)
 {
 	struct evbuffer_iovec	v;
 	struct dt_rbuf		r;
@@ -62,24 +62,24 @@ pack_unpack(const uint8_t *payload, size_t len, size_t max,
 	raw = dt_rbuf_u32(&r);
 	blen = dt_rbuf_left(&r);
 	if (r.err || blen == 0) {
-		*why = "short PACKED frame";
-		return DT_ERR_PROTO;
+		return dt_errf(e, NULL, 0, 0, DT_ERR_PROTO,
+		    "short PACKED frame");
 	}
 	if (raw == 0 || raw > max || blen > (size_t)LZ4_MAX_INPUT_SIZE) {
-		*why = "PACKED frame over the size limit";
-		return DT_ERR_PROTO;
+		return dt_errf(e, NULL, 0, 0, DT_ERR_PROTO,
+		    "PACKED frame over the size limit");
 	}
 	if (evbuffer_reserve_space(out, raw, &v, 1) != 1) {
-		*why = "out of memory";
-		return DT_ERR_NOMEM;
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM,
+		    "out of memory");
 	}
 	got = LZ4_decompress_safe((const char *)payload + 4, v.iov_base,
 	    (int)blen, (int)raw);
 	if (got != (int)raw) {
 		v.iov_len = 0;
 		evbuffer_commit_space(out, &v, 1);
-		*why = "bad PACKED frame";
-		return DT_ERR_PROTO;
+		return dt_errf(e, NULL, 0, 0, DT_ERR_PROTO,
+		    "bad PACKED frame");
 	}
 	v.iov_len = raw;
 	evbuffer_commit_space(out, &v, 1);

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct dt_err;
 struct dt_wbuf;
 struct evbuffer;
 
@@ -41,9 +42,9 @@ int	pack_frames(struct dt_wbuf *b, const void *p, size_t n, size_t max);
 /*
  * Appends the frames a PACKED frame's payload holds to out, at most max
  * bytes. Returns 0, or DT_ERR_PROTO (a bad or oversized block) or
- * DT_ERR_NOMEM with *why set; out is then as before.
+ * DT_ERR_NOMEM with e (may be NULL) filled; out is then as before.
  */
 int	pack_unpack(const uint8_t *payload, size_t len, size_t max,
-	    struct evbuffer *out, const char **why);
+	    struct evbuffer *out, struct dt_err *e);
 
 #endif

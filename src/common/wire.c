@@ -204,8 +204,7 @@ dt_frame_parse(const uint8_t *p, size_t n, size_t max, uint8_t *type,
 
 	if (n < 4)
 		return DT_ERR_AGAIN;
-	len = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3];
+	len = dt_be32(p);
 	if (len == 0)
 		return DT_ERR_PROTO;
 	if ((size_t)len + 4 > max)
@@ -266,8 +265,7 @@ dt_rbuf_u32(struct dt_rbuf *r)
 
 	if (p == NULL)
 		return 0;
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3];
+	return dt_be32(p);
 }
 
 uint64_t

@@ -19,6 +19,14 @@
 
 #define DT_FRAME_HDR	5		/* u32 length + u8 type */
 
+/* The u32 at p, in network byte order: every hand decode uses this one. */
+static inline uint32_t
+dt_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
 /* A growable output buffer. After an allocation failure, oom stays set and puts are no-ops. */
 struct dt_wbuf {
 	uint8_t	*p;

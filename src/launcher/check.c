@@ -19,6 +19,7 @@
 
 #include "check.h"
 #include "cli.h"
+#include "environ.h"
 #include "err.h"
 #include "iface.h"
 #include "agentproto.h"
@@ -134,18 +135,13 @@ check_env(const struct check *c, struct strv *sv)
 	static const char *const vars[] = { "NCCL_SOCKET_IFNAME",
 	    "GLOO_SOCKET_IFNAME" };
 	const char	*v;
-	size_t		 i, k, l;
-	int		 given;
+	size_t		 k;
 
 	strv_addv(sv, c->o->exports, c->o->nexports);
-	for (k = 0; k < 2; k++) {
-		l = strlen(vars[k]);
-		for (i = 0, given = 0; i < c->o->nexports && !given; i++)
-			given = strncmp(c->o->exports[i], vars[k], l) == 0 &&
-			    c->o->exports[i][l] == '=';
-		if (!given && (v = getenv(vars[k])) != NULL)
+	for (k = 0; k < 2; k++)
+		if (dt_env_find(c->o->exports, c->o->nexports,
+		    vars[k]) == NULL && (v = getenv(vars[k])) != NULL)
 			strv_setf(sv, vars[k], "%s", v);
-	}
 }
 
 /*

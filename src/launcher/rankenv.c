@@ -13,35 +13,19 @@
 #include <string.h>
 
 #include "cli.h"
+#include "environ.h"
 #include "framework.h"
 #include "hostfile.h"
 #include "plan.h"
 #include "rankenv.h"
 #include "strv.h"
 
-/* True if -x set the variable of kv ("NAME=...", n its length up to and with '='). */
-int
-env_exported(const struct opts *o, const char *kv, size_t n)
-{
-	size_t	i;
-
-	for (i = 0; i < o->nexports; i++)
-		if (strncmp(o->exports[i], kv, n) == 0)
-			return 1;
-	return 0;
-}
-
 /* True if the user set name: in dtrun's environment or with -x. */
 int
 env_user_set(const struct opts *o, const char *name)
 {
-	char	kv[128];
-	int	n;
-
-	if (getenv(name) != NULL)
-		return 1;
-	n = snprintf(kv, sizeof(kv), "%s=", name);
-	return env_exported(o, kv, n);
+	return getenv(name) != NULL ||
+	    dt_env_find(o->exports, o->nexports, name) != NULL;
 }
 
 /* The host part: DTRUN_*, the frameworks', Slurm's, the interface, then -x. */
@@ -125,8 +109,7 @@ env_dmlc(const char *name, const char *value, void *arg)
 void
 env_rank(const struct env_ctx *c, int r, struct strv *sv)
 {
-	size_t	i, n, first = sv->n;
-	char	*eq;
+	size_t	first = sv->n;
 
 	/* MXNet's parameter servers (-s): roles and the scheduler's address. */
 	hf_plan_dmlc_env(&c->plan->hf, r, env_dmlc, sv);
@@ -151,16 +134,9 @@ env_rank(const struct env_ctx *c, int r, struct strv *sv)
 	 * The rank part is laid over the host part: drop what -x set, for
 	 * servers and the scheduler too (-x DMLC_PS_ROOT_PORT=P moves it).
 	 */
-	for (i = first; i < sv->n; i++) {
-		eq = strchr(sv->v[i], '=');
-		n = eq - sv->v[i] + 1;
-		if (!env_exported(c->o, sv->v[i], n))
-			continue;
-		free(sv->v[i]);
-		memmove(sv->v + i, sv->v + i + 1, (sv->n - i) * sizeof(*sv->v));
-		sv->n--;
-		i--;
-	}
+	if (sv->n > first)
+		sv->n = first + dt_env_drop(sv->v + first, sv->n - first,
+		    c->o->exports, c->o->nexports);
 }
 
 /* DTRUN_RANK_SEED: SplitMix64's (rank + 1)th output, shifted to fit an int64. */

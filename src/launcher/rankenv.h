@@ -24,9 +24,6 @@ int	env_user_set(const struct opts *, const char *name);
  */
 void	env_defaults(const struct env_ctx *, int h, struct strv *);
 
-/* True if -x gave the variable of kv's first n bytes ("NAME="). */
-int	env_exported(const struct opts *, const char *kv, size_t n);
-
 /*
  * The two parts of a rank's environment: dtrun's variables,
  * the frameworks' (framework.h), and the user's -x.

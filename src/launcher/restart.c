@@ -178,13 +178,13 @@ static struct record *
 restart_record(const char *id)
 {
 	struct record	*r;
-	char		 host[256], why[512];
+	struct dt_err	 e;
+	char		 host[256];
 
 	if (gethostname(host, sizeof(host)) != 0)
 		snprintf(host, sizeof(host), "localhost");
-	if ((r = record_open(id, host, 0, why, sizeof(why))) == NULL) {
-		if (why[0] != '\0')
-			log_warn("%s", why);
+	if (record_open(id, host, 0, &r, &e) != 0) {
+		log_warn("%s", e.msg);
 		return NULL;
 	}
 	record_launcher(r);

@@ -494,8 +494,7 @@ plan_lookup(struct rdzv_server *s, const uint8_t *host, size_t hostlen,
 	    hostlen, local_rank));
 	if (it == NULL || !it->isset || it->vallen != 4)
 		return -1;
-	return (int)((uint32_t)it->val[0] << 24 | (uint32_t)it->val[1] << 16 |
-	    (uint32_t)it->val[2] << 8 | it->val[3]);
+	return (int)dt_be32(it->val);
 }
 
 /* JOIN: a rank from the plan, or a wait until all have come without one. */

@@ -3,7 +3,9 @@
 # function over FUNC_MAX lines (past the known exceptions, which may only
 # shrink), libraries never use the allocators that exit, secrets are
 # wiped with explicit_bzero, never memset (which the compiler may drop),
-# and no type name means two things.
+# no type name means two things, each floor of src/ includes only the
+# floors below it, no two modules need each other, and every function a
+# header declares is used outside the file that defines it.
 . "$(dirname "$0")/lib.sh"
 
 FUNC_MAX=120
@@ -69,6 +71,100 @@ test_expect_success 'one name per thing: no struct, union or enum tag is defined
 	if test -s twice; then
 		echo "defined in two places (rename one, or share one definition):" &&
 		cat twice &&
+		false
+	fi
+'
+
+# The floors of src/, and what each may include besides itself. A library
+# never reaches up into the binaries that use it.
+cat >"$TRASH/floors" <<'EOF'
+common
+util common
+proto common
+hostfile common
+rendezvous common
+comm common rendezvous
+agent common proto
+launcher common util proto hostfile rendezvous agent
+kill common util agent launcher
+EOF
+
+# "FILE DIR HEADERDIR" for every #include "x.h" in src/ (x.h found by name).
+src_includes() {
+	(cd "$SRC" && find src -name "*.[ch]" | sort | while read -r f; do
+		sed -n 's/^#include "\(.*\)"/\1/p' "$f" | while read -r h; do
+			hp=$(find src -name "$(basename "$h")" | head -1)
+			test -n "$hp" || continue
+			echo "$f $(echo "$f" | cut -d/ -f2) $(echo "$hp" | cut -d/ -f2)"
+		done
+	done)
+}
+
+test_expect_success 'each floor of src/ includes only the floors below it' '
+	src_includes >inc &&
+	test $(wc -l <inc) -gt 300 &&
+	awk "NR == FNR { for (i = 1; i <= NF; i++) ok[\$1 \" \" \$i] = 1; next }
+	\$2 != \$3 && !((\$2 \" \" \$3) in ok) {
+		printf \"%s includes a header of src/%s: src/%s may include only its own and the floors below (t0041)\n\", \$1, \$3, \$2
+		bad = 1
+	}
+	END { exit bad }" "$TRASH/floors" inc
+'
+
+# "A B" for every x.c of src/ that includes y.h (modules by name).
+module_edges() {
+	(cd "$SRC" && find src -name "*.c" | while read -r f; do
+		a=$(basename "$f" .c)
+		sed -n 's/^#include "\(.*\/\)\{0,1\}\([^/"]*\)\.h"/\2/p' "$f" |
+		    while read -r b; do test "$a" = "$b" || echo "$a $b"; done
+	done) | sort -u
+}
+
+test_expect_success 'no two modules of src/ need each other, however far round' '
+	module_edges >edges &&
+	test $(wc -l <edges) -gt 200 &&
+	if ! tsort edges >/dev/null 2>loop; then
+		echo "a circle of modules (x.c includes y.h, ... includes x.h): cut it with a callback struct or a lower module" &&
+		cat loop &&
+		false
+	fi
+'
+
+# "HEADER FUNCTION DEFINER" for every function a header of src/ declares
+# (dtcomm.h, the installed API, aside); DEFINER is "none" if no .c has it.
+header_functions() {
+	(cd "$SRC" && for h in $(find src -name "*.h" ! -path src/comm/dtcomm.h | sort); do
+		awk '/^[ \t]*#/ || /^(typedef|struct [a-z_0-9]+ \{|enum|union|extern|static)/ { next }
+		/^[A-Za-z]/ && match($0, /[A-Za-z_][A-Za-z0-9_]*\(/) {
+			n = substr($0, RSTART, RLENGTH - 1)
+			if (n != "__attribute__") print n
+		}' "$h" | sort -u | while read -r fn; do
+			grep -qE "^$fn\(" "$h" && continue	# static inline
+			def=$(grep -lE "^$fn\(" $(find src -name "*.c") | head -1)
+			echo "$h $fn ${def:-none}"
+		done
+	done)
+}
+
+# Says why each "HEADER FUNCTION DEFINER" line on stdin is wrong, if it is.
+unused_functions() {
+	while read -r h fn def; do
+		if test "$def" = none; then
+			echo "$h: $fn is declared but defined nowhere: remove it"
+			continue
+		fi
+		(cd "$SRC" && grep -rlw "$fn" src tests/unit tests/helpers fuzz \
+		    --include=*.c --include=*.h) | grep -vx -e "$def" -e "$h" >/dev/null ||
+		    echo "$h: $fn is used only in $def: make it static there"
+	done
+}
+
+test_expect_success 'every function a header declares is defined, and used outside its own file' '
+	header_functions >fns &&
+	test $(wc -l <fns) -gt 300 &&
+	unused_functions <fns >unused &&
+	if test -s unused; then
+		cat unused &&
 		false
 	fi
 '

@@ -125,7 +125,8 @@ TEST(agent_refuses_a_job_of_4g_ranks)
 	status = agent_talk(in.p, in.len, &out);
 	CHECK(WIFEXITED(status));
 	CHECK(has_frame(&out, AP_HELLO));
-	CHECK(has_error(&out, "protocol error at JOB message"));
+	CHECK(has_error(&out, "protocol error: malformed JOB message "
+	    "(while waiting for the job)"));
 	dt_wbuf_free(&in);
 	dt_wbuf_free(&out);
 }
@@ -151,6 +152,44 @@ put_true_job(struct dt_wbuf *in, const char *id, char **env, size_t nenv)
 	r.argc = 1;
 	CHECK_INT(ap_put_rank(in, &r), 0);
 	CHECK_INT(ap_put_empty(in, AP_PREPARE), 0);
+}
+
+/*
+ * The table's refusals name the phase: a second PREPARE while the first
+ * is done, and a RANK once the ranks are prepared.
+ */
+TEST(agent_refuses_a_frame_naming_its_phase)
+{
+	struct dt_wbuf	 in, out;
+	struct ap_rank	 r = { 0 };
+	char		*argv[] = { "true", NULL };
+	int		 status;
+
+	dt_wbuf_init(&in);
+	dt_wbuf_init(&out);
+	put_true_job(&in, "twice", NULL, 0);
+	CHECK_INT(ap_put_empty(&in, AP_PREPARE), 0);
+	status = agent_talk(in.p, in.len, &out);
+	CHECK(WIFEXITED(status));
+	CHECK(has_frame(&out, AP_PREPARED));
+	CHECK(has_error(&out, "protocol error: PREPARE message out of "
+	    "place (while prepared)"));
+	CHECK(!has_frame(&out, AP_STARTED));
+	dt_wbuf_reset(&in);
+	dt_wbuf_reset(&out);
+	put_true_job(&in, "late", NULL, 0);
+	r.rank = 1;
+	r.argv = argv;
+	r.argc = 1;
+	CHECK_INT(ap_put_rank(&in, &r), 0);
+	CHECK_INT(ap_put_empty(&in, AP_START), 0);
+	status = agent_talk(in.p, in.len, &out);
+	CHECK(WIFEXITED(status));
+	CHECK(has_error(&out, "protocol error: RANK message out of "
+	    "place (while prepared)"));
+	CHECK(!has_frame(&out, AP_STARTED));
+	dt_wbuf_free(&in);
+	dt_wbuf_free(&out);
 }
 
 TEST(agent_takes_a_job_in_parts)
@@ -184,7 +223,8 @@ TEST(agent_takes_ports_once_before_the_job)
 	status = agent_talk(in.p, in.len, &out);
 	CHECK(WIFEXITED(status));
 	CHECK(has_frame(&out, AP_PORTLIST));
-	CHECK(has_error(&out, "protocol error at PORTS message"));
+	CHECK(has_error(&out, "protocol error: PORTS message out of "
+	    "place (while waiting for the job)"));
 	dt_wbuf_free(&in);
 	dt_wbuf_free(&out);
 }
@@ -251,7 +291,8 @@ TEST(agent_answers_a_check_before_the_job_only)
 	CHECK(has_answer(kv, n, "cmd_err=no-such-command-xyz: command not "
 	    "found in PATH"));
 	CHECK(!has_answer(kv, n, "python"));		/* FAST: no probe */
-	CHECK(has_error(&out, "protocol error at CHECK message"));
+	CHECK(has_error(&out, "protocol error: CHECK message out of "
+	    "place (while receiving the job)"));
 	dt_strv_free(kv);
 	dt_wbuf_free(&in);
 	dt_wbuf_free(&out);
@@ -314,14 +355,16 @@ TEST(agent_between_attempts_takes_no_job_before_again)
 	status = agent_talk(in.p, in.len, &out);
 	CHECK(WIFEXITED(status));
 	CHECK(has_frame(&out, AP_DONE));
-	CHECK(has_error(&out, "protocol error at JOB message"));
+	CHECK(has_error(&out, "protocol error: JOB message out of "
+	    "place (while idle)"));
 	/* AGAIN outside the wait is refused too. */
 	dt_wbuf_reset(&in);
 	dt_wbuf_reset(&out);
 	ap_put_empty(&in, AP_AGAIN);
 	status = agent_talk(in.p, in.len, &out);
 	CHECK(WIFEXITED(status));
-	CHECK(has_error(&out, "protocol error at AGAIN message"));
+	CHECK(has_error(&out, "protocol error: AGAIN message out of "
+	    "place (while waiting for the job)"));
 	dt_wbuf_free(&in);
 	dt_wbuf_free(&out);
 }

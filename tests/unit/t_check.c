@@ -2,10 +2,12 @@
  * t_check.c -- dtrun --check: NCCL's and Gloo's interface syntax, and the
  * table (the CHECK and CHECKED codec is in t_agentproto.c).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "err.h"
 #include "hostcheck.h"
 #include "iface.h"
 #include "test.h"
@@ -43,24 +45,34 @@ TEST(hostcheck_ifname_names_what_there_is)
 		{ "eth0", "10.0.0.3", 1, 0 },	/* a second address */
 		{ "ib0", "10.1.0.2", 0, 0 },	/* down */
 	};
-	char		why[512];
+	struct iface	many[64];
+	struct dt_err	e;
+	size_t		i;
 
-	CHECK_INT(hostcheck_ifname("NCCL_SOCKET_IFNAME", "eth", list, 4, why,
-	    sizeof(why)), 0);
-	CHECK_INT(hostcheck_ifname("NCCL_SOCKET_IFNAME", "ib", list, 4, why,
-	    sizeof(why)), -1);
-	CHECK_STR(why, "NCCL_SOCKET_IFNAME=ib selects no interface that is up "
-	    "here (NCCL's syntax: prefixes, ^ excludes, = exact; up with IPv4: "
-	    "lo eth0)");
-	CHECK_INT(hostcheck_ifname("GLOO_SOCKET_IFNAME", "eth", list, 4, why,
-	    sizeof(why)), -1);
-	CHECK(strstr(why, "Gloo's syntax: exact names") != NULL);
-	CHECK_INT(hostcheck_ifname("GLOO_SOCKET_IFNAME", "lo", list, 4, why,
-	    sizeof(why)), 0);
-	/* Nothing fits a tiny buffer, and nothing overflows it. */
-	CHECK_INT(hostcheck_ifname("NCCL_SOCKET_IFNAME", "x", list, 4, why, 8),
-	    -1);
-	CHECK_INT(strlen(why), 7);
+	CHECK_INT(hostcheck_ifname("NCCL_SOCKET_IFNAME", "eth", list, 4, &e),
+	    0);
+	CHECK_INT(hostcheck_ifname("NCCL_SOCKET_IFNAME", "ib", list, 4, &e),
+	    DT_ERR_NOTFOUND);
+	CHECK_STR(e.msg, "NCCL_SOCKET_IFNAME=ib selects no interface that is "
+	    "up here (NCCL's syntax: prefixes, ^ excludes, = exact; up with "
+	    "IPv4: lo eth0)");
+	CHECK_INT(hostcheck_ifname("GLOO_SOCKET_IFNAME", "eth", list, 4, &e),
+	    DT_ERR_NOTFOUND);
+	CHECK(strstr(e.msg, "Gloo's syntax: exact names") != NULL);
+	CHECK_INT(hostcheck_ifname("GLOO_SOCKET_IFNAME", "lo", list, 4, NULL),
+	    0);
+	/* More interfaces than the message holds: cut, and nothing overflows. */
+	for (i = 0; i < 64; i++) {
+		snprintf(many[i].name, sizeof(many[i].name), "veth%02zuabcdef", i);
+		snprintf(many[i].addr, sizeof(many[i].addr), "10.2.0.%zu", i);
+		many[i].up = 1;
+		many[i].loopback = 0;
+	}
+	CHECK_INT(hostcheck_ifname("NCCL_SOCKET_IFNAME", "x", many, 64, &e),
+	    DT_ERR_NOTFOUND);
+	CHECK_INT(strlen(e.msg), sizeof(e.msg) - 1);
+	CHECK_INT(hostcheck_ifname("NCCL_SOCKET_IFNAME", "x", many, 64, NULL),
+	    DT_ERR_NOTFOUND);
 }
 
 TEST(check_table_aligns_columns_and_escapes_cells)

@@ -134,3 +134,33 @@ TEST(envfile_setup_output_splits_variables_from_the_rest)
 	    other_cb, other), 0);
 	CHECK_STR(other, "warn|A=1");
 }
+
+/* envfile_tail of s, as a string. */
+static const char *
+tail(const char *s, size_t max, size_t lines)
+{
+	static char	 buf[256];
+	const char	*p;
+	size_t		 n;
+
+	p = envfile_tail(s, strlen(s), max, lines, &n);
+	snprintf(buf, sizeof(buf), "%.*s", (int)n, p);
+	return buf;
+}
+
+TEST(envfile_tail_whole_lines_that_fit)
+{
+	CHECK_STR(tail("", 10, 1), "");
+	CHECK_STR(tail("\n\n", 10, 1), "");
+	CHECK_STR(tail("one\ntwo\n\n", 100, 1), "two");
+	CHECK_STR(tail("one\ntwo", 100, 1), "two");
+	CHECK_STR(tail("one\ntwo\nthree\n", 100, 2), "two\nthree");
+	CHECK_STR(tail("one\ntwo\nthree\n", 100, (size_t)-1),
+	    "one\ntwo\nthree");
+	/* By bytes: the lines that fit whole, never a cut one first. */
+	CHECK_STR(tail("one\ntwo\nthree\n", 9, (size_t)-1), "two\nthree");
+	CHECK_STR(tail("one\ntwo\nthree\n", 8, (size_t)-1), "three");
+	/* A last line longer than max: its last max bytes. */
+	CHECK_STR(tail("one\nabcdefgh\n", 3, (size_t)-1), "fgh");
+	CHECK_STR(tail("abcdefgh", 3, 1), "fgh");
+}

@@ -63,23 +63,23 @@ TEST(link_frames_consumes_a_frame_that_paused)
 	struct dt_wbuf	 b;
 	struct evbuffer	*in = evbuffer_new();
 	struct got	 g = { .n = 0 };
-	const char	*why = NULL;
+	struct dt_err	 e;
 	size_t		 one;
 
 	dt_wbuf_init(&b);
 	put_frames(&b, 3);
 	one = b.len / 3;
 	evbuffer_add(in, b.p, b.len);
-	CHECK_INT(link_frames(in, 1024, got_frame, &g, got_more, &g, &why), 0);
+	CHECK_INT(link_frames(in, 1024, got_frame, &g, got_more, &g, &e), 0);
 	/* The frame that paused is gone from the buffer: not delivered twice. */
 	CHECK_STR(g.seen, "1");
 	CHECK_INT(evbuffer_get_length(in), 2 * one);
 	g.stop = 0;
-	link_frames(in, 1024, got_frame, &g, got_more, &g, &why);
+	link_frames(in, 1024, got_frame, &g, got_more, &g, &e);
 	g.stop = 0;
-	link_frames(in, 1024, got_frame, &g, got_more, &g, &why);
+	link_frames(in, 1024, got_frame, &g, got_more, &g, &e);
 	g.stop = 0;
-	link_frames(in, 1024, got_frame, &g, got_more, &g, &why);
+	link_frames(in, 1024, got_frame, &g, got_more, &g, &e);
 	CHECK_STR(g.seen, "123");
 	CHECK_INT(evbuffer_get_length(in), 0);
 	evbuffer_free(in);

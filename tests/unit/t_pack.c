@@ -45,7 +45,7 @@ TEST(pack_roundtrip_and_refusals)
 {
 	struct dt_wbuf	 raw, b;
 	struct evbuffer	*out = evbuffer_new();
-	const char	*why = NULL;
+	struct dt_err	 e;
 	uint32_t	 len;
 	size_t		 i;
 
@@ -57,21 +57,23 @@ TEST(pack_roundtrip_and_refusals)
 	CHECK_INT(b.p[4], PACK_TYPE);
 	len = (uint32_t)b.p[0] << 24 | b.p[1] << 16 | b.p[2] << 8 | b.p[3];
 	CHECK_INT(len + 4, b.len);
-	CHECK_INT(pack_unpack(b.p + 5, b.len - 5, T_MAX, out, &why), 0);
+	CHECK_INT(pack_unpack(b.p + 5, b.len - 5, T_MAX, out, &e), 0);
 	CHECK_INT(evbuffer_get_length(out), raw.len);
 	CHECK(memcmp(evbuffer_pullup(out, -1), raw.p, raw.len) == 0);
 	evbuffer_drain(out, raw.len);
 
 	/* Over the reader's limit, cut, or corrupt: refused, out unchanged. */
-	CHECK_INT(pack_unpack(b.p + 5, b.len - 5, raw.len - 1, out, &why),
+	CHECK_INT(pack_unpack(b.p + 5, b.len - 5, raw.len - 1, out, &e),
 	    DT_ERR_PROTO);
-	CHECK_INT(pack_unpack(b.p + 5, b.len - 6, T_MAX, out, &why),
+	CHECK_INT(pack_unpack(b.p + 5, b.len - 6, T_MAX, out, &e),
 	    DT_ERR_PROTO);
-	CHECK_INT(pack_unpack(b.p + 5, 4, T_MAX, out, &why), DT_ERR_PROTO);
-	CHECK_INT(pack_unpack(b.p + 5, 3, T_MAX, out, &why), DT_ERR_PROTO);
+	CHECK_INT(pack_unpack(b.p + 5, 4, T_MAX, out, &e), DT_ERR_PROTO);
+	CHECK_INT(pack_unpack(b.p + 5, 3, T_MAX, out, &e), DT_ERR_PROTO);
+	CHECK_STR(e.msg, "short PACKED frame");
 	b.p[8]++;				/* raw says one byte more */
-	CHECK_INT(pack_unpack(b.p + 5, b.len - 5, T_MAX, out, &why),
+	CHECK_INT(pack_unpack(b.p + 5, b.len - 5, T_MAX, out, &e),
 	    DT_ERR_PROTO);
+	CHECK_STR(e.msg, "bad PACKED frame");
 	CHECK_INT(evbuffer_get_length(out), 0);
 
 	/* Bytes that do not shrink by an eighth are left as they are. */

@@ -1,11 +1,18 @@
-/* t_procs.c -- proc_signal: only the process that was meant, never pid 1. */
+/*
+ * t_procs.c -- proc_signal: only the process that was meant, never pid 1;
+ * spawn_resolve: a command found as execvp would, or why not.
+ */
 #include <sys/types.h>
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "procs.h"
 #include "test.h"
 
@@ -46,4 +53,39 @@ TEST(proc_signal_refuses_init_and_groups)
 	CHECK_INT(proc_signal(getpid(), 0, 0), -1);
 	/* Ourselves, with our start time: allowed (signal 0 sends nothing). */
 	CHECK_INT(proc_signal(getpid(), proc_starttime(getpid()), 0), 0);
+}
+
+TEST(spawn_resolve_finds_or_says_why)
+{
+	struct dt_err	 e;
+	char		*path, dir[] = "/tmp/t_procs.XXXXXX", f[64];
+	int		 fd;
+
+	CHECK_INT(spawn_resolve("sh", "/nonexistent:/bin", &path, &e), 0);
+	CHECK_STR(path, "/bin/sh");
+	free(path);
+	CHECK_INT(spawn_resolve("/bin/sh", NULL, &path, &e), 0);
+	free(path);
+	CHECK_INT(spawn_resolve("no-such-cmd-here", "/bin", &path, &e),
+	    DT_ERR_NOTFOUND);
+	CHECK(path == NULL);
+	CHECK_INT(e.errnum, ENOENT);
+	CHECK_STR(e.msg, "command not found in PATH (check the name, or give "
+	    "a path)");
+	CHECK_INT(spawn_resolve("/no/such", NULL, &path, NULL),
+	    DT_ERR_NOTFOUND);
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_INT(spawn_resolve(dir, NULL, &path, &e), DT_ERR_INVAL);
+	CHECK_INT(e.errnum, EISDIR);
+	CHECK_STR(e.msg, "is a directory, not a program");
+	snprintf(f, sizeof(f), "%s/x", dir);
+	CHECK((fd = open(f, O_CREAT | O_WRONLY, 0644)) >= 0);
+	close(fd);
+	CHECK_INT(spawn_resolve(f, NULL, &path, &e), DT_ERR_INVAL);
+	CHECK_INT(e.errnum, EACCES);
+	CHECK_STR(e.msg, "is not executable (chmod +x it)");
+	CHECK_INT(spawn_resolve("x", dir, &path, &e), DT_ERR_INVAL);
+	CHECK_STR(e.msg, "is in PATH but not executable (chmod +x it)");
+	unlink(f);
+	rmdir(dir);
 }

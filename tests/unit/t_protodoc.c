@@ -6,6 +6,8 @@
  * encoders write: a sample of each frame is walked field by field as the
  * document says and must come out whole, with the sample's values.
  *
+ * The Phases tables are phase.c's, cell by cell.
+ *
  * A failure says what to add where: frames are added this way by several
  * people at once, and the one who merges brings the document up to date.
  */
@@ -17,6 +19,7 @@
 #include "err.h"
 #include "agentproto.h"
 #include "pack.h"
+#include "phase.h"
 #include "test.h"
 #include "t_hf.h"
 
@@ -564,4 +567,133 @@ TEST(protodoc_payload_layouts)
 out:
 	free(doc);
 	free(hdr);
+}
+
+/*
+ * The document's Phases tables against phase.c's: for each side, every
+ * frame it receives is in a row, and for every phase of that side the
+ * row's "taken while" and "stale while" say what the verdict function
+ * does. A phase is named by its word ("waiting" for "waiting for the
+ * job"); "any" is every phase, "any but X" every phase but X.
+ */
+typedef enum ap_verdict (*pd_verdict_fn)(int, uint8_t);
+typedef const char *(*pd_phase_name_fn)(int);
+
+static enum ap_verdict
+pd_host_verdict(int ph, uint8_t type)
+{
+	return host_frame_verdict((enum host_phase)ph, type);
+}
+
+static enum ap_verdict
+pd_agent_verdict(int ph, uint8_t type)
+{
+	return agent_frame_verdict((enum agent_phase)ph, type);
+}
+
+static const char *
+pd_host_phase(int ph)
+{
+	return host_phase_name((enum host_phase)ph);
+}
+
+static const char *
+pd_agent_phase(int ph)
+{
+	return agent_phase_name((enum agent_phase)ph);
+}
+
+/* Whether cell (a list of phase words) names phase ph. */
+static int
+pd_cell_has(const char *cell, pd_phase_name_fn name, int ph)
+{
+	const char	*n = name(ph), *p;
+	size_t		 len;
+
+	if (strcmp(cell, "any") == 0)
+		return 1;
+	if (strncmp(cell, "any but ", 8) == 0)
+		return !pd_cell_has(cell + 8, name, ph);
+	for (p = cell; *p != '\0'; p += strspn(p, ", ")) {
+		len = strcspn(p, ",");
+		/* The word, or the name's first words ("waiting"). */
+		if (strncmp(n, p, len) == 0 && (n[len] == '\0' || n[len] == ' '))
+			return 1;
+		p += len;
+	}
+	return 0;
+}
+
+/* Checks the table under heading; returns how many frame types it lists. */
+static int
+pd_phase_table(const char *doc, const char *heading, int nphases,
+    pd_verdict_fn verdict, pd_phase_name_fn name, uint8_t *listed)
+{
+	const char	*p = strstr(doc, heading), *q;
+	char		 names[256], taken[128], stale[128], one[32];
+	int		 rows = 0, ph, t;
+	size_t		 len;
+
+	if (p == NULL)
+		return -1;
+	p = strchr(p, '\n');
+	p = p != NULL ? strchr(p + 1, '\n') : NULL;	/* the |---| line */
+	while (p != NULL && p[1] == '|') {
+		q = pd_cell(p + 2, names, sizeof(names));
+		q = q != NULL ? pd_cell(q, taken, sizeof(taken)) : NULL;
+		if (q == NULL || pd_cell(q, stale, sizeof(stale)) == NULL)
+			return -1;
+		for (q = names; *q != '\0'; q += strspn(q, ", ")) {
+			len = strcspn(q, ",");
+			snprintf(one, sizeof(one), "%.*s", (int)len, q);
+			q += len;
+			for (t = 1; t < 256; t++)
+				if (strcmp(ap_type_name(t), one) == 0)
+					break;
+			if (t == 256) {
+				fprintf(stderr, "# %s: no frame type %s\n",
+				    DOC, one);
+				return -1;
+			}
+			listed[t] = 1;
+			rows++;
+			for (ph = 0; ph < nphases; ph++) {
+				enum ap_verdict want = pd_cell_has(taken, name,
+				    ph) ? AP_TAKE : pd_cell_has(stale, name,
+				    ph) ? AP_STALE : AP_ILLEGAL;
+				if (verdict(ph, (uint8_t)t) == want)
+					continue;
+				fprintf(stderr, "# %s: %s while %s: the document "
+				    "says %d, phase.c %d\n", DOC, one, name(ph),
+				    want, verdict(ph, (uint8_t)t));
+				return -1;
+			}
+		}
+		p = strchr(p + 1, '\n');
+	}
+	/* Every frame this side takes or drops anywhere is in a row. */
+	for (t = 1; t < 256; t++)
+		for (ph = 0; ph < nphases; ph++)
+			if (!listed[t] && verdict(ph, (uint8_t)t) != AP_ILLEGAL) {
+				fprintf(stderr, "# %s: %s is missing from the "
+				    "table \"%s\"\n", DOC, ap_type_name(t),
+				    heading);
+				return -1;
+			}
+	return rows;
+}
+
+TEST(protodoc_phase_tables_are_phase_c)
+{
+	char	*doc = pd_slurp(DOC);
+	uint8_t	 host[256] = { 0 }, agent[256] = { 0 };
+
+	CHECK(doc != NULL);
+	if (doc == NULL)
+		return;
+	CHECK(pd_phase_table(doc, "| frame from the agent |", HP_NPHASES,
+	    pd_host_verdict, pd_host_phase, host) > 0);
+	CHECK(pd_phase_table(doc, "| frame from dtrun |", AGP_NPHASES,
+	    pd_agent_verdict, pd_agent_phase, agent) > 0);
+	free(doc);
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "err.h"
 #include "record.h"
 #include "test.h"
 
@@ -102,37 +103,35 @@ TEST(record_parse_refuses_unsafe_pids)
 TEST(record_dir_check)
 {
 	struct stat	st;
-	char		why[512];
+	struct dt_err	e;
 
 	memset(&st, 0, sizeof(st));
 	st.st_mode = S_IFDIR | 0700;
 	st.st_uid = 1000;
-	CHECK_INT(record_dir_check("/tmp/dtrun-1000", &st, 1000, why,
-	    sizeof(why)), 0);
+	CHECK_INT(record_dir_check("/tmp/dtrun-1000", &st, 1000, &e), 0);
 	/* Someone else made it first: refused, and said how to get out. */
 	st.st_uid = 1001;
-	CHECK_INT(record_dir_check("/tmp/dtrun-1000", &st, 1000, why,
-	    sizeof(why)), -1);
-	CHECK(strstr(why, "/tmp/dtrun-1000 belongs to uid 1001, not to you "
+	CHECK_INT(record_dir_check("/tmp/dtrun-1000", &st, 1000, &e),
+	    DT_ERR_INVAL);
+	CHECK(strstr(e.msg, "/tmp/dtrun-1000 belongs to uid 1001, not to you "
 	    "(uid 1000)") != NULL);
-	CHECK(strstr(why, "XDG_RUNTIME_DIR") != NULL);
+	CHECK(strstr(e.msg, "XDG_RUNTIME_DIR") != NULL);
 	st.st_uid = 1000;
 	st.st_mode = S_IFDIR | 0755;
-	CHECK_INT(record_dir_check("/r/dtrun", &st, 1000, why, sizeof(why)),
-	    -1);
-	CHECK(strstr(why, "/r/dtrun has mode 0755, not 0700") != NULL);
-	CHECK(strstr(why, "chmod 700 /r/dtrun") != NULL);
+	CHECK_INT(record_dir_check("/r/dtrun", &st, 1000, &e),
+	    DT_ERR_INVAL);
+	CHECK(strstr(e.msg, "/r/dtrun has mode 0755, not 0700") != NULL);
+	CHECK(strstr(e.msg, "chmod 700 /r/dtrun") != NULL);
 	st.st_mode = S_IFDIR | 0710;
-	CHECK_INT(record_dir_check("/r/dtrun", &st, 1000, why, sizeof(why)),
-	    -1);
+	CHECK_INT(record_dir_check("/r/dtrun", &st, 1000, &e),
+	    DT_ERR_INVAL);
 	st.st_mode = S_IFDIR | 01700;	/* sticky: no one else's bits */
-	CHECK_INT(record_dir_check("/r/dtrun", &st, 1000, why, sizeof(why)),
-	    0);
+	CHECK_INT(record_dir_check("/r/dtrun", &st, 1000, &e), 0);
 	st.st_mode = S_IFLNK | 0777;
-	CHECK_INT(record_dir_check("/r/dtrun", &st, 1000, why, sizeof(why)),
-	    -1);
-	CHECK(strstr(why, "not a directory but a symlink") != NULL);
+	CHECK_INT(record_dir_check("/r/dtrun", &st, 1000, &e),
+	    DT_ERR_INVAL);
+	CHECK(strstr(e.msg, "not a directory but a symlink") != NULL);
 	st.st_mode = S_IFREG | 0700;
-	CHECK_INT(record_dir_check("/r/dtrun", &st, 1000, why, sizeof(why)),
-	    -1);
+	CHECK_INT(record_dir_check("/r/dtrun", &st, 1000, &e),
+	    DT_ERR_INVAL);
 }

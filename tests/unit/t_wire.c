@@ -69,6 +69,18 @@ TEST(wire_frame_limits)
 	dt_wbuf_free(&b);
 }
 
+/* dt_be32 reads the order dt_wbuf_u32 writes, high bit included. */
+TEST(wire_be32_matches_the_writer)
+{
+	struct dt_wbuf	b;
+
+	dt_wbuf_init(&b);
+	dt_wbuf_u32(&b, UINT32_C(0x80a1b2c3));
+	CHECK(!b.oom);
+	CHECK(dt_be32(b.p) == UINT32_C(0x80a1b2c3));
+	dt_wbuf_free(&b);
+}
+
 TEST(wire_reader_underflow)
 {
 	struct dt_rbuf	r;
