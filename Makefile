@@ -28,9 +28,7 @@ WARN	:= -Wall -Wextra -Wshadow -Wpointer-arith -Wmissing-prototypes \
 	   -Wstrict-prototypes -Wno-unused-parameter
 CFLAGS	?=
 CFLAGS	+= $(OPT) -std=gnu11 $(WARN) $(WERROR) -fPIC -D_GNU_SOURCE \
-	   -DDT_VERSION='"$(VERSION)"' -Isrc -Isrc/common -Isrc/hostfile \
-	   -Isrc/rendezvous -Isrc/comm -Isrc/proto -Isrc/agent -Isrc/launcher -Isrc/util \
-	   $(PKG_CFLAGS)
+	   -DDT_VERSION='"$(VERSION)"' -Isrc $(PKG_CFLAGS)
 LDFLAGS	?=
 
 COMMON_SRC	:= $(wildcard src/common/*.c)

@@ -12,7 +12,7 @@ AGENT_FUZZ_SRC	:= $(wildcard src/proto/*.c) src/common/wire.c src/common/err.c \
 	    src/common/envfile.c src/common/environ.c src/common/iface.c \
 	    src/common/pack.c
 AGENT_FUZZ_CC	:= clang -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Isrc/common -Isrc/proto -Isrc/agent
+	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Isrc
 $(FUZZ_B)/fuzz-agent: fuzz/agent/fuzz_agentproto.c $(AGENT_FUZZ_SRC)
 	@mkdir -p $(dir $@)
 	$(AGENT_FUZZ_CC) -o $@ $^ -levent_core -llz4

@@ -16,7 +16,7 @@ FUZZ_RUNS	?= -1
 FUZZ_ARGS	?=
 FUZZ_FLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE \
-		   -Isrc/common -Isrc/hostfile -DHF_EXPAND_MAX=20000
+		   -Isrc -DHF_EXPAND_MAX=20000
 HF_FUZZ_LIB	:= $(HOSTFILE_SRC) src/common/err.c
 HF_FUZZ		:= hostfile range yaml
 

@@ -28,7 +28,7 @@ RDZV_FUZZ_SRC	:= fuzz/rdzv/fuzz_proto.c src/rendezvous/proto.c \
 $(FUZZ_B)/fuzz-rdzv: $(RDZV_FUZZ_SRC) src/rendezvous/proto.h src/common/wire.h
 	@mkdir -p $(dir $@)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=undefined -Isrc/common -Isrc/rendezvous \
+	    -fno-sanitize-recover=undefined -Isrc \
 	    -o $@ $(RDZV_FUZZ_SRC)
 fuzz-rdzv: $(FUZZ_B)/fuzz-rdzv
 	@mkdir -p $(FUZZ_B)/rdzv-corpus

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "err.h"
-#include "hostfile.h"
+#include "common/err.h"
+#include "hostfile/hostfile.h"
 
 #define BENCH_HOSTS	100000
 

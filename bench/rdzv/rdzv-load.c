@@ -30,11 +30,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "wire.h"
-#include "proto.h"
-#include "auth.h"
-#include "client.h"
+#include "common/err.h"
+#include "common/wire.h"
+#include "rendezvous/proto.h"
+#include "rendezvous/auth.h"
+#include "rendezvous/client.h"
 
 #define ID_KEY		"dtrun/nccl-id/0"
 

@@ -10,10 +10,10 @@
 
 #include <event2/buffer.h>
 
-#include "agentproto.h"
-#include "err.h"
-#include "pack.h"
-#include "wire.h"
+#include "proto/agentproto.h"
+#include "common/err.h"
+#include "common/pack.h"
+#include "common/wire.h"
 
 /* Re-encodes a decoded JOB and checks the round trip. */
 static void

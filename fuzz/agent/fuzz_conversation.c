@@ -29,7 +29,7 @@ static int	fuzz_chdir(const char *);
 #define kill(p, s)	fuzz_kill(p, s)
 #define chdir(d)	fuzz_chdir(d)
 
-#include "agent.c"
+#include "agent/agent.c"
 
 #undef kill
 #undef chdir

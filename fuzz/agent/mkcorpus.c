@@ -3,7 +3,7 @@
  * (into DIR, for fuzz-agent), and whole conversations with harness events
  * (into CONVDIR, for fuzz-agent-conv: see fuzz_conversation.c).
  *
- *	cc -D_GNU_SOURCE -Isrc/common -Isrc/proto -o /tmp/mkcorpus \
+ *	cc -D_GNU_SOURCE -Isrc -o /tmp/mkcorpus \
  *	    fuzz/agent/mkcorpus.c src/proto/agentproto.c src/proto/phase.c \
  *	    src/common/wire.c src/common/environ.c \
  *	    src/common/err.c src/common/envfile.c src/common/iface.c \
@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agentproto.h"
-#include "pack.h"
-#include "phase.h"
-#include "wire.h"
+#include "proto/agentproto.h"
+#include "common/pack.h"
+#include "proto/phase.h"
+#include "common/wire.h"
 
 /* Writes b's bytes to DIR/name and empties b. */
 static void

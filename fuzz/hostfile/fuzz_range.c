@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hostfile.h"
+#include "hostfile/hostfile.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "config.h"
+#include "hostfile/config.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

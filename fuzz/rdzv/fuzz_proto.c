@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "wire.h"
-#include "proto.h"
+#include "common/err.h"
+#include "common/wire.h"
+#include "rendezvous/proto.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "err.h"
-#include "wire.h"
-#include "proto.h"
+#include "common/err.h"
+#include "common/wire.h"
+#include "rendezvous/proto.h"
 
 int
 main(int argc, char **argv)

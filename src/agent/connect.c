@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "connect.h"
-#include "sock.h"
-#include "err.h"
-#include "mac.h"
-#include "sys.h"
-#include "wire.h"
+#include "agent/connect.h"
+#include "common/sock.h"
+#include "common/err.h"
+#include "common/mac.h"
+#include "common/sys.h"
+#include "common/wire.h"
 
 int
 ac_put_challenge(struct dt_wbuf *b, const uint8_t snonce[AC_NONCE_LEN])

@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire.h"
-#include "dtlimits.h"
+#include "common/wire.h"
+#include "common/dtlimits.h"
 
 #define AC_VERSION	1
 #define AC_NONCE_LEN	32

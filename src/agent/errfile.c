@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agentproto.h"
-#include "err.h"
-#include "errfile.h"
-#include "record.h"
+#include "proto/agentproto.h"
+#include "common/err.h"
+#include "agent/errfile.h"
+#include "agent/record.h"
 
 /*
  * The files lie beside the job records, in the owner-only record

@@ -30,16 +30,16 @@
 
 #include <event2/event.h>
 
-#include "dtlimits.h"
-#include "envfile.h"
-#include "environ.h"
-#include "err.h"
-#include "hostcheck.h"
-#include "iface.h"
-#include "procs.h"
-#include "setup.h"
-#include "sys.h"
-#include "wire.h"
+#include "common/dtlimits.h"
+#include "common/envfile.h"
+#include "common/environ.h"
+#include "common/err.h"
+#include "agent/hostcheck.h"
+#include "common/iface.h"
+#include "agent/procs.h"
+#include "agent/setup.h"
+#include "common/sys.h"
+#include "common/wire.h"
 
 extern char **environ;
 

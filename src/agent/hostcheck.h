@@ -31,7 +31,7 @@
 
 #include <stddef.h>
 
-#include "agentproto.h"
+#include "proto/agentproto.h"
 
 struct dt_err;
 struct event_base;

@@ -29,8 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "keeper.h"
-#include "procs.h"
+#include "agent/keeper.h"
+#include "agent/procs.h"
 
 /* 100 ms each: how long a child we cannot kill holds the keeper (30 s). */
 #define KEEPER_ROUNDS	300

@@ -36,13 +36,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dtlimits.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "killjob.h"
-#include "log.h"
-#include "procs.h"
-#include "record.h"
+#include "common/dtlimits.h"
+#include "common/err.h"
+#include "common/exitcodes.h"
+#include "agent/killjob.h"
+#include "common/log.h"
+#include "agent/procs.h"
+#include "agent/record.h"
 
 /* True if pid is alive and is the process that was recorded (ours). */
 static int

@@ -15,16 +15,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "killjob.h"
-#include "keeper.h"
-#include "errfile.h"
-#include "record.h"
-#include "connect.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "log.h"
-#include "agentproto.h"
+#include "agent/agent.h"
+#include "agent/killjob.h"
+#include "agent/keeper.h"
+#include "agent/errfile.h"
+#include "agent/record.h"
+#include "agent/connect.h"
+#include "common/err.h"
+#include "common/exitcodes.h"
+#include "common/log.h"
+#include "proto/agentproto.h"
 
 #define CONNECT_TIMEOUT_MS	60000
 

@@ -20,10 +20,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "procs.h"
-#include "dtlimits.h"
-#include "err.h"
-#include "exitcodes.h"
+#include "agent/procs.h"
+#include "common/dtlimits.h"
+#include "common/err.h"
+#include "common/exitcodes.h"
 
 pid_t
 spawn_rank(const char *path, char *const argv[], char *const envp[],

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "procs.h"
-#include "record.h"
+#include "common/err.h"
+#include "agent/procs.h"
+#include "agent/record.h"
 
 struct record {
 	char	 path[512];

@@ -19,9 +19,9 @@
 
 #include <event2/event.h>
 
-#include "err.h"
-#include "procs.h"
-#include "setup.h"
+#include "common/err.h"
+#include "agent/procs.h"
+#include "agent/setup.h"
 
 /* One of the setup's pipes. */
 struct spipe {

@@ -30,9 +30,9 @@
 
 #include <event2/event.h>
 
-#include "agentproto.h"
-#include "procs.h"
-#include "stacks.h"
+#include "proto/agentproto.h"
+#include "agent/procs.h"
+#include "agent/stacks.h"
 
 extern char **environ;
 

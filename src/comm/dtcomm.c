@@ -11,12 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "proto.h"
-#include "auth.h"
-#include "client.h"
-#include "dtcomm.h"
-#include "dtnccl.h"
+#include "common/err.h"
+#include "rendezvous/proto.h"
+#include "rendezvous/auth.h"
+#include "rendezvous/client.h"
+#include "comm/dtcomm.h"
+#include "comm/dtnccl.h"
 
 #define DEFAULT_TIMEOUT		1800.0		/* seconds, as TCPStore's */
 #define MAX_NCCL_IDS		1024

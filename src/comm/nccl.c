@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "dtcomm.h"
-#include "dtnccl.h"
+#include "common/err.h"
+#include "comm/dtcomm.h"
+#include "comm/dtnccl.h"
 
 /* ncclUniqueId, passed by value to ncclCommInitRank. */
 typedef struct {

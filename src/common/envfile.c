@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "envfile.h"
+#include "common/envfile.h"
 
 #define QUOTE	40	/* characters of a bad line quoted in a message */
 

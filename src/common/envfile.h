@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "err.h"
+#include "common/err.h"
 
 #define ENVFILE_MAX	(16 * 1024 * 1024)	/* bytes of one file */
 

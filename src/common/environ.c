@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "environ.h"
-#include "err.h"
+#include "common/environ.h"
+#include "common/err.h"
 
 size_t
 dt_env_namelen(const char *kv)

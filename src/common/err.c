@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "err.h"
+#include "common/err.h"
 
 void
 dt_err_clear(struct dt_err *e)

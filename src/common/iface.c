@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "iface.h"
+#include "common/err.h"
+#include "common/iface.h"
 
 /* Interfaces other hosts do not reach us through. */
 static const char *const virtual_prefixes[] = {

@@ -22,11 +22,11 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "err.h"
-#include "link.h"
-#include "pack.h"
-#include "sys.h"
-#include "wire.h"
+#include "common/err.h"
+#include "common/link.h"
+#include "common/pack.h"
+#include "common/sys.h"
+#include "common/wire.h"
 
 struct link {
 	struct event_base *base;

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "common/log.h"
 
 int		 log_level;
 void		(*log_hook)(void);

@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "mac.h"
-#include "wire.h"
+#include "common/mac.h"
+#include "common/wire.h"
 
 static const uint32_t K[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,

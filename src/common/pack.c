@@ -7,9 +7,9 @@
 #include <event2/buffer.h>
 #include <lz4.h>
 
-#include "err.h"
-#include "pack.h"
-#include "wire.h"
+#include "common/err.h"
+#include "common/pack.h"
+#include "common/wire.h"
 
 int
 pack_frames(struct dt_wbuf *b, const void *p, size_t n, size_t max)

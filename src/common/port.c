@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "port.h"
+#include "common/port.h"
 
 /* Binds a TCP socket to an ephemeral port; returns the fd (port in *port) or -1. */
 static int

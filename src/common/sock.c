@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "sock.h"
+#include "common/sock.h"
 
 /* A non-blocking, close-on-exec socket for ai; -1 with errno. */
 static int

@@ -4,7 +4,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 
-#include "sys.h"
+#include "common/sys.h"
 
 /* Buffers below this come from the heap: an OUTPUT frame's chain is 128 KiB. */
 #define DT_MMAP_MIN	(4 * 1024 * 1024)

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "wire.h"
+#include "common/err.h"
+#include "common/wire.h"
 
 void
 dt_wbuf_init(struct dt_wbuf *b)

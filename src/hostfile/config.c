@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "hf_impl.h"
-#include "hosts.h"
-#include "ynode.h"
+#include "hostfile/config.h"
+#include "hostfile/hf_impl.h"
+#include "hostfile/hosts.h"
+#include "hostfile/ynode.h"
 
 #define CF_QUOTE	60	/* characters of a value quoted in messages */
 

@@ -27,8 +27,8 @@
 
 #include <stddef.h>
 
-#include "err.h"
-#include "hostfile.h"
+#include "common/err.h"
+#include "hostfile/hostfile.h"
 
 /* One field each; hf_config.set has bit 1 << HF_C_* when it was given. */
 enum hf_cfield {

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hf_impl.h"
-#include "hosts.h"
+#include "hostfile/hf_impl.h"
+#include "hostfile/hosts.h"
 
 #define IDS_WORDS	(HF_SLOTS_MAX / 64)
 

@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-#include "err.h"
-#include "hostfile.h"
+#include "common/err.h"
+#include "hostfile/hostfile.h"
 
 #define HFI_NOTES_MAX	100	/* notes kept; later ones are counted */
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hf_impl.h"
-#include "hosts.h"
+#include "hostfile/hf_impl.h"
+#include "hostfile/hosts.h"
 
 #define ENTRY_QUOTE	60	/* characters of an entry quoted in messages */
 #define USER_MAX	64

@@ -52,8 +52,8 @@
 
 #include <stddef.h>
 
-#include "dtlimits.h"
-#include "err.h"
+#include "common/dtlimits.h"
+#include "common/err.h"
 
 #ifndef HF_EXPAND_MAX		/* the fuzz targets build with a smaller one */
 #define HF_EXPAND_MAX	1000000	/* names from one pattern, list or file */

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hf_impl.h"
-#include "hosts.h"
+#include "hostfile/hf_impl.h"
+#include "hostfile/hosts.h"
 
 void
 hf_hosts_init(struct hf_hosts *hs)

@@ -2,7 +2,7 @@
 #ifndef DT_HF_HOSTS_H
 #define DT_HF_HOSTS_H
 
-#include "hostfile.h"
+#include "hostfile/hostfile.h"
 
 /*
  * Adds host name[0..len) with the other fields of t (user is copied, file

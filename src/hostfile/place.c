@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hf_impl.h"
-#include "hosts.h"
+#include "hostfile/hf_impl.h"
+#include "hostfile/hosts.h"
 
 /* The counts a placement works out before it makes ranks. */
 struct place_counts {

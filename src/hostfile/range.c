@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hf_impl.h"
+#include "hostfile/hf_impl.h"
 
 #define RANGE_DIGITS	18	/* digits in one bound */
 #define QUOTE_MAX	80	/* pattern characters quoted in a message */

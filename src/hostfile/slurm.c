@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hf_impl.h"
-#include "hosts.h"
+#include "hostfile/hf_impl.h"
+#include "hostfile/hosts.h"
 
 #define NODELIST	"SLURM_JOB_NODELIST"
 #define TASKS		"SLURM_TASKS_PER_NODE"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hf_impl.h"
+#include "hostfile/hf_impl.h"
 
 #define CLOSEST_LEN	64	/* longer words get no suggestion */
 

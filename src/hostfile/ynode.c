@@ -9,8 +9,8 @@
 
 #include <yaml.h>
 
-#include "hf_impl.h"
-#include "ynode.h"
+#include "hostfile/hf_impl.h"
+#include "hostfile/ynode.h"
 
 /* An anchor and the node it names. */
 struct yn_anchor {

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "err.h"
+#include "common/err.h"
 
 #define YN_SCALAR	0
 #define YN_SEQ		1

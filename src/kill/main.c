@@ -13,12 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "exitcodes.h"
-#include "killjob.h"
-#include "log.h"
-#include "opttable.h"
-#include "strv.h"
+#include "agent/agent.h"
+#include "common/exitcodes.h"
+#include "agent/killjob.h"
+#include "common/log.h"
+#include "launcher/opttable.h"
+#include "util/strv.h"
 
 /* Before the option list (the tables below). */
 static const char usage_head[] =

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agentbin.h"
-#include "err.h"
-#include "agentproto.h"
-#include "xmalloc.h"
+#include "launcher/agentbin.h"
+#include "common/err.h"
+#include "proto/agentproto.h"
+#include "util/xmalloc.h"
 
 int
 agentbin_path(char *buf, size_t len, struct dt_err *e)

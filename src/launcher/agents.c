@@ -8,15 +8,15 @@
 
 #include <event2/event.h>
 
-#include "agentproto.h"
-#include "agents.h"
-#include "cli.h"
-#include "exitcodes.h"
-#include "link.h"
-#include "log.h"
-#include "plan.h"
-#include "wire.h"
-#include "xmalloc.h"
+#include "proto/agentproto.h"
+#include "launcher/agents.h"
+#include "launcher/cli.h"
+#include "common/exitcodes.h"
+#include "common/link.h"
+#include "common/log.h"
+#include "launcher/plan.h"
+#include "common/wire.h"
+#include "util/xmalloc.h"
 
 struct job_scope {
 	struct event_base	*base;

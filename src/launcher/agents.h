@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "phase.h"
+#include "proto/phase.h"
 
 struct dt_err;
 struct dt_wbuf;

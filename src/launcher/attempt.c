@@ -5,19 +5,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attempt.h"
-#include "cli.h"
-#include "netplan.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "jobend.h"
-#include "log.h"
-#include "output.h"
-#include "plan.h"
-#include "port.h"
-#include "ranks.h"
-#include "status.h"
-#include "sync.h"
+#include "launcher/attempt.h"
+#include "launcher/cli.h"
+#include "launcher/netplan.h"
+#include "common/err.h"
+#include "common/exitcodes.h"
+#include "launcher/jobend.h"
+#include "common/log.h"
+#include "launcher/output.h"
+#include "launcher/plan.h"
+#include "common/port.h"
+#include "launcher/ranks.h"
+#include "launcher/status.h"
+#include "launcher/sync.h"
 
 /*
  * A fresh MASTER_PORT (and MXNet's root port) for a restart: the last

@@ -8,12 +8,12 @@
 #ifndef DT_ATTEMPT_H
 #define DT_ATTEMPT_H
 
-#include "check.h"
-#include "envctx.h"
-#include "jobmsg.h"
-#include "jobrdzv.h"
-#include "signals.h"
-#include "stackask.h"
+#include "launcher/check.h"
+#include "launcher/envctx.h"
+#include "launcher/jobmsg.h"
+#include "launcher/jobrdzv.h"
+#include "launcher/signals.h"
+#include "launcher/stackask.h"
 
 struct event_base;
 struct job_attempt;

@@ -15,16 +15,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agentbin.h"
-#include "child.h"
-#include "err.h"
-#include "job.h"
-#include "link.h"
-#include "log.h"
-#include "plan.h"
-#include "procs.h"
-#include "agentproto.h"
-#include "xmalloc.h"
+#include "launcher/agentbin.h"
+#include "launcher/child.h"
+#include "common/err.h"
+#include "launcher/job.h"
+#include "common/link.h"
+#include "common/log.h"
+#include "launcher/plan.h"
+#include "agent/procs.h"
+#include "proto/agentproto.h"
+#include "util/xmalloc.h"
 
 extern char **environ;
 

@@ -17,20 +17,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "cli.h"
-#include "environ.h"
-#include "err.h"
-#include "iface.h"
-#include "agentproto.h"
-#include "agents.h"
-#include "log.h"
-#include "plan.h"
-#include "strv.h"
-#include "sync.h"
-#include "sys.h"
-#include "wire.h"
-#include "xmalloc.h"
+#include "launcher/check.h"
+#include "launcher/cli.h"
+#include "common/environ.h"
+#include "common/err.h"
+#include "common/iface.h"
+#include "proto/agentproto.h"
+#include "launcher/agents.h"
+#include "common/log.h"
+#include "launcher/plan.h"
+#include "util/strv.h"
+#include "launcher/sync.h"
+#include "common/sys.h"
+#include "common/wire.h"
+#include "util/xmalloc.h"
 
 /* One host's answers. */
 struct chost {

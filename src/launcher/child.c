@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "child.h"
+#include "launcher/child.h"
 
 /* Starts path as child.h says: own group, clean signals, given fds. */
 int

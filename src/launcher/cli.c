@@ -16,17 +16,17 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "envfile.h"
-#include "wire.h"
-#include "dtlimits.h"
-#include "err.h"
-#include "fwname.h"
-#include "iface.h"
-#include "peerflags.h"
-#include "opttable.h"
-#include "prefix.h"
-#include "xmalloc.h"
+#include "launcher/cli.h"
+#include "common/envfile.h"
+#include "common/wire.h"
+#include "common/dtlimits.h"
+#include "common/err.h"
+#include "launcher/fwname.h"
+#include "common/iface.h"
+#include "launcher/peerflags.h"
+#include "launcher/opttable.h"
+#include "launcher/prefix.h"
+#include "util/xmalloc.h"
 
 /* --help before the option list (opt_table's) and after it. */
 static const char cli_usage_head[] =

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include "opts.h"
+#include "launcher/opts.h"
 
 struct dt_err;
 

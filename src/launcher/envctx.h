@@ -8,8 +8,8 @@
 #ifndef DT_ENVCTX_H
 #define DT_ENVCTX_H
 
-#include "fwname.h"
-#include "plan.h"
+#include "launcher/fwname.h"
+#include "launcher/plan.h"
 
 struct opts;
 

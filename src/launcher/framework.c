@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "envctx.h"
-#include "err.h"
-#include "framework.h"
-#include "plan.h"
-#include "strv.h"
-#include "xmalloc.h"
+#include "launcher/envctx.h"
+#include "common/err.h"
+#include "launcher/framework.h"
+#include "launcher/plan.h"
+#include "util/strv.h"
+#include "util/xmalloc.h"
 
 /* What each framework adds, by its FW_* bit (fwname.h names them). */
 struct fw {

@@ -10,7 +10,7 @@
 
 struct strv;
 
-#include "envctx.h"
+#include "launcher/envctx.h"
 
 
 /* Appends the variables the frameworks of c share on host h. */

@@ -4,8 +4,8 @@
  */
 #include <string.h>
 
-#include "err.h"
-#include "fwname.h"
+#include "common/err.h"
+#include "launcher/fwname.h"
 
 struct fwname {
 	const char	*name;

@@ -4,11 +4,11 @@
  */
 #include <stdlib.h>
 
-#include "agentproto.h"
-#include "agents.h"
-#include "err.h"
-#include "hostframe.h"
-#include "phase.h"
+#include "proto/agentproto.h"
+#include "launcher/agents.h"
+#include "common/err.h"
+#include "launcher/hostframe.h"
+#include "proto/phase.h"
 
 /* The frames that carry a struct: decode, hand over, free. */
 static int

@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "agents.h"
-#include "jobend.h"
+#include "launcher/agents.h"
+#include "launcher/jobend.h"
 
 struct job;
 struct opts;

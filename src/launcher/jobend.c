@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agentproto.h"
-#include "cli.h"
-#include "exitcodes.h"
-#include "jobend.h"
-#include "log.h"
-#include "strv.h"
+#include "proto/agentproto.h"
+#include "launcher/cli.h"
+#include "common/exitcodes.h"
+#include "launcher/jobend.h"
+#include "common/log.h"
+#include "util/strv.h"
 
 void
 job_attempt_free(struct job_attempt *a)

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "rootcause.h"
-#include "status.h"
+#include "launcher/rootcause.h"
+#include "launcher/status.h"
 
 struct ap_exit;
 struct opts;

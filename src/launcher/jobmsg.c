@@ -5,21 +5,21 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agentproto.h"
-#include "agents.h"
-#include "cli.h"
-#include "dtlimits.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "framework.h"
-#include "jobmsg.h"
-#include "log.h"
-#include "netplan.h"
-#include "rankenv.h"
-#include "plan.h"
-#include "strv.h"
-#include "sync.h"
-#include "wire.h"
+#include "proto/agentproto.h"
+#include "launcher/agents.h"
+#include "launcher/cli.h"
+#include "common/dtlimits.h"
+#include "common/err.h"
+#include "common/exitcodes.h"
+#include "launcher/framework.h"
+#include "launcher/jobmsg.h"
+#include "common/log.h"
+#include "launcher/netplan.h"
+#include "launcher/rankenv.h"
+#include "launcher/plan.h"
+#include "util/strv.h"
+#include "launcher/sync.h"
+#include "common/wire.h"
 
 /* Every plan's ranks fit what an agent takes for one host. */
 _Static_assert(AP_MAX_RANKS >= HF_RANKS_MAX, "AP_MAX_RANKS < HF_RANKS_MAX");

@@ -6,14 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "envctx.h"
-#include "err.h"
-#include "jobrdzv.h"
-#include "log.h"
-#include "plan.h"
-#include "server.h"
-#include "xmalloc.h"
+#include "launcher/cli.h"
+#include "launcher/envctx.h"
+#include "common/err.h"
+#include "launcher/jobrdzv.h"
+#include "common/log.h"
+#include "launcher/plan.h"
+#include "rendezvous/server.h"
+#include "util/xmalloc.h"
 
 /* Some rank joined, not all in time. */
 static void

@@ -7,7 +7,7 @@
 #ifndef DT_JOBRDZV_H
 #define DT_JOBRDZV_H
 
-#include "auth.h"
+#include "rendezvous/auth.h"
 
 struct dt_err;
 struct env_ctx;

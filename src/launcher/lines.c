@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "lines.h"
+#include "common/err.h"
+#include "launcher/lines.h"
 
 /* A buffer bigger than this is freed once its line is done: a huge line must not pin it. */
 #define LINES_KEEP	(64 * 1024)

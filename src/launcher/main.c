@@ -9,18 +9,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agents.h"
-#include "cli.h"
-#include "netplan.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "job.h"
-#include "log.h"
-#include "plan.h"
-#include "restart.h"
-#include "signals.h"
-#include "sync.h"
-#include "sys.h"
+#include "launcher/agents.h"
+#include "launcher/cli.h"
+#include "launcher/netplan.h"
+#include "common/err.h"
+#include "common/exitcodes.h"
+#include "launcher/job.h"
+#include "common/log.h"
+#include "launcher/plan.h"
+#include "launcher/restart.h"
+#include "launcher/signals.h"
+#include "launcher/sync.h"
+#include "common/sys.h"
 
 /* Makes a unique job id into buf. */
 static void

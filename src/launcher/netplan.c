@@ -11,16 +11,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agentproto.h"
-#include "cli.h"
-#include "err.h"
-#include "iface.h"
-#include "log.h"
-#include "netplan.h"
-#include "plan.h"
-#include "port.h"
-#include "rankenv.h"
-#include "xmalloc.h"
+#include "proto/agentproto.h"
+#include "launcher/cli.h"
+#include "common/err.h"
+#include "common/iface.h"
+#include "common/log.h"
+#include "launcher/netplan.h"
+#include "launcher/plan.h"
+#include "common/port.h"
+#include "launcher/rankenv.h"
+#include "util/xmalloc.h"
 
 /*
  * A job on this machine alone: the loopback, or --iface (its items for

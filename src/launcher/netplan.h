@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "envctx.h"
+#include "launcher/envctx.h"
 
 struct ap_iface;
 struct dt_err;

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dtlimits.h"
-#include "sshconf.h"
+#include "common/dtlimits.h"
+#include "launcher/sshconf.h"
 
 struct dt_err;
 

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opttable.h"
-#include "peerflags.h"
-#include "xmalloc.h"
+#include "launcher/opttable.h"
+#include "launcher/peerflags.h"
+#include "util/xmalloc.h"
 
 /* Short names for the table's columns, gone after it. */
 #define V	OPTA_VALUE

@@ -30,13 +30,13 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "err.h"
-#include "lines.h"
-#include "log.h"
-#include "output.h"
-#include "prefix.h"
-#include "status.h"
-#include "xmalloc.h"
+#include "common/err.h"
+#include "launcher/lines.h"
+#include "common/log.h"
+#include "launcher/output.h"
+#include "launcher/prefix.h"
+#include "launcher/status.h"
+#include "util/xmalloc.h"
 
 #define SINK_HIGH	(4 * 1024 * 1024)
 #define SINK_LOW	(1024 * 1024)

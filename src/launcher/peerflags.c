@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "opts.h"
-#include "peerflags.h"
-#include "xmalloc.h"
+#include "common/err.h"
+#include "launcher/opts.h"
+#include "launcher/peerflags.h"
+#include "util/xmalloc.h"
 
 /* Keeps a note for plan_build to print; past the room, the first ones stay. */
 static void

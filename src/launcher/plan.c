@@ -7,16 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opts.h"
-#include "config.h"
-#include "err.h"
-#include "hostfile.h"
-#include "log.h"
-#include "peerflags.h"
-#include "plan.h"
-#include "strv.h"
-#include "xmalloc.h"
-#include "yamlopts.h"
+#include "launcher/opts.h"
+#include "hostfile/config.h"
+#include "common/err.h"
+#include "hostfile/hostfile.h"
+#include "common/log.h"
+#include "launcher/peerflags.h"
+#include "launcher/plan.h"
+#include "util/strv.h"
+#include "util/xmalloc.h"
+#include "launcher/yamlopts.h"
 
 /*
  * Gathers the hosts: -H/--hostfile, else engine.yaml's, else the Slurm

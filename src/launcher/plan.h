@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "config.h"
-#include "hostfile.h"
+#include "hostfile/config.h"
+#include "hostfile/hostfile.h"
 
 struct dt_err;
 struct opts;

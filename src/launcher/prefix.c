@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "err.h"
-#include "prefix.h"
+#include "common/err.h"
+#include "launcher/prefix.h"
 
 int
 prefix_check(const char *fmt, struct dt_err *e)

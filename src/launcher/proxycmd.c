@@ -23,12 +23,12 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "child.h"
-#include "err.h"
-#include "log.h"
-#include "proxycmd.h"
-#include "sys.h"
-#include "xmalloc.h"
+#include "launcher/child.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "launcher/proxycmd.h"
+#include "common/sys.h"
+#include "util/xmalloc.h"
 
 extern char	**environ;
 

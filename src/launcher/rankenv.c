@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "environ.h"
-#include "framework.h"
-#include "hostfile.h"
-#include "plan.h"
-#include "rankenv.h"
-#include "strv.h"
+#include "launcher/cli.h"
+#include "common/environ.h"
+#include "launcher/framework.h"
+#include "hostfile/hostfile.h"
+#include "launcher/plan.h"
+#include "launcher/rankenv.h"
+#include "util/strv.h"
 
 /* True if the user set name: in dtrun's environment or with -x. */
 int

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "envctx.h"
+#include "launcher/envctx.h"
 
 struct opts;
 struct strv;

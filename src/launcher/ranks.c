@@ -3,9 +3,9 @@
  */
 #include <stdlib.h>
 
-#include "ranks.h"
-#include "rootcause.h"
-#include "xmalloc.h"
+#include "launcher/ranks.h"
+#include "launcher/rootcause.h"
+#include "util/xmalloc.h"
 
 enum rank_state { R_WAITING, R_RUNNING, R_EXITED };
 

@@ -22,8 +22,8 @@
 
 #include <event2/event.h>
 
-#include "resolve.h"
-#include "xmalloc.h"
+#include "launcher/resolve.h"
+#include "util/xmalloc.h"
 
 struct resolve {
 	char		*host, *port;

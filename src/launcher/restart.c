@@ -19,17 +19,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "job.h"
-#include "log.h"
-#include "plan.h"
-#include "record.h"
-#include "restart.h"
-#include "signals.h"
-#include "sys.h"
-#include "xmalloc.h"
+#include "launcher/cli.h"
+#include "common/err.h"
+#include "common/exitcodes.h"
+#include "launcher/job.h"
+#include "common/log.h"
+#include "launcher/plan.h"
+#include "agent/record.h"
+#include "launcher/restart.h"
+#include "launcher/signals.h"
+#include "common/sys.h"
+#include "util/xmalloc.h"
 
 /* What the summary says of one attempt. */
 struct restart_log {

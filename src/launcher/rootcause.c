@@ -10,10 +10,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "agentproto.h"
-#include "rootcause.h"
-#include "strv.h"
-#include "xmalloc.h"
+#include "proto/agentproto.h"
+#include "launcher/rootcause.h"
+#include "util/strv.h"
+#include "util/xmalloc.h"
 
 struct rootcause {
 	char		*path;

@@ -10,10 +10,10 @@
 
 #include <event2/event.h>
 
-#include "cli.h"
-#include "log.h"
-#include "signals.h"
-#include "xmalloc.h"
+#include "launcher/cli.h"
+#include "common/log.h"
+#include "launcher/signals.h"
+#include "util/xmalloc.h"
 
 struct signals {
 	struct signals_cbs	 cb;

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "ssh2lib.h"
+#include "launcher/ssh2lib.h"
 
 struct ssh2lib	ssh2lib;
 

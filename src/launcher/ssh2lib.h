@@ -14,7 +14,7 @@
 
 #include <libssh2.h>
 
-#include "err.h"
+#include "common/err.h"
 
 /* What dlopen asks for, and the Debian package that ships it. */
 #define SSH2LIB_SONAME	"libssh2.so.1"

@@ -14,12 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "log.h"
-#include "ssh2lib.h"
-#include "sshauth.h"
-#include "sshconf.h"
-#include "xmalloc.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "launcher/ssh2lib.h"
+#include "launcher/sshauth.h"
+#include "launcher/sshconf.h"
+#include "util/xmalloc.h"
 
 struct sshauth {
 	const struct ssh_target	*t;

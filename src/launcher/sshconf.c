@@ -14,10 +14,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "dtlimits.h"
-#include "err.h"
-#include "sshconf.h"
-#include "xmalloc.h"
+#include "common/dtlimits.h"
+#include "common/err.h"
+#include "launcher/sshconf.h"
+#include "util/xmalloc.h"
 
 /* Options that change how ssh connects, which dtrun cannot honour. */
 static const char *const unsupported[] = {

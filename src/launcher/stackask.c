@@ -17,17 +17,17 @@
 
 #include <event2/event.h>
 
-#include "agentproto.h"
-#include "agents.h"
-#include "cli.h"
-#include "log.h"
-#include "plan.h"
-#include "ranks.h"
-#include "stackask.h"
-#include "stackrep.h"
-#include "sys.h"
-#include "wire.h"
-#include "xmalloc.h"
+#include "proto/agentproto.h"
+#include "launcher/agents.h"
+#include "launcher/cli.h"
+#include "common/log.h"
+#include "launcher/plan.h"
+#include "launcher/ranks.h"
+#include "launcher/stackask.h"
+#include "launcher/stackrep.h"
+#include "common/sys.h"
+#include "common/wire.h"
+#include "util/xmalloc.h"
 
 #define STK_WAIT_S	250		/* a report waits for agents at most
 					   this long without a stack coming:

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stackrep.h"
+#include "launcher/stackrep.h"
 
 #define PICK_HEAD	"== process "
 #define PICK_INNER	2	/* innermost frames a wait or read is sought in */

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agentproto.h"
-#include "stackrep.h"
+#include "proto/agentproto.h"
+#include "launcher/stackrep.h"
 
 #define SHOW_FRAMES	8	/* frames of a signature shown in a line */
 

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "status.h"
-#include "xmalloc.h"
+#include "common/log.h"
+#include "launcher/status.h"
+#include "util/xmalloc.h"
 
 struct status {
 	int	 on;		/* drawing: a terminal, not -q, not done */

@@ -27,16 +27,16 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "child.h"
-#include "cli.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "log.h"
-#include "plan.h"
-#include "sshconf.h"
-#include "strv.h"
-#include "sync.h"
-#include "xmalloc.h"
+#include "launcher/child.h"
+#include "launcher/cli.h"
+#include "common/err.h"
+#include "common/exitcodes.h"
+#include "common/log.h"
+#include "launcher/plan.h"
+#include "launcher/sshconf.h"
+#include "util/strv.h"
+#include "launcher/sync.h"
+#include "util/xmalloc.h"
 
 extern char **environ;
 

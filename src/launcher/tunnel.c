@@ -20,10 +20,10 @@
 
 #include <event2/event.h>
 
-#include "err.h"
-#include "ssh2lib.h"
-#include "tunnel.h"
-#include "xmalloc.h"
+#include "common/err.h"
+#include "launcher/ssh2lib.h"
+#include "launcher/tunnel.h"
+#include "util/xmalloc.h"
 
 #define TUNNEL_BUF	(32 * 1024)
 

@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "config.h"
-#include "err.h"
-#include "log.h"
-#include "prefix.h"
-#include "yamlopts.h"
-#include "xmalloc.h"
+#include "launcher/cli.h"
+#include "hostfile/config.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "launcher/prefix.h"
+#include "launcher/yamlopts.h"
+#include "util/xmalloc.h"
 
 /* Joins engine.yaml's commands into one "sh -c" word: run in order, stop at the first failure. */
 static void

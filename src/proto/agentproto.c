@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "agentproto.h"
-#include "pack.h"
+#include "common/err.h"
+#include "proto/agentproto.h"
+#include "common/pack.h"
 
 _Static_assert(AP_PACKED == PACK_TYPE, "PACKED is the link's frame type");
 

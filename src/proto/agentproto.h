@@ -74,8 +74,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire.h"
-#include "dtlimits.h"
+#include "common/wire.h"
+#include "common/dtlimits.h"
 
 /*
  * Bumped whenever a message changes or a frame type is added (and

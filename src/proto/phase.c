@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agentproto.h"
-#include "err.h"
-#include "phase.h"
+#include "proto/agentproto.h"
+#include "common/err.h"
+#include "proto/phase.h"
 
 #define H(p)	(1u << (p))
 #define HP_ALL	(H(HP_REACHING) | H(HP_CONNECTED) | H(HP_PREPARED))

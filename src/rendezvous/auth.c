@@ -7,9 +7,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "err.h"
-#include "auth.h"
-#include "mac.h"
+#include "common/err.h"
+#include "rendezvous/auth.h"
+#include "common/mac.h"
 
 /* Domain-separation labels: a worker's MAC can never pass as the server's. */
 static const char	label_worker[] = "dtrun-rdzv-1 worker";

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto.h"
-#include "dtlimits.h"
+#include "rendezvous/proto.h"
+#include "common/dtlimits.h"
 
 #define RDZV_SECRET_MIN		DT_SECRET_MIN	/* bytes (128 bits): shorter is refused */
 #define RDZV_SECRET_LEN		DT_SECRET_LEN	/* bytes made by rdzv_auth_secret */

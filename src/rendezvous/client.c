@@ -17,14 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dtlimits.h"
-#include "err.h"
-#include "wire.h"
-#include "proto.h"
-#include "auth.h"
-#include "client.h"
-#include "sock.h"
-#include "sys.h"
+#include "common/dtlimits.h"
+#include "common/err.h"
+#include "common/wire.h"
+#include "rendezvous/proto.h"
+#include "rendezvous/auth.h"
+#include "rendezvous/client.h"
+#include "common/sock.h"
+#include "common/sys.h"
 
 struct rdzv_client {
 	int		 fd;

@@ -6,9 +6,9 @@
  */
 #include <string.h>
 
-#include "err.h"
-#include "wire.h"
-#include "proto.h"
+#include "common/err.h"
+#include "common/wire.h"
+#include "rendezvous/proto.h"
 
 /* The kinds of field a message is made of. */
 enum field {

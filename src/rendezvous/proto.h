@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dtlimits.h"
-#include "wire.h"
+#include "common/dtlimits.h"
+#include "common/wire.h"
 
 #define RDZV_VERSION	1
 #define RDZV_MAGIC	0x44545a56u	/* "DTZV" */

@@ -25,15 +25,15 @@
 
 #include <event2/event.h>
 
-#include "dtlimits.h"
-#include "err.h"
-#include "wire.h"
-#include "proto.h"
-#include "auth.h"
-#include "store.h"
-#include "server.h"
-#include "sock.h"
-#include "sys.h"
+#include "common/dtlimits.h"
+#include "common/err.h"
+#include "common/wire.h"
+#include "rendezvous/proto.h"
+#include "rendezvous/auth.h"
+#include "rendezvous/store.h"
+#include "rendezvous/server.h"
+#include "common/sock.h"
+#include "common/sys.h"
 
 #define IN_FIRST	512			/* first input buffer size */
 #define OUT_HIGH	(64 * 1024)		/* stop handling input above this */

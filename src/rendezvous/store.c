@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "store.h"
+#include "common/err.h"
+#include "rendezvous/store.h"
 
 struct node {
 	struct rdzv_item	 it;

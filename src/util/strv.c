@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strv.h"
-#include "xmalloc.h"
+#include "util/strv.h"
+#include "util/xmalloc.h"
 
 /* Appends s (taking ownership), keeping the vector NULL-terminated. */
 static void

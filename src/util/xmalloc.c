@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "xmalloc.h"
-#include "exitcodes.h"
+#include "util/xmalloc.h"
+#include "common/exitcodes.h"
 
 static void
 oom(void)

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "connect.h"
-#include "err.h"
+#include "agent/connect.h"
+#include "common/err.h"
 
 int
 main(int argc, char **argv)

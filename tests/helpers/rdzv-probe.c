@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dtcomm.h"
+#include "comm/dtcomm.h"
 
 /* Prints a failed call and exits with code. */
 static void

@@ -25,9 +25,9 @@
 
 #include <event2/event.h>
 
-#include "err.h"
-#include "auth.h"
-#include "server.h"
+#include "common/err.h"
+#include "rendezvous/auth.h"
+#include "rendezvous/server.h"
 
 struct serve {
 	struct event_base	*base;

@@ -4,8 +4,9 @@
 # shrink), libraries never use the allocators that exit, secrets are
 # wiped with explicit_bzero, never memset (which the compiler may drop),
 # no type name means two things, each floor of src/ includes only the
-# floors below it, no two modules need each other, and every function a
-# header declares is used outside the file that defines it.
+# floors below it (and names them: "proto/phase.h"), no two modules need
+# each other, and every function a header declares is used outside the
+# file that defines it.
 . "$(dirname "$0")/lib.sh"
 
 FUNC_MAX=120
@@ -109,6 +110,27 @@ test_expect_success 'each floor of src/ includes only the floors below it' '
 		bad = 1
 	}
 	END { exit bad }" "$TRASH/floors" inc
+'
+
+# "FILE HEADER" for every #include "x.h" without its folder, where some
+# src/DIR/x.h exists: it should say "DIR/x.h", so a reader (and the floor
+# rule above) sees where it comes from.
+bare_includes() {
+	(cd "$SRC" && find src tests/unit tests/helpers fuzz bench -name "*.[ch]" |
+	    sort | while read -r f; do
+		sed -n 's/^#include "\([^/"]*\)"/\1/p' "$f" | while read -r h; do
+			set -- src/*/"$h"
+			test -e "$1" && echo "$f includes \"$h\": write \"$(echo "$1" | cut -d/ -f2)/$h\" (t0041)"
+		done
+	done)
+}
+
+test_expect_success 'a header of src/ is included with its folder' '
+	bare_includes >bare &&
+	if test -s bare; then
+		cat bare &&
+		false
+	fi
 '
 
 # "A B" for every x.c of src/ that includes y.h (modules by name).

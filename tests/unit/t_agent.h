@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire.h"
+#include "common/wire.h"
 
 #define BIG_GRACE_MS	UINT64_C(4294968000)	/* --kill-grace 4294968, over 2^32 ms */
 

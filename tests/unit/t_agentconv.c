@@ -12,12 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "agentproto.h"
-#include "err.h"
+#include "agent/agent.h"
+#include "proto/agentproto.h"
+#include "common/err.h"
 #include "test.h"
 #include "t_agent.h"
-#include "wire.h"
+#include "common/wire.h"
 
 
 /*

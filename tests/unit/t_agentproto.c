@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "agentproto.h"
+#include "common/err.h"
+#include "proto/agentproto.h"
 #include "test.h"
 #include "t_agent.h"
 

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "err.h"
-#include "hostcheck.h"
-#include "iface.h"
+#include "launcher/check.h"
+#include "common/err.h"
+#include "agent/hostcheck.h"
+#include "common/iface.h"
 #include "test.h"
 
 TEST(hostcheck_ifname_match_nccl_and_gloo_syntax)

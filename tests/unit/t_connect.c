@@ -9,11 +9,11 @@
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
 
-#include "connect.h"
-#include "err.h"
-#include "mac.h"
+#include "agent/connect.h"
+#include "common/err.h"
+#include "common/mac.h"
 #include "test.h"
-#include "wire.h"
+#include "common/wire.h"
 
 /* Hashes n bytes of a pattern with ours, in uneven pieces, and with OpenSSL. */
 static void

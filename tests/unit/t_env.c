@@ -4,14 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agentproto.h"
-#include "cli.h"
-#include "err.h"
-#include "framework.h"
-#include "netplan.h"
-#include "plan.h"
-#include "rankenv.h"
-#include "strv.h"
+#include "proto/agentproto.h"
+#include "launcher/cli.h"
+#include "common/err.h"
+#include "launcher/framework.h"
+#include "launcher/netplan.h"
+#include "launcher/plan.h"
+#include "launcher/rankenv.h"
+#include "util/strv.h"
 #include "test.h"
 
 /* Two hosts, gpu1 with 3 ranks and gpu2 with 1: uneven on purpose. */

@@ -4,9 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "envfile.h"
-#include "wire.h"
-#include "err.h"
+#include "common/envfile.h"
+#include "common/wire.h"
+#include "common/err.h"
 #include "test.h"
 
 /* Parses s as the file "f.env"; returns the code, with *v and *n filled. */

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "environ.h"
-#include "err.h"
-#include "wire.h"
+#include "common/environ.h"
+#include "common/err.h"
+#include "common/wire.h"
 #include "test.h"
 
 /* e's variables joined by spaces. */

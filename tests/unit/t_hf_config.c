@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "err.h"
+#include "hostfile/config.h"
+#include "common/err.h"
 #include "test.h"
 #include "t_hf.h"
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "hostfile.h"
+#include "common/err.h"
+#include "hostfile/hostfile.h"
 #include "test.h"
 #include "t_hf.h"
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "hostfile.h"
+#include "common/err.h"
+#include "hostfile/hostfile.h"
 #include "test.h"
 #include "t_hf.h"
 

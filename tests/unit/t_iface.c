@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "iface.h"
+#include "common/err.h"
+#include "common/iface.h"
 #include "test.h"
 
 static const struct iface	box[] = {

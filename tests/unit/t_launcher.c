@@ -2,11 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "err.h"
-#include "lines.h"
-#include "prefix.h"
-#include "strv.h"
+#include "launcher/cli.h"
+#include "common/err.h"
+#include "launcher/lines.h"
+#include "launcher/prefix.h"
+#include "util/strv.h"
 #include "test.h"
 
 TEST(prefix_render_placeholders)

@@ -10,9 +10,9 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "err.h"
-#include "link.h"
-#include "wire.h"
+#include "common/err.h"
+#include "common/link.h"
+#include "common/wire.h"
 #include "test.h"
 
 struct got {

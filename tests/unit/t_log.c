@@ -1,7 +1,7 @@
 /* t_log.c -- log_escape: what peers send never drives the terminal. */
 #include <string.h>
 
-#include "log.h"
+#include "common/log.h"
 #include "test.h"
 
 TEST(log_escape_controls)

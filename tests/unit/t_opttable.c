@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "config.h"
-#include "opttable.h"
+#include "launcher/cli.h"
+#include "hostfile/config.h"
+#include "launcher/opttable.h"
 #include "test.h"
 
 /* The row whose engine.yaml key is key, or NULL; *n counts them. */

@@ -15,10 +15,10 @@
 #include <event2/event.h>
 #include <lz4.h>
 
-#include "err.h"
-#include "link.h"
-#include "pack.h"
-#include "wire.h"
+#include "common/err.h"
+#include "common/link.h"
+#include "common/pack.h"
+#include "common/wire.h"
 #include "test.h"
 
 #define T_MAX	(1024 * 1024)

@@ -2,9 +2,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "agentproto.h"
-#include "err.h"
-#include "phase.h"
+#include "proto/agentproto.h"
+#include "common/err.h"
+#include "proto/phase.h"
 #include "test.h"
 
 /* Every frame type, each way. */

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "procs.h"
+#include "common/err.h"
+#include "agent/procs.h"
 #include "test.h"
 
 TEST(proc_signal_checks_start_time)

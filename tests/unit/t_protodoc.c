@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "agentproto.h"
-#include "pack.h"
-#include "phase.h"
+#include "common/err.h"
+#include "proto/agentproto.h"
+#include "common/pack.h"
+#include "proto/phase.h"
 #include "test.h"
 #include "t_hf.h"
 

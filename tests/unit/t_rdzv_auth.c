@@ -2,8 +2,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "err.h"
-#include "auth.h"
+#include "common/err.h"
+#include "rendezvous/auth.h"
 #include "test.h"
 
 TEST(rdzv_auth_right_and_wrong_secret)

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "wire.h"
-#include "proto.h"
+#include "common/err.h"
+#include "common/wire.h"
+#include "rendezvous/proto.h"
 #include "test.h"
 
 /* One message of each type with every field of that type set. */

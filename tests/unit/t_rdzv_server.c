@@ -19,11 +19,11 @@
 
 #include <event2/event.h>
 
-#include "err.h"
-#include "proto.h"
-#include "auth.h"
-#include "server.h"
-#include "client.h"
+#include "common/err.h"
+#include "rendezvous/proto.h"
+#include "rendezvous/auth.h"
+#include "rendezvous/server.h"
+#include "rendezvous/client.h"
 #include "test.h"
 
 struct tsrv {

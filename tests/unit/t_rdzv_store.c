@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "err.h"
-#include "store.h"
+#include "common/err.h"
+#include "rendezvous/store.h"
 #include "test.h"
 
 #define K(s)	(const uint8_t *)(s), strlen(s)

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "err.h"
-#include "record.h"
+#include "common/err.h"
+#include "agent/record.h"
 #include "test.h"
 
 /* Parses text as a record file; returns record_parse's result, why in why. */

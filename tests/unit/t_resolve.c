@@ -6,7 +6,7 @@
 
 #include <event2/event.h>
 
-#include "resolve.h"
+#include "launcher/resolve.h"
 #include "test.h"
 
 struct answer {

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agentproto.h"
-#include "rootcause.h"
-#include "strv.h"
+#include "proto/agentproto.h"
+#include "launcher/rootcause.h"
+#include "util/strv.h"
 #include "test.h"
 
 /* What torch's @record writes (json.dump), with a quote and \u escapes. */

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sock.h"
+#include "common/sock.h"
 #include "test.h"
 
 /* 127.0.0.1:port as an addrinfo list (freeaddrinfo it). */

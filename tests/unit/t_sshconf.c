@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "sshconf.h"
+#include "common/err.h"
+#include "launcher/sshconf.h"
 #include "test.h"
 
 /* Writes text to a fresh config file; returns its path (static). */

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agentproto.h"
-#include "stackrep.h"
+#include "proto/agentproto.h"
+#include "launcher/stackrep.h"
 #include "test.h"
 
 /* What the agent sends for a Python rank: eu-stack, then gdb's Python frames. */

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "status.h"
+#include "launcher/status.h"
 #include "test.h"
 
 TEST(status_summary_lines)

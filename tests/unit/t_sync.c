@@ -2,11 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "err.h"
-#include "plan.h"
-#include "strv.h"
-#include "sync.h"
+#include "launcher/cli.h"
+#include "common/err.h"
+#include "launcher/plan.h"
+#include "util/strv.h"
+#include "launcher/sync.h"
 #include "test.h"
 
 static char	*saved_home;

@@ -2,8 +2,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "err.h"
-#include "wire.h"
+#include "common/err.h"
+#include "common/wire.h"
 #include "test.h"
 
 TEST(wire_frame_roundtrip)
