@@ -232,10 +232,9 @@ src_read(struct src *s, int drain)
 	ssize_t		 n;
 
 	while (s->fd >= 0) {
-		st = dt_frame_begin(&a->wb, AP_OUTPUT);
-		dt_wbuf_u32(&a->wb, s->r->rank);
-		dt_wbuf_u8(&a->wb, s->stream);
-		if ((p = dt_wbuf_reserve(&a->wb, AP_CHUNK)) == NULL) {
+		p = ap_output_begin(&a->wb, s->r->rank, s->stream, AP_CHUNK,
+		    &st);
+		if (p == NULL) {
 			dt_wbuf_reset(&a->wb);
 			return;
 		}
@@ -249,8 +248,7 @@ src_read(struct src *s, int drain)
 			src_close(s);
 			return;
 		}
-		a->wb.len += n;
-		dt_frame_end(&a->wb, st, AP_FRAME_MAX);
+		ap_output_end(&a->wb, st, (size_t)n);
 		agent_flush_wb(a);
 		if (!drain)
 			return;

@@ -155,16 +155,40 @@ ap_put_started(struct dt_wbuf *b, uint32_t rank, uint32_t pid)
 	return put_end(b, st);
 }
 
+/* OUTPUT's fields before its data: u32 rank, u8 stream. */
+#define AP_OUTPUT_HDR	5
+
+uint8_t *
+ap_output_begin(struct dt_wbuf *b, uint32_t rank, uint8_t stream, size_t max,
+    size_t *st)
+{
+	*st = dt_frame_begin(b, AP_OUTPUT);
+	dt_wbuf_u32(b, rank);
+	dt_wbuf_u8(b, stream);
+	return dt_wbuf_reserve(b, max);	/* the rest of the payload */
+}
+
+int
+ap_output_end(struct dt_wbuf *b, size_t st, size_t n)
+{
+	if (b->oom)
+		return DT_ERR_NOMEM;
+	b->len = st + DT_FRAME_HDR + AP_OUTPUT_HDR + n;
+	return put_end(b, st);
+}
+
 int
 ap_put_output(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
     const void *data, size_t len)
 {
-	size_t	st = dt_frame_begin(b, AP_OUTPUT);
+	size_t	 st;
+	uint8_t	*p = ap_output_begin(b, rank, stream, len, &st);
 
-	dt_wbuf_u32(b, rank);
-	dt_wbuf_u8(b, stream);
-	dt_wbuf_put(b, data, len);	/* the rest of the payload */
-	return put_end(b, st);
+	if (p == NULL)
+		return DT_ERR_NOMEM;
+	if (len > 0)
+		memcpy(p, data, len);
+	return ap_output_end(b, st, len);
 }
 
 int

@@ -319,6 +319,14 @@ int	ap_put_portlist(struct dt_wbuf *b, const int *ports, uint32_t n);
 int	ap_put_started(struct dt_wbuf *b, uint32_t rank, uint32_t pid);
 int	ap_put_output(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
 	    const void *data, size_t len);
+/*
+ * The same frame written in place (the agent reads a pipe straight into
+ * it): begin returns room for up to max bytes of data and sets *st (NULL:
+ * out of memory); end closes the frame with the n bytes put there.
+ */
+uint8_t	*ap_output_begin(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
+	    size_t max, size_t *st);
+int	ap_output_end(struct dt_wbuf *b, size_t st, size_t n);
 int	ap_put_exit(struct dt_wbuf *b, const struct ap_exit *);
 int	ap_put_error(struct dt_wbuf *b, const struct ap_error *);
 /* ERRFILE: data past AP_ERRFILE_MAX is left out (size says how big it was). */
