@@ -1274,6 +1274,10 @@ agent_run(int rfd, int wfd, pid_t keeper)
 		log_error("/dev/null: %s", strerror(errno));
 		return EXIT_INTERNAL;
 	}
+	/* Now, while few descriptors are open: see procs.c. */
+	if (spawn_init(a.devnull) != 0)
+		log_debug("%s: no CLOSE_RANGE_UNSHARE: ranks start by vfork",
+		    a.host);
 	if ((a.base = event_base_new()) == NULL) {
 		log_error("cannot make an event base");
 		return EXIT_INTERNAL;

@@ -2,6 +2,15 @@
  * procs.c -- start one rank with vfork+execve (as fast as posix_spawn, but
  * lets the child set PR_SET_PDEATHSIG), and find what a job left behind.
  * In the vfork child only async-signal-safe calls run until execve.
+ *
+ * A host's agent holds two pipe ends per rank, so at thousands of ranks
+ * its descriptor table is large, and a vforked child copies all of it and
+ * execve walks it again to close what is close-on-exec: O(ranks) per
+ * spawn, O(ranks^2) per host. After spawn_init, the child instead shares
+ * the agent's table (CLONE_FILES) and its first act is close_range(...,
+ * CLOSE_RANGE_UNSHARE) above a few low slots that spawn_init reserved: a
+ * private table of those slots alone, into which the parent put the
+ * rank's three descriptors. Kernels before 5.9 keep the vfork way.
  * Whatever is signalled here by pid is first pinned by its start time and
  * owner (proc_signal), so a pid reused meanwhile is never hit.
  */
@@ -10,6 +19,9 @@
 #include <sys/types.h>
 
 #include <sys/syscall.h>
+
+#include <linux/close_range.h>
+#include <sched.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -25,53 +37,139 @@
 #include "common/err.h"
 #include "common/exitcodes.h"
 
+/* What the child needs, in the parent's memory (both run on it). */
+struct spawn_args {
+	const char	*path;
+	char *const	*argv;
+	char *const	*envp;
+	int		 fds[3];	/* its stdin, stdout, stderr */
+	unsigned	 unshare_from;	/* 0: the table is its own already */
+	pid_t		 parent;
+	volatile int	 child_errno;
+};
+
+/* Low descriptors kept for the child's three (spawn_init); -1: none. */
+static int	spawn_slots[3] = { -1, -1, -1 };
+static int	spawn_slot_max = -1;
+/* The cloned child's stack: it only sets itself up and execs. */
+static char	spawn_stack[64 * 1024] __attribute__((aligned(16)));
+
+/* The child, after vfork or clone: only async-signal-safe calls. */
+static int
+spawn_child(void *arg)
+{
+	struct spawn_args	*sa = arg;
+	struct sigaction	 dfl;
+	sigset_t		 none;
+	int			 sig;
+
+	if (sa->unshare_from > 0 && syscall(SYS_close_range, sa->unshare_from,
+	    ~0U, CLOSE_RANGE_UNSHARE) != 0) {
+		sa->child_errno = errno;
+		_exit(EXIT_NOTFOUND);
+	}
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &dfl, NULL);
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/*
+	 * Under Yama's ptrace_scope 1 only an ancestor may trace: let the
+	 * agent's children (gdb, eu-stack) take our stack too. Fails
+	 * harmlessly where there is no Yama.
+	 */
+	prctl(PR_SET_PTRACER, sa->parent, 0, 0, 0);
+	if (getppid() != sa->parent)	/* the agent died already */
+		_exit(EXIT_NOTFOUND);
+	if (dup2(sa->fds[0], 0) == -1 || dup2(sa->fds[1], 1) == -1 ||
+	    dup2(sa->fds[2], 2) == -1) {
+		sa->child_errno = errno;
+		_exit(EXIT_NOTFOUND);
+	}
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execve(sa->path, sa->argv, sa->envp);
+	sa->child_errno = errno;
+	_exit(EXIT_NOTFOUND);
+}
+
+int
+spawn_init(int devnull)
+{
+	int	i, fd;
+
+	if (spawn_slot_max >= 0)
+		return 0;
+	/* Both answer 0 where the kernel has CLOSE_RANGE_UNSHARE (5.9). */
+	if (syscall(SYS_close_range, ~0U, ~0U, CLOSE_RANGE_UNSHARE) != 0)
+		return -1;
+	for (i = 0; i < 3; i++) {
+		if ((fd = fcntl(devnull, F_DUPFD_CLOEXEC, 0)) == -1) {
+			while (i > 0)
+				close(spawn_slots[--i]);
+			spawn_slots[0] = -1;
+			return -1;
+		}
+		spawn_slots[i] = fd;
+		if (fd > spawn_slot_max)
+			spawn_slot_max = fd;
+	}
+	return 0;
+}
+
+/*
+ * Clones the child onto the slots: each of the rank's descriptors dup'd
+ * onto its slot, and the slots back on /dev/null after (else the agent
+ * held the pipes' write ends, and never saw their end).
+ */
+static pid_t
+spawn_clone(struct spawn_args *sa, int devnull)
+{
+	pid_t	pid = -1;
+	int	i, e, fds[3];
+
+	memcpy(fds, sa->fds, sizeof(fds));
+	for (i = 0; i < 3; i++) {
+		if (dup3(fds[i], spawn_slots[i], O_CLOEXEC) == -1)
+			goto out;
+		sa->fds[i] = spawn_slots[i];
+	}
+	sa->unshare_from = (unsigned)spawn_slot_max + 1;
+	pid = clone(spawn_child, spawn_stack + sizeof(spawn_stack),
+	    CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, sa);
+out:
+	e = errno;
+	for (i = 0; i < 3; i++)
+		dup3(devnull, spawn_slots[i], O_CLOEXEC);
+	memcpy(sa->fds, fds, sizeof(fds));
+	errno = e;
+	return pid;
+}
+
 pid_t
 spawn_rank(const char *path, char *const argv[], char *const envp[],
     int devnull, int outfd, int errfd)
 {
+	struct spawn_args	sa = { path, argv, envp, { devnull, outfd,
+				    errfd }, 0, getpid(), 0 };
 	sigset_t		all, old;
-	struct sigaction	dfl;
-	volatile int		child_errno = 0;
-	pid_t			pid, parent = getpid();
-	int			sig;
+	pid_t			pid;
 
 	/* No handler of the agent's may run in the child before exec. */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
-	pid = vfork();
-	if (pid == 0) {
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		for (sig = 1; sig < NSIG; sig++)
-			if (sig != SIGKILL && sig != SIGSTOP)
-				sigaction(sig, &dfl, NULL);
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		/*
-		 * Under Yama's ptrace_scope 1 only an ancestor may trace: let
-		 * the agent's children (gdb, eu-stack) take our stack too.
-		 * Fails harmlessly where there is no Yama.
-		 */
-		prctl(PR_SET_PTRACER, parent, 0, 0, 0);
-		if (getppid() != parent)	/* the agent died already */
-			_exit(EXIT_NOTFOUND);
-		if (dup2(devnull, 0) == -1 || dup2(outfd, 1) == -1 ||
-		    dup2(errfd, 2) == -1) {
-			child_errno = errno;
-			_exit(EXIT_NOTFOUND);
-		}
-		sigemptyset(&all);
-		sigprocmask(SIG_SETMASK, &all, NULL);
-		execve(path, argv, envp);
-		child_errno = errno;
-		_exit(EXIT_NOTFOUND);
-	}
+	if (spawn_slot_max >= 0)
+		pid = spawn_clone(&sa, devnull);
+	else if ((pid = vfork()) == 0)
+		spawn_child(&sa);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid == -1)
 		return -errno;
-	if (child_errno != 0) {
+	if (sa.child_errno != 0) {
 		/* The child has exited; the SIGCHLD loop will reap it. */
-		return -child_errno;
+		return -sa.child_errno;
 	}
 	return pid;
 }

@@ -57,6 +57,14 @@ pid_t	spawn_rank(const char *path, char *const argv[], char *const envp[],
 	    int devnull, int outfd, int errfd);
 
 /*
+ * Makes spawn_rank's cost independent of how many descriptors are open
+ * (see procs.c): reserves three low descriptors on devnull, so call it
+ * first thing, while the table is small. Returns 0, or -1 where the
+ * kernel lacks CLOSE_RANGE_UNSHARE (spawn_rank then vforks as before).
+ */
+int	spawn_init(int devnull);
+
+/*
  * Finds argv0 the way execvp would, using path_env as PATH (NULL: the
  * default path), into *path (malloc'd). Returns 0, or DT_ERR_NOTFOUND
  * (nowhere), DT_ERR_INVAL (not executable, or a directory) or

@@ -1,6 +1,8 @@
 /*
  * t_procs.c -- proc_signal: only the process that was meant, never pid 1;
- * spawn_resolve: a command found as execvp would, or why not.
+ * spawn_resolve: a command found as execvp would, or why not; spawn_rank
+ * after spawn_init: the child gets its three descriptors and none of the
+ * agent's many others, and an exec that fails says why.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -10,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common/err.h"
@@ -88,4 +91,44 @@ TEST(spawn_resolve_finds_or_says_why)
 	CHECK_STR(e.msg, "is in PATH but not executable (chmod +x it)");
 	unlink(f);
 	rmdir(dir);
+}
+
+TEST(spawn_rank_gives_the_child_only_its_own_descriptors)
+{
+	char	*argv[] = { "/bin/sh", "-c", "cd /proc/self/fd && echo *; "
+		    "echo err >&2", NULL };
+	char	*env[] = { "PATH=/bin:/usr/bin", NULL };
+	char	 buf[512], *word;
+	int	 devnull, fds[2], many[300], i, st, leaked = 0;
+	ssize_t	 n, got = 0;
+	pid_t	 pid;
+
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	CHECK(devnull >= 0);
+	CHECK_INT(spawn_init(devnull), 0);
+	/* An agent's table at many ranks; half not even close-on-exec. */
+	for (i = 0; i < 300; i++)
+		many[i] = fcntl(devnull, i % 2 ? F_DUPFD : F_DUPFD_CLOEXEC, 0);
+	CHECK_INT(pipe2(fds, O_CLOEXEC), 0);
+	pid = spawn_rank(argv[0], argv, env, devnull, fds[1], fds[1]);
+	CHECK(pid > 0);
+	close(fds[1]);
+	/* EOF comes only if no slot kept the pipe's write end open. */
+	while ((n = read(fds[0], buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += n;
+	buf[got] = '\0';
+	close(fds[0]);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0);
+	CHECK(strstr(buf, "err") != NULL);
+	/* "0 1 2" and the descriptor the shell's glob opened, nothing else. */
+	for (word = strtok(buf, " \n"); word != NULL; word = strtok(NULL, " \n"))
+		if (strcmp(word, "err") != 0 && atoi(word) > 3)
+			leaked++;
+	CHECK_INT(leaked, 0);
+	CHECK_INT(spawn_rank("/nonexistent/x", argv, env, devnull, devnull,
+	    devnull), -ENOENT);
+	for (i = 0; i < 300; i++)
+		close(many[i]);
+	close(devnull);
 }
