@@ -544,6 +544,10 @@ hc_gather(struct hostcheck *hc, const struct ap_check *c)
 
 	hc_add(hc, "version", "%s", DT_VERSION);
 	hc_add(hc, "proto", "%d", AP_VERSION);
+	/* The agent raised it to the hard limit: what its ranks get too. */
+	if (dt_nofile_limit() != UINT64_MAX)
+		hc_add(hc, "nofile", "%llu",
+		    (unsigned long long)dt_nofile_limit());
 	dt_err_clear(&e);
 	if (iface_list(&list, &n, &e) != 0)
 		hc_add(hc, "iface_err", "%s", e.msg);

@@ -59,6 +59,17 @@
 #define DT_BACKLOG_RANKS	65535
 
 /*
+ * Descriptors a job needs, for --check to compare with the open-files
+ * limits: an agent holds two pipe ends per rank (stdout, stderr); dtrun
+ * one rendezvous connection per rank and up to two per host (a link's
+ * pipes or socket); either some more of its own (event loop, listeners,
+ * records, stack captures), counted generously.
+ */
+#define DT_NOFILE_PER_RANK	2
+#define DT_NOFILE_PER_HOST	2
+#define DT_NOFILE_SPARE		64
+
+/*
  * One message for a person: an error, a log line, an escaped name from a
  * peer. Longer ones are cut; they were never meant to be read whole.
  */

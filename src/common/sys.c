@@ -1,8 +1,10 @@
 /* sys.c -- small process-wide settings the binaries share. */
 #include <sys/resource.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <stdio.h>
 
 #include "common/sys.h"
 
@@ -20,6 +22,43 @@ dt_raise_nofile(void)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+}
+
+uint64_t
+dt_nofile_limit(void)
+{
+	struct rlimit	rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	return rl.rlim_cur;
+}
+
+int
+dt_nofile(int err)
+{
+	return err == EMFILE || err == ENFILE;
+}
+
+char *
+dt_nofile_msg(char *buf, size_t len, const char *what, int err)
+{
+	struct rlimit	rl;
+
+	if (err == ENFILE) {
+		snprintf(buf, len, "%s: the system's table of open files is "
+		    "full (ENFILE): raise fs.file-max (sysctl), or run fewer "
+		    "ranks", what);
+		return buf;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		rl.rlim_cur = rl.rlim_max = 0;
+	snprintf(buf, len, "%s: out of file descriptors at the open-files "
+	    "limit of %llu (hard limit %llu): raise it (ulimit -n, or "
+	    "LimitNOFILE= / limits.conf where dtrun is started), or run "
+	    "fewer ranks per dtrun", what, (unsigned long long)rl.rlim_cur,
+	    (unsigned long long)rl.rlim_max);
+	return buf;
 }
 
 void

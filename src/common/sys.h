@@ -2,12 +2,25 @@
 #ifndef DT_SYS_H
 #define DT_SYS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/time.h>
 #include <time.h>
 
 /* Raises the soft open-file limit to the hard one: many ranks mean many pipes. */
 void	dt_raise_nofile(void);
+
+/* The soft open-files limit, or UINT64_MAX where there is none. */
+uint64_t dt_nofile_limit(void);
+
+/* Whether err (an errno) means this process or the system ran out of descriptors. */
+int	dt_nofile(int err);
+
+/*
+ * Fills buf with why what failed for want of descriptors (err: EMFILE or
+ * ENFILE), with the limit and the fix; returns buf.
+ */
+char	*dt_nofile_msg(char *buf, size_t len, const char *what, int err);
 
 /*
  * Keeps freed stream buffers in the heap: a fixed mmap threshold stops

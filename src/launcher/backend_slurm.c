@@ -534,6 +534,13 @@ sconn_new(struct slurm *s, int fd, const struct sockaddr_storage *ss)
 	dt_wbuf_free(&b);
 }
 
+static void	slurm_fail_waiting(struct slurm *, const char *);
+
+/*
+ * The agents' listener is readable. Out of descriptors, an agent that
+ * cannot be accepted would wait until --start-timeout (and the listener
+ * spin meanwhile): fail the hosts still to connect now, saying why.
+ */
 /* ARGSUSED */
 static void
 slurm_accept_cb(evutil_socket_t lfd, short what, void *arg)
@@ -541,15 +548,25 @@ slurm_accept_cb(evutil_socket_t lfd, short what, void *arg)
 	struct slurm		*s = arg;
 	struct sockaddr_storage	 ss;
 	socklen_t		 sl;
+	char			 msg[512];
 	int			 fd;
 
 	for (;;) {
 		sl = sizeof(ss);
 		fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK |
 		    SOCK_CLOEXEC);
-		if (fd == -1)
-			return;
-		sconn_new(s, fd, &ss);
+		if (fd >= 0) {
+			sconn_new(s, fd, &ss);
+			continue;
+		}
+		if (errno == EINTR || errno == ECONNABORTED)
+			continue;
+		if (dt_nofile(errno)) {
+			event_del(s->lev);
+			slurm_fail_waiting(s, dt_nofile_msg(msg, sizeof(msg),
+			    "accepting the agents' connections", errno));
+		}
+		return;
 	}
 }
 

@@ -19,6 +19,7 @@
 
 #include "launcher/check.h"
 #include "launcher/cli.h"
+#include "common/dtlimits.h"
 #include "common/environ.h"
 #include "common/err.h"
 #include "common/iface.h"
@@ -241,6 +242,29 @@ check_problem(struct check *c, const char *fmt, ...)
 	strv_addf(&c->problems, "%s", buf);
 }
 
+/* Descriptors the agent of host i needs for its ranks (dtlimits.h). */
+static unsigned long long
+check_nofile_agent(const struct check *c, size_t i)
+{
+	return (unsigned long long)c->p->hosts[i].nranks * DT_NOFILE_PER_RANK +
+	    DT_NOFILE_SPARE;
+}
+
+/* dtrun's own limit against its rendezvous and links (dtlimits.h). */
+static void
+check_nofile_dtrun(struct check *c)
+{
+	unsigned long long	need, lim = dt_nofile_limit();
+
+	need = (unsigned long long)c->p->nranks + c->p->nhosts *
+	    DT_NOFILE_PER_HOST + DT_NOFILE_SPARE;
+	if (lim < need)
+		check_problem(c, "dtrun (this machine): its open-files limit "
+		    "is %llu, below the %llu it needs for %zu ranks on %zu "
+		    "host%s: raise it (ulimit -n), or run fewer ranks", lim,
+		    need, c->p->nranks, c->p->nhosts, c->p->nhosts == 1 ? "" : "s");
+}
+
 /* The problems of one host's answers. */
 static void
 check_host_problems(struct check *c, size_t i)
@@ -248,6 +272,7 @@ check_host_problems(struct check *c, size_t i)
 	const struct chost	*ch = &c->hs[i], *h0 = &c->hs[0];
 	const char		*name = c->p->hosts[i].name, *v, *var;
 	const char		*r0 = c->p->hosts[0].name;
+	unsigned long long	 lim, need;
 	int64_t			 off;
 
 	if ((v = ch_get(ch, "version")) != NULL && strcmp(v, DT_VERSION) != 0)
@@ -292,6 +317,12 @@ check_host_problems(struct check *c, size_t i)
 	if ((v = ch_get(ch, "setup_err")) != NULL)
 		check_problem(c, "%s: --setup failed there: %s: fix it (a run "
 		    "would stop there, exit 2, before any rank)", name, v);
+	if ((v = ch_get(ch, "nofile")) != NULL &&
+	    (lim = strtoull(v, NULL, 10)) < (need = check_nofile_agent(c, i)))
+		check_problem(c, "%s: its open-files limit is %llu, below the "
+		    "%llu its agent needs for %d ranks: raise it there (ulimit "
+		    "-n where the agent starts, LimitNOFILE= or limits.conf)",
+		    name, lim, need, c->p->hosts[i].nranks);
 	off = ch->skew_ms < 0 ? -ch->skew_ms : ch->skew_ms;
 	if (ch->gathered && off > CHECK_SKEW_MAX_MS + (int64_t)ch->rtt_ms / 2)
 		check_problem(c, "%s: its clock is %.1f s %s dtrun's: run NTP "
@@ -418,6 +449,7 @@ check_done(struct check *c)
 		check_host_problems(c, i);
 	check_versions_differ(c, "torch");
 	check_versions_differ(c, "python");
+	check_nofile_dtrun(c);
 	c->cb.quiet(c->cb.arg);
 	if (!c->fast || c->o->verbose > 0)
 		check_print(c);

@@ -749,6 +749,17 @@ job_rdzv_timeout(void *arg, const char *msg)
 	stackask_ask(j->run.stk, "start timeout", STK_THEN_START, missing);
 }
 
+/* The rendezvous cannot take more ranks (out of descriptors): stop now. */
+static void
+job_rdzv_error(void *arg, const char *msg)
+{
+	struct job	*j = arg;
+
+	if (job_stopping(j))
+		return;
+	job_fail(j, jobend_rdzv(&j->je, msg));
+}
+
 /* ARGSUSED */
 static void
 job_rdzv_join(void *arg, int rank)
@@ -858,7 +869,8 @@ job_finish(struct job *j)
 static const struct attempt_cbs job_cbs = {
 	.sig = { job_reaped, job_quit, job_forward, job_signaled, NULL },
 	.stk = { job_stk_stopping, job_stk_then, NULL },
-	.rdzv = { job_rdzv_timeout, job_rdzv_join, job_rdzv_alive, NULL },
+	.rdzv = { job_rdzv_timeout, job_rdzv_error, job_rdzv_join,
+	    job_rdzv_alive, NULL },
 	.chk = { job_check_done, job_check_quiet, NULL },
 	.synced = job_synced,
 	.pressure = job_pressure,

@@ -158,6 +158,15 @@ jobend_start(struct jobend *je, const char *msg, double timeout, int n)
 }
 
 int
+jobend_rdzv(struct jobend *je, const char *msg)
+{
+	log_error("%s", msg);
+	jobend_begin(je, END_RDZV);
+	jobend_exit(je, EXIT_RDZV);
+	return EXIT_RDZV;
+}
+
+int
 jobend_hang(struct jobend *je, double timeout)
 {
 	struct status_end	*end;

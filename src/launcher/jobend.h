@@ -89,6 +89,8 @@ int	jobend_timeout(struct jobend *, double timeout, size_t live);
 int	jobend_signal(struct jobend *, int sig, size_t live, int stopping);
 /* Ranks (n of them) never joined within --start-timeout; msg: the rendezvous' words. */
 int	jobend_start(struct jobend *, const char *msg, double timeout, int n);
+/* The rendezvous server failed (out of descriptors); msg: its words. */
+int	jobend_rdzv(struct jobend *, const char *msg);
 /* --hang-timeout found no rank writing. */
 int	jobend_hang(struct jobend *, double timeout);
 /*

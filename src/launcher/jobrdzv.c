@@ -24,6 +24,15 @@ jobrdzv_timeout_cb(void *arg, const char *msg)
 	r->cb.timeout(r->cb.arg, msg);
 }
 
+/* The server gave up; msg says why and what to do. */
+static void
+jobrdzv_error_cb(void *arg, const char *msg)
+{
+	struct jobrdzv	*r = arg;
+
+	r->cb.error(r->cb.arg, msg);
+}
+
 /* A joined rank beat. */
 static void
 jobrdzv_alive_cb(void *arg, int rank)
@@ -119,6 +128,7 @@ jobrdzv_start(struct jobrdzv *r, struct event_base *base,
 	cfg.start_timeout = o->start_timeout;
 	cfg.start_on_first_join = 1;
 	cfg.on_timeout = jobrdzv_timeout_cb;
+	cfg.on_error = jobrdzv_error_cb;
 	cfg.on_all_joined = jobrdzv_joined_cb;
 	cfg.on_join = jobrdzv_join_cb;
 	cfg.on_alive = jobrdzv_alive_cb;

@@ -20,6 +20,8 @@ struct rdzv_server;
 struct jobrdzv_cbs {
 	/* Some rank joined, not all within --start-timeout; msg says so. */
 	void	(*timeout)(void *arg, const char *msg);
+	/* The server failed (out of descriptors): the job cannot start. */
+	void	(*error)(void *arg, const char *msg);
 	/* A rank joined. */
 	void	(*join)(void *arg, int rank);
 	/* A joined rank called dtcomm_heartbeat(). */

@@ -44,7 +44,7 @@ int		 status_color_ok(int fd);
 /* How a failed job ended, for its summary. */
 struct status_end {
 	enum { END_NONE, END_RANK, END_TIMEOUT, END_SIGNAL, END_LOST,
-	    END_HANG, END_START } cause;
+	    END_HANG, END_START, END_RDZV } cause;
 	int		 rank;		/* END_RANK; END_START: how many never
 					   joined the rendezvous; END_LOST:
 					   how many ran on the host lost */

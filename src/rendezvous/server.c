@@ -110,6 +110,7 @@ struct rdzv_server {
 	int			 settling;
 	int			 notify_joined;
 	char			*notify_timeout;
+	char			*notify_error;	/* on_error's message */
 	struct rdzv_server_stats st;
 	struct rdzv_conn	*dead;		/* to free in server_settle */
 };
@@ -881,6 +882,25 @@ server_relisten_cb(evutil_socket_t fd, short what, void *arg)
 	event_add(s->lev, NULL);
 }
 
+/*
+ * Out of descriptors at accept: a rank that cannot connect never joins,
+ * and waiting for --start-timeout only hides why. Said once: the job
+ * aborts, and the launcher hears it through on_error.
+ */
+static void
+server_nofile(struct rdzv_server *s, int err)
+{
+	char	buf[512];
+
+	if (s->notify_error != NULL || s->aborted)
+		return;
+	dt_nofile_msg(buf, sizeof(buf), "rendezvous", err);
+	if ((s->notify_error = strdup(buf)) == NULL)
+		return;
+	rdzv_server_abort(s, buf);
+	server_notify(s);
+}
+
 /* The listener is readable: accept a batch of connections. */
 static void
 server_accept_cb(evutil_socket_t lfd, short what, void *arg)
@@ -902,6 +922,8 @@ server_accept_cb(evutil_socket_t lfd, short what, void *arg)
 			/* Out of descriptors: back off instead of spinning. */
 			event_del(s->lev);
 			evtimer_add(s->relisten, &tv);
+			if (dt_nofile(errno))
+				server_nofile(s, errno);
 		}
 		break;
 	}
@@ -1032,8 +1054,9 @@ server_notify_cb(evutil_socket_t fd, short what, void *arg)
 	struct rdzv_server	*s = arg;
 	void			(*on_joined)(void *) = NULL;
 	void			(*on_timeout)(void *, const char *) = NULL;
+	void			(*on_error)(void *, const char *) = NULL;
 	void			*cbarg = s->cfg.arg;
-	char			*msg = NULL;
+	char			*msg = NULL, *emsg = NULL;
 
 	if (s->notify_joined) {
 		s->notify_joined = 0;
@@ -1044,12 +1067,20 @@ server_notify_cb(evutil_socket_t fd, short what, void *arg)
 		s->notify_timeout = NULL;
 		on_timeout = s->cfg.on_timeout;
 	}
-	/* A callback may free s; the other then still runs, as it should. */
+	if (s->notify_error != NULL) {
+		emsg = s->notify_error;
+		s->notify_error = NULL;
+		on_error = s->cfg.on_error;
+	}
+	/* A callback may free s; the others then still run, as they should. */
 	if (on_joined != NULL)
 		on_joined(cbarg);
 	if (on_timeout != NULL)
 		on_timeout(cbarg, msg);
+	if (on_error != NULL)
+		on_error(cbarg, emsg);
 	free(msg);
+	free(emsg);
 }
 
 /* Handles woken connections, then frees the dead. */
@@ -1305,6 +1336,7 @@ rdzv_server_free(struct rdzv_server *s)
 	rdzv_store_free(s->pendix);
 	free(s->abort_why);
 	free(s->notify_timeout);
+	free(s->notify_error);
 	explicit_bzero(s->secret, sizeof(s->secret));
 	free(s);
 }

@@ -56,6 +56,11 @@ struct rdzv_server_cfg {
 	 * worker has already been told the job aborts.
 	 */
 	void		(*on_timeout)(void *arg, const char *msg);
+	/*
+	 * The server cannot go on (out of descriptors at accept, said
+	 * with the limit and the fix) and has aborted; may be NULL.
+	 */
+	void		(*on_error)(void *arg, const char *msg);
 	void		(*on_all_joined)(void *arg);
 	/* A rank's first join, with how many have joined; may be NULL. */
 	void		(*on_join)(void *arg, int rank, int njoined);

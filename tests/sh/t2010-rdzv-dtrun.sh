@@ -54,6 +54,22 @@ test_expect_success 'a rank that never joins fails the job, named, after --start
 	grep -q "start-timeout 1" err
 '
 
+# Under an open-files limit of 64 (hard, so dtrun cannot raise it), the
+# rank opens 60 connections to the rendezvous: dtrun, which has more open
+# already, runs out first. It must say so and fail at once, not wait for
+# --start-timeout with ranks that can never join (--timeout bounds a regression).
+test_expect_success 'a rendezvous out of descriptors fails the job at once, saying so' '
+	(ulimit -n 64 && test_expect_code 125 dtrun -n 1 --start-timeout 300 --timeout 30 --prefix "" bash -c "
+		echo \$\$ >rank.pid
+		for i in \$(seq 60); do
+			exec {fd}<>/dev/tcp/\${DTRUN_RDZV_ADDR%:*}/\${DTRUN_RDZV_ADDR#*:} || break
+		done
+		exec sleep 300") 2>err &&
+	grep -q "rendezvous: out of file descriptors at the open-files limit of 64 (hard limit 64): raise it" err &&
+	grep -q "job failed: the rendezvous could not go on" err &&
+	! any_alive rank.pid
+'
+
 test_expect_success 'workers that never use the rendezvous are not failed by it' '
 	dtrun -n 2 --start-timeout 0.3 sleep 0.8
 '

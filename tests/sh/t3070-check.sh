@@ -60,6 +60,14 @@ test_expect_success 'a missing command: MISSING, a problem line with the fix, ex
 	grep -qx "dtrun: --check found 1 problem: see above" err
 '
 
+test_expect_success 'open-files limits below what the plan needs: the host and dtrun named, exit 78' '
+	(ulimit -n 100 && test_expect_code 78 dtrun --check --oversubscribe -n 60 true >out 2>err) &&
+	grep -q "localhost: its open-files limit is 100, below the 184 its agent needs for 60 ranks: raise it there" err &&
+	grep -q "dtrun (this machine): its open-files limit is 100, below the 126 it needs for 60 ranks on 1 host: raise it" err &&
+	dtrun --check --oversubscribe -n 60 true >out 2>err &&
+	! grep -q "open-files" err
+'
+
 test_expect_success 'NCCL_SOCKET_IFNAME naming an interface the host lacks: a problem (env or -x)' '
 	test_expect_code 78 env NCCL_SOCKET_IFNAME=nosuch0 dtrun --check true >out 2>err &&
 	test "$(col IFNAME localhost out)" = NONE &&
