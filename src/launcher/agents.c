@@ -86,6 +86,14 @@ agents_host(struct job_scope *sc, const char *name)
 	return h;
 }
 
+/* Starts h's agent's end (agents_disconnect finishes it). */
+static void
+agents_hangup(struct job_host *h)
+{
+	if (h->priv != NULL && h->be->hangup != NULL)
+		h->be->hangup(h);
+}
+
 /* Closes h's connection (its agent exits) and forgets the agent. */
 static void
 agents_disconnect(struct job_host *h)
@@ -156,10 +164,15 @@ agents_detach(struct job_scope *sc)
 
 	for (i = 0; i < sc->ncur; i++)
 		all &= agents_reusable(sc->cur[i]);
+	/* Agents that share one srun step are kept all together, or none. */
+	for (i = 0; i < sc->ncur; i++) {
+		h = sc->cur[i];
+		if (!agents_reusable(h) || (h->be->reuse == BE_REUSE_ALL && !all))
+			agents_hangup(h);
+	}
 	for (i = 0; i < sc->ncur; i++) {
 		h = sc->cur[i];
 		h->job = NULL;
-		/* Agents that share one srun step are kept all together, or none. */
 		if (!agents_reusable(h) || (h->be->reuse == BE_REUSE_ALL && !all))
 			agents_disconnect(h);
 		h->ph = NULL;
@@ -202,6 +215,8 @@ job_scope_free(struct job_scope *sc)
 
 	if (sc == NULL)
 		return;
+	for (i = 0; i < sc->nall; i++)
+		agents_hangup(sc->all[i]);
 	for (i = 0; i < sc->nall; i++) {
 		agents_disconnect(sc->all[i]);
 		free(sc->all[i]->name);

@@ -69,6 +69,12 @@ struct backend {
 	void		(*kill)(struct job_host *);
 	/* A child process exited: the backend reaps what is its own. */
 	void		(*reaped)(struct job_host *, pid_t, int status);
+	/*
+	 * May be NULL. Closes h's link, so its agent starts to exit, without
+	 * waiting for it: free follows. Hanging up every host first lets
+	 * their agents end together, not one after another in free.
+	 */
+	void		(*hangup)(struct job_host *);
 	void		(*free)(struct job_host *);
 };
 

@@ -122,6 +122,18 @@ local_reaped(struct job_host *h, pid_t pid, int status)
 		    status);
 }
 
+/* Closes the link: the agent sees it end, and exits. */
+static void
+local_hangup(struct job_host *h)
+{
+	struct local	*l = h->priv;
+
+	if (l->link != NULL)
+		link_free(l->link);
+	l->link = NULL;
+	h->link = NULL;
+}
+
 static void
 local_free(struct job_host *h)
 {
@@ -152,5 +164,6 @@ const struct backend backend_local = {
 	.start = local_start,
 	.kill = local_kill,
 	.reaped = local_reaped,
+	.hangup = local_hangup,
 	.free = local_free,
 };
