@@ -209,6 +209,13 @@ link_heartbeat(struct link *l, uint64_t timeout_ms, const void *beat,
 	return 0;
 }
 
+/* No descriptor slots to reserve: nothing is really spawned. */
+int
+spawn_init(int devnull)
+{
+	return -1;
+}
+
 /* Spawning: a pid nothing has, or the error a name asks for. */
 pid_t
 spawn_rank(const char *path, char *const argv[], char *const envp[],
