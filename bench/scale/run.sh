@@ -16,8 +16,9 @@
 #              over the whole run, start included; none may be lost
 #   rendezvous every rank joins (libdtcomm) and waits in one barrier: the
 #              last rank's start -> the last rank through the barrier
-#   dtrun's own CPU (schedstat), peak RSS and descriptors, per host, from
-#   the launch run (bench/local/measure.c)
+#   dtrun's own CPU (schedstat) and peak RSS per host, from the launch run,
+#   and its peak descriptors per host from the rendezvous run (every rank
+#   connected), by bench/local/measure.c
 # --quick: 64 and 256 hosts of one rank, under two minutes. The last line
 # is "scale: hosts=H ranks=R launch_ms=... failfast_ms=... rdzv_ms=...
 # cpu_ms_per_host=..." for the largest size.
@@ -77,7 +78,7 @@ for r in $RANKS; do
 		must '[ "$(field exit "$W/m")" = 0 ] && [ $(ls "$W/d" | wc -l) = $n ]' "not every rank started"
 		launch=$(ms "$(newest start)" "$t0")
 		floor=$(ms "$f1" "$f0")
-		cpu=$(field cpu_ms "$W/m"); rss=$(field peak_rss_kb "$W/m"); fds=$(field peak_fds "$W/m")
+		cpu=$(field cpu_ms "$W/m"); rss=$(field peak_rss_kb "$W/m")
 		# Rank 0 fails once every rank runs (3x the launch, at least 0.5 s).
 		wait_ms=$(python3 -c "print(max(500, int(3 * $launch)))")
 		run fail "$wait_ms"
@@ -91,6 +92,7 @@ for r in $RANKS; do
 		run join
 		must '[ "$(field exit "$W/m")" = 0 ] && [ $(ls "$W"/d/joined.* | wc -l) = $n ]' "not every rank joined"
 		rdzv=$(ms "$(newest joined)" "$(newest start)")
+		fds=$(field peak_fds "$W/m")	# with every rank at the rendezvous
 		printf "%6s %5s %7s %10s %9s %7s %12s %9s %7s %10s %8s %12s %12s %9s\n" $h $r $n $launch $floor \
 		    "$(div $launch $floor)" $failfast $kfloor "$(div $failfast $kfloor)" $lps $rdzv \
 		    "$(div $cpu $h 3)" "$(div $rss $h 1)" "$(div $fds $h 1)"
