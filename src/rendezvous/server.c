@@ -37,6 +37,7 @@
 
 #define IN_FIRST	512			/* first input buffer size */
 #define OUT_HIGH	(64 * 1024)		/* stop handling input above this */
+#define VIN_MAX		(16 * RDZV_MAX_FRAME)	/* a virtual connection's input */
 #define MAX_LISTED	8			/* missing ranks named in a timeout */
 #define STORE_KEYS	(1024 * 1024)
 #define STORE_BYTES	((size_t)256 * 1024 * 1024)
@@ -73,6 +74,8 @@ struct rdzv_conn {
 	double			  t_accept;		/* until authed */
 	double			  t_in;			/* a frame is partial since */
 	double			  t_out;		/* output stuck since */
+	int			  virt;			/* fd-less: rdzv_server_vopen */
+	struct rdzv_vconn_cbs	  v;
 };
 
 struct slot {
@@ -232,12 +235,17 @@ conn_drop(struct rdzv_conn *c, int bad)
 	wait_remove(c);
 	if (c->rank >= 0 && s->slots[c->rank].c == c)
 		s->slots[c->rank].c = NULL;
-	event_del(c->rev);
+	if (c->rev != NULL)
+		event_del(c->rev);
 	if (c->wev != NULL)
 		event_del(c->wev);
-	close(c->fd);
+	if (c->fd >= 0)
+		close(c->fd);
 	c->fd = -1;
 	c->dead = 1;
+	/* Its owner hears of it (not when the owner closed it). */
+	if (c->virt && c->v.closed != NULL)
+		c->v.closed(c->v.arg);
 	s->st.conns--;
 	/* Move from s->conns to s->dead. */
 	if (c->prev != NULL)
@@ -377,6 +385,15 @@ conn_flush(struct rdzv_conn *c)
 {
 	ssize_t	n;
 
+	if (c->virt) {
+		/* Its owner queues whatever it is given. */
+		if (!c->dead && c->outoff < c->out.len)
+			c->v.send(c->v.arg, c->out.p + c->outoff,
+			    c->out.len - c->outoff);
+		dt_wbuf_reset(&c->out);
+		c->outoff = 0;
+		return;
+	}
 	while (!c->dead && c->outoff < c->out.len) {
 		n = write(c->fd, c->out.p + c->outoff, c->out.len - c->outoff);
 		if (n > 0) {
@@ -750,7 +767,7 @@ conn_process(struct rdzv_conn *c)
 		c->t_in = dt_clock_s(CLOCK_MONOTONIC_COARSE);
 	else if (c->wait != W_NONE)
 		c->t_in = 0;
-	if (!c->rd_on && c->wait == W_NONE && c->inlen < c->incap) {
+	if (!c->virt && !c->rd_on && c->wait == W_NONE && c->inlen < c->incap) {
 		event_add(c->rev, NULL);	/* paused while full */
 		c->rd_on = 1;
 	}
@@ -829,6 +846,18 @@ server_make_room(struct rdzv_server *s)
 	return 0;
 }
 
+/* Links c into s->conns and counts it. */
+static void
+server_link_conn(struct rdzv_server *s, struct rdzv_conn *c)
+{
+	c->next = s->conns;
+	if (s->conns != NULL)
+		s->conns->prev = c;
+	s->conns = c;
+	s->st.conns++;
+	s->st.accepted++;
+}
+
 /* Takes a new connection and sends it the challenge. */
 static void
 server_add_conn(struct rdzv_server *s, int fd)
@@ -856,12 +885,7 @@ server_add_conn(struct rdzv_server *s, int fd)
 	}
 	c->rd_on = 1;
 	c->t_accept = dt_clock_s(CLOCK_MONOTONIC_COARSE);
-	c->next = s->conns;
-	if (s->conns != NULL)
-		s->conns->prev = c;
-	s->conns = c;
-	s->st.conns++;
-	s->st.accepted++;
+	server_link_conn(s, c);
 	sock_nodelay(fd);
 	sock_keepalive(fd);
 	memset(&m, 0, sizeof(m));
@@ -871,6 +895,69 @@ server_add_conn(struct rdzv_server *s, int fd)
 	memcpy(m.nonce, c->snonce, sizeof(m.nonce));
 	conn_send(c, &m);
 	conn_flush(c);
+}
+
+struct rdzv_conn *
+rdzv_server_vopen(struct rdzv_server *s, const struct rdzv_vconn_cbs *cbs)
+{
+	struct rdzv_conn	*c;
+
+	if (server_make_room(s) != 0 || (c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	c->s = s;
+	c->fd = -1;
+	c->virt = 1;
+	c->v = *cbs;
+	c->authed = 1;		/* vouched for by whoever carries it */
+	c->rank = -1;
+	c->local_rank = -1;
+	dt_wbuf_init(&c->out);
+	server_link_conn(s, c);
+	server_settle(s);	/* frees what an overflow dropped */
+	return c;
+}
+
+void
+rdzv_server_vinput(struct rdzv_conn *c, const void *p, size_t n)
+{
+	struct rdzv_server	*s = c->s;
+	size_t			 cap;
+	uint8_t			*in;
+
+	if (c->dead || n == 0)
+		return;
+	if (c->inlen + n > VIN_MAX) {
+		conn_error(c, DT_ERR_TOOBIG, "over %d bytes sent ahead of the "
+		    "answers", VIN_MAX);
+		conn_fail(c);
+		server_settle(s);
+		return;
+	}
+	if (c->inlen + n > c->incap) {
+		for (cap = c->incap ? c->incap : IN_FIRST; cap < c->inlen + n;)
+			cap *= 2;
+		if ((in = realloc(c->in, cap)) == NULL) {
+			conn_drop(c, 1);
+			server_settle(s);
+			return;
+		}
+		c->in = in;
+		c->incap = cap;
+	}
+	memcpy(c->in + c->inlen, p, n);
+	c->inlen += n;
+	/* Behind a wait it is handled when the wait ends (conn_wake). */
+	if (c->wait == W_NONE)
+		conn_process(c);
+	server_settle(s);
+}
+
+void
+rdzv_server_vclose(struct rdzv_conn *c)
+{
+	c->v.closed = NULL;
+	conn_drop(c, 0);
+	server_settle(c->s);
 }
 
 /* Re-enables accepting after running out of descriptors. */

@@ -16,6 +16,7 @@
 struct event_base;
 struct dt_err;
 struct rdzv_server;			/* opaque */
+struct rdzv_conn;			/* opaque: a virtual connection */
 
 /* Where one rank of the launcher's plan runs. */
 struct rdzv_rank_info {
@@ -107,6 +108,36 @@ void	 rdzv_server_abort(struct rdzv_server *, const char *why);
  * Without one ranks are given only once all have come: 0 until then.
  */
 int	 rdzv_server_joined(const struct rdzv_server *, int rank);
+
+/*
+ * A virtual connection: a worker's stream that reaches the server some
+ * other way than its own socket (through its host's agent and the
+ * agent's link), already vouched for, so it starts authenticated: no
+ * CHALLENGE, the worker's first frame is its JOIN. Requests are handled
+ * as on a socket, one at a time in order, each connection waiting on its
+ * own. Answers go out through send, whole frames, from inside server
+ * calls (send must not call back into the server). closed says the
+ * server dropped the connection (a bad frame, a timeout, too much input
+ * ahead of its answers): forget the handle. It is not called for
+ * rdzv_server_vclose or rdzv_server_free.
+ */
+struct rdzv_vconn_cbs {
+	void	(*send)(void *arg, const uint8_t *p, size_t n);
+	void	(*closed)(void *arg);
+	void	*arg;
+};
+
+/* Opens one; NULL when out of memory or over max_conns. */
+struct rdzv_conn *rdzv_server_vopen(struct rdzv_server *,
+	     const struct rdzv_vconn_cbs *);
+/*
+ * Feeds n bytes the worker sent (any split of its frames). Past 16
+ * maximum frames waiting behind an unanswered request the connection is
+ * dropped, as a socket's reader would have stopped reading.
+ */
+void	 rdzv_server_vinput(struct rdzv_conn *, const void *p, size_t n);
+/* The worker went away: as a socket's close. */
+void	 rdzv_server_vclose(struct rdzv_conn *);
 
 /* Fills *st. */
 void	 rdzv_server_stats(const struct rdzv_server *,

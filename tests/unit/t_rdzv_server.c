@@ -613,3 +613,174 @@ TEST(rdzv_addr_split_forms)
 	CHECK_INT(rdzv_addr_split("h:80x", host, sizeof(host), &port),
 	    DT_ERR_PARSE);
 }
+
+/* One virtual connection's side: what the server sent it, and its end. */
+struct tv {
+	struct dt_wbuf	 got;
+	int		 closed;
+};
+
+static void
+tv_send(void *arg, const uint8_t *p, size_t n)
+{
+	struct tv	*v = arg;
+
+	dt_wbuf_put(&v->got, p, n);
+}
+
+static void
+tv_closed(void *arg)
+{
+	struct tv	*v = arg;
+
+	v->closed++;
+}
+
+/* Encodes a message of type with the fields given into b. */
+static void
+tv_put(struct dt_wbuf *b, uint8_t type, int rank, const char *key,
+    const char *val, uint8_t flags)
+{
+	struct rdzv_msg	m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = type;
+	m.rank = rank;
+	m.local_rank = -1;
+	m.flags = flags;
+	m.seq = 7;
+	if (key != NULL) {
+		m.key = (const uint8_t *)key;
+		m.keylen = strlen(key);
+	}
+	if (val != NULL) {
+		m.val = (const uint8_t *)val;
+		m.vallen = strlen(val);
+	}
+	if (rdzv_msg_encode(b, &m) != 0)
+		abort();
+}
+
+/* The types of the frames v got, in order, as "JOIN_OK OK ..."; empties it. */
+static const char *
+tv_types(struct tv *v)
+{
+	static char	 buf[256];
+	struct rdzv_msg	 m;
+	size_t		 off = 0, used;
+
+	buf[0] = '\0';
+	while (off < v->got.len && rdzv_msg_parse(v->got.p + off,
+	    v->got.len - off, &m, &used) == 0) {
+		if (buf[0] != '\0')
+			strcat(buf, " ");
+		strcat(buf, rdzv_msg_name(m.type));
+		off += used;
+	}
+	dt_wbuf_reset(&v->got);
+	return buf;
+}
+
+/* Feeds b's bytes to c one byte at a time (any split of frames is fine), then empties b. */
+static void
+tv_feed(struct rdzv_conn *c, struct dt_wbuf *b, int bytewise)
+{
+	size_t	i;
+
+	if (!bytewise)
+		rdzv_server_vinput(c, b->p, b->len);
+	for (i = 0; bytewise && i < b->len; i++)
+		rdzv_server_vinput(c, b->p + i, 1);
+	dt_wbuf_reset(b);
+}
+
+/*
+ * Two workers through virtual connections: no handshake, JOIN first; each
+ * waits on its own (one's BARRIER does not hold back the other's SET), a
+ * GET that waits holds back only its own connection's next request, and
+ * ABORT reaches them. Too much input ahead of the answers drops one, and
+ * its owner hears of it; the owner's own close is silent.
+ */
+TEST(rdzv_server_virtual_connections)
+{
+	struct tsrv		*t = tsrv_start(2, 1, 0, 0);
+	struct rdzv_vconn_cbs	 cb0 = { tv_send, tv_closed, NULL };
+	struct rdzv_vconn_cbs	 cb1 = { tv_send, tv_closed, NULL };
+	struct tv		 v0, v1, v2;
+	struct rdzv_conn	*c0, *c1, *c2;
+	struct dt_wbuf		 b;
+	char			 big[60000];
+
+	/* The loop runs in its thread: stop it, drive the server here. */
+	tsrv_cmd(t, 'q');
+	pthread_join(t->th, NULL);
+	memset(&v0, 0, sizeof(v0));
+	memset(&v1, 0, sizeof(v1));
+	memset(&v2, 0, sizeof(v2));
+	dt_wbuf_init(&v0.got);
+	dt_wbuf_init(&v1.got);
+	dt_wbuf_init(&v2.got);
+	dt_wbuf_init(&b);
+	cb0.arg = &v0;
+	cb1.arg = &v1;
+	c0 = rdzv_server_vopen(t->s, &cb0);
+	c1 = rdzv_server_vopen(t->s, &cb1);
+	CHECK(c0 != NULL && c1 != NULL);
+	CHECK_STR(tv_types(&v0), "");		/* no CHALLENGE */
+	tv_put(&b, RDZV_JOIN, 0, NULL, NULL, 0);
+	tv_put(&b, RDZV_BARRIER, 0, NULL, NULL, 0);
+	tv_feed(c0, &b, 1);
+	CHECK_STR(tv_types(&v0), "JOIN_OK");	/* and waits in the barrier */
+	tv_put(&b, RDZV_JOIN, 1, NULL, NULL, 0);
+	tv_put(&b, RDZV_SET, 0, "k", "v", 0);
+	tv_feed(c1, &b, 0);
+	CHECK_STR(tv_types(&v1), "JOIN_OK OK");
+	CHECK_STR(tv_types(&v0), "");
+	/* Rank 0 waits for a key, with a PING queued behind the GET. */
+	tv_put(&b, RDZV_BARRIER, 0, NULL, NULL, 0);
+	tv_feed(c1, &b, 0);
+	CHECK_STR(tv_types(&v0), "OK");
+	CHECK_STR(tv_types(&v1), "OK");
+	tv_put(&b, RDZV_GET, 0, "late", NULL, RDZV_GET_WAIT);
+	tv_put(&b, RDZV_PING, 0, NULL, NULL, 0);
+	tv_feed(c0, &b, 0);
+	CHECK_STR(tv_types(&v0), "");
+	tv_put(&b, RDZV_SET, 0, "late", "x", 0);
+	tv_feed(c1, &b, 0);
+	CHECK_STR(tv_types(&v1), "OK");
+	CHECK_STR(tv_types(&v0), "VALUE PONG");
+	/* A third, joining nobody, sends far ahead of an unanswered GET. */
+	cb0.arg = &v2;
+	c2 = rdzv_server_vopen(t->s, &cb0);
+	CHECK(c2 != NULL);
+	tv_put(&b, RDZV_GET, 0, "never", NULL, RDZV_GET_WAIT);
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	while (b.len < 17 * RDZV_MAX_FRAME)
+		tv_put(&b, RDZV_SET, 0, "x", big, 0);
+	tv_feed(c2, &b, 0);
+	CHECK_INT(v2.closed, 1);
+	CHECK(strstr(tv_types(&v2), "ERROR") != NULL);
+	/* The launcher aborts: the waiting hear it. */
+	tv_put(&b, RDZV_GET, 0, "never", NULL, RDZV_GET_WAIT);
+	tv_feed(c0, &b, 0);
+	rdzv_server_abort(t->s, "rank 3 exited with code 1");
+	CHECK_STR(tv_types(&v0), "ABORT");
+	rdzv_server_vclose(c1);
+	rdzv_server_vclose(c0);
+	CHECK_INT(v0.closed + v1.closed, 0);
+	rdzv_server_stats(t->s, &t->st);
+	CHECK_INT(t->st.conns, 0);
+	dt_wbuf_free(&b);
+	dt_wbuf_free(&v0.got);
+	dt_wbuf_free(&v1.got);
+	dt_wbuf_free(&v2.got);
+	event_free(t->ctlev);
+	rdzv_server_free(t->s);
+	event_base_free(t->base);
+	close(t->ctl[0]);
+	close(t->ctl[1]);
+	close(t->ack[0]);
+	close(t->ack[1]);
+	free(t);
+}
