@@ -78,6 +78,8 @@ decode_all(const uint8_t *p, size_t n)
 	struct ap_check	 c;
 	struct ap_checked k;
 	uint32_t	 a, b;
+	const uint8_t	*rd;
+	size_t		 rdlen;
 	int		*ports;
 
 	if (ap_get_hello(p, n, &h) == 0)
@@ -93,6 +95,8 @@ decode_all(const uint8_t *p, size_t n)
 	}
 	ap_get_stop(p, n, &s);
 	if (ap_get_output(p, n, &o) == 0 && o.data + o.len != p + n)
+		abort();
+	if (ap_get_rdzv(p, n, &a, &rd, &rdlen) == 0 && rd + rdlen != p + n)
 		abort();
 	ap_get_exit(p, n, &x);
 	if (ap_get_error(p, n, &e) == 0)

@@ -108,7 +108,7 @@ table_cells(const char *dir, struct dt_wbuf *b)
 {
 	static const uint8_t types[] = { AP_PORTS, AP_CHECK, AP_JOB, AP_RANK,
 	    AP_PREPARE, AP_START, AP_STOP, AP_SIGNAL, AP_STACKS, AP_AGAIN,
-	    AP_HEARTBEAT };
+	    AP_HEARTBEAT, AP_RDZV };
 	char		*av[] = { "true" };
 	struct ap_job	 j = { AP_VERSION, "cell", "", 5000, 1, NULL, 0 };
 	struct ap_rank	 r = { 0, 0, av, 1, NULL, 0 };
@@ -130,6 +130,7 @@ table_cells(const char *dir, struct dt_wbuf *b)
 			case AP_STOP:	ap_put_stop(b, &s); break;
 			case AP_SIGNAL:	ap_put_signal(b, 10); break;
 			case AP_HEARTBEAT: ap_put_heartbeat(b, 5000); break;
+			case AP_RDZV:	ap_put_rdzv(b, 1, "x", 1); break;
 			default:	ap_put_empty(b, types[i]); break;
 			}
 			event(b, 0xf0, "\0\0", 2);
@@ -345,6 +346,7 @@ main(int argc, char **argv)
 	ap_put_iface(&b, &f);		emit(dir, "iface", &b);
 	ap_put_check(&b, &ck);		emit(dir, "check", &b);
 	ap_put_checked(&b, &ckd);	emit(dir, "checked", &b);
+	ap_put_rdzv(&b, 3, "\0\0\0\x0e\x02", 5); emit(dir, "rdzv", &b);
 	packed(dir, &b);
 	ap_put_job(&b, &j);
 	ap_put_rank(&b, &r);

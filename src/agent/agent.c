@@ -43,6 +43,7 @@
 #include "agent/record.h"
 #include "common/port.h"
 #include "agent/procs.h"
+#include "agent/rdzvrelay.h"
 #include "agent/setup.h"
 #include "agent/stacks.h"
 #include "common/sys.h"
@@ -106,11 +107,13 @@ struct agent {
 	struct dt_wbuf	 wb;
 	struct record	*rec;
 	struct errfiles	*errf;		/* the ranks' error files (JOB's errfile) */
+	struct rdzvrelay *relay;	/* the ranks' rendezvous, if we carry it */
 	pid_t		 keeper;	/* our parent, see keeper.h; 0: none */
 	uint64_t	 beat_ms;	/* the launcher's heartbeat timeout; 0: none yet */
 };
 
 static void	agent_check(struct agent *);
+static int	agent_relay(struct agent *);
 static void	agent_to(struct agent *, enum agent_phase);
 static uint64_t	agent_grace(const struct agent *);
 static int	agent_childless(void);
@@ -576,6 +579,8 @@ agent_build_env(struct agent *a)
 
 	if (agent_base_env(a, 1) != 0)
 		return DT_ERR_NOMEM;
+	if ((rc = agent_relay(a)) != 0)
+		return rc;
 	agent_errfiles(a);
 	for (i = 0; i < a->nranks; i++) {
 		if (dt_environ_copy(&e, &a->base_env) != 0)
@@ -603,6 +608,51 @@ agent_setup_line(void *arg, const char *line, size_t len)
 	struct agent	*a = arg;
 
 	log_notice("%s: setup: %.*s", a->host, (int)len, line);
+}
+
+/* A rank's rendezvous bytes (or its end): to dtrun, on its channel. */
+static void
+agent_relay_send(void *arg, uint32_t chan, const void *p, size_t n)
+{
+	struct agent	*a = arg;
+
+	if (a->link_down || a->finishing)
+		return;
+	ap_put_rdzv(&a->wb, chan, p, n);
+	agent_flush_wb(a);
+}
+
+/* The relay is out of descriptors: the job cannot start; dtrun says why. */
+static void
+agent_relay_failed(void *arg, const char *msg)
+{
+	struct agent	*a = arg;
+
+	agent_error(a, AP_NORANK, EXIT_RDZV, "%s: %s", a->host, msg);
+}
+
+/*
+ * DTRUN_RDZV_ADDR=agent: dtrun wants its ranks' rendezvous through us.
+ * Listen for them and point their DTRUN_RDZV_ADDR at our socket.
+ */
+static int
+agent_relay(struct agent *a)
+{
+	struct rdzvrelay_cbs	 cb = { agent_relay_send, agent_relay_failed, a };
+	struct dt_err		 e;
+	const char		*v;
+	char			 addr[160];
+
+	v = dt_environ_get(&a->base_env, "DTRUN_RDZV_ADDR");
+	if (v == NULL || strcmp(v, "agent") != 0 || a->relay != NULL)
+		return 0;
+	if ((a->relay = rdzvrelay_new(a->base, a->job.job_id, &cb, addr,
+	    sizeof(addr), &e)) == NULL) {
+		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: %s", a->host,
+		    e.msg);
+		return DT_ERR_SYS;	/* said */
+	}
+	return dt_environ_set(&a->base_env, "DTRUN_RDZV_ADDR", addr);
 }
 
 /* The ERROR for a failed setup: why, then each stderr line under the host's name. Malloc'd. */
@@ -782,8 +832,10 @@ agent_resolve(struct agent *a)
 	size_t		 i;
 	int		 rc;
 
-	if (agent_build_env(a) != 0) {
-		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: out of memory", a->host);
+	if ((rc = agent_build_env(a)) != 0) {
+		if (rc == DT_ERR_NOMEM)
+			agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: out of "
+			    "memory", a->host);
 		return;
 	}
 	for (i = 0; i < a->nranks; i++) {
@@ -1065,6 +1117,8 @@ agent_forget(struct agent *a)
 	dt_environ_free(&a->base_env);
 	setup_free(a->setup);
 	dt_strv_free(a->setup_env);
+	rdzvrelay_free(a->relay);
+	a->relay = NULL;
 	/* The next attempt chooses its interface again. */
 	while (a->nif_env > 0)
 		free(a->if_env[--a->nif_env]);
@@ -1119,6 +1173,8 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 	struct ap_stop	 st;
 	struct ap_check	 ck;
 	struct dt_err	 e;
+	const uint8_t	*rd;
+	size_t		 rdlen;
 	uint32_t	 u;
 	int		 rc, bad = 1;
 
@@ -1197,6 +1253,12 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 		if (ap_get_empty(p, n) != 0)
 			goto refuse;
 		agent_stacks(a);
+		return;
+	case AP_RDZV:
+		if (ap_get_rdzv(p, n, &u, &rd, &rdlen) != 0)
+			goto refuse;
+		if (a->relay != NULL)
+			rdzvrelay_input(a->relay, u, rd, rdlen);
 		return;
 	case AP_CHECK:
 		/* It starts no rank; stopping, there is nothing to check for. */

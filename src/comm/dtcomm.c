@@ -100,7 +100,10 @@ env_local_rank(long *lr)
 	return 0;
 }
 
-/* Connects and authenticates with DTRUN_RDZV_ADDR and DTRUN_RDZV_TOKEN. */
+/*
+ * Connects to DTRUN_RDZV_ADDR: through this host's agent, or to dtrun's
+ * server, authenticated with DTRUN_RDZV_TOKEN.
+ */
 static int
 comm_connect(struct dtcomm *c)
 {
@@ -111,9 +114,12 @@ comm_connect(struct dtcomm *c)
 	struct dt_err	 e;
 	double		 timeout = DEFAULT_TIMEOUT;
 	long		 t;
-	int		 rc;
+	int		 rc, agent;
 
-	if (addr == NULL || *addr == '\0' || tok == NULL || *tok == '\0')
+	/* Through this host's agent ("unix:@..."): no secret here. */
+	agent = addr != NULL && strncmp(addr, "unix:@", 6) == 0;
+	if (addr == NULL || *addr == '\0' || (!agent && (tok == NULL ||
+	    *tok == '\0')))
 		return comm_failf(DTCOMM_ERR_NOENV, "%s is not set: start this "
 		    "program with dtrun", addr == NULL || *addr == '\0' ?
 		    "DTRUN_RDZV_ADDR" : "DTRUN_RDZV_TOKEN");
@@ -121,8 +127,9 @@ comm_connect(struct dtcomm *c)
 		return rc;
 	if (rc > 0)
 		timeout = (double)t;
-	if ((rc = rdzv_token_decode(tok, secret, sizeof(secret), &slen,
-	    &e)) != 0)
+	slen = 0;
+	if (!agent && (rc = rdzv_token_decode(tok, secret, sizeof(secret),
+	    &slen, &e)) != 0)
 		return comm_failf(rc, "DTRUN_RDZV_TOKEN: %s", e.msg);
 	rc = rdzv_client_connect(addr, secret, slen, timeout, &c->cl, &e);
 	explicit_bzero(secret, sizeof(secret));

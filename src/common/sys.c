@@ -54,9 +54,8 @@ dt_nofile_msg(char *buf, size_t len, const char *what, int err)
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
 		rl.rlim_cur = rl.rlim_max = 0;
 	snprintf(buf, len, "%s: out of file descriptors at the open-files "
-	    "limit of %llu (hard limit %llu): raise it (ulimit -n, or "
-	    "LimitNOFILE= / limits.conf where dtrun is started), or run "
-	    "fewer ranks per dtrun", what, (unsigned long long)rl.rlim_cur,
+	    "limit of %llu (hard limit %llu): raise it (ulimit -n, "
+	    "LimitNOFILE= or limits.conf), or run fewer ranks", what, (unsigned long long)rl.rlim_cur,
 	    (unsigned long long)rl.rlim_max);
 	return buf;
 }

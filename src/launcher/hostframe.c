@@ -64,6 +64,8 @@ hostframe_plain(const struct hostframe_ops *op, struct job_host *h,
     uint8_t type, const uint8_t *p, size_t n)
 {
 	struct ap_hello	 hello;
+	const uint8_t	*data;
+	size_t		 len;
 	uint32_t	 a, b;
 	uint64_t	 ms;
 	int		*ports, rc;
@@ -86,6 +88,9 @@ hostframe_plain(const struct hostframe_ops *op, struct job_host *h,
 		    op->started(h, a, b);
 	case AP_CHECKED:
 		return op->checked(h, p, n);
+	case AP_RDZV:
+		return ap_get_rdzv(p, n, &a, &data, &len) != 0 ? -1 :
+		    op->rdzv(h, a, data, len);
 	case AP_HEARTBEAT:
 		return ap_get_heartbeat(p, n, &ms) != 0 ? -1 : 0;
 	}

@@ -41,6 +41,9 @@ struct hostframe_ops {
 	int	(*stack)(struct job_host *, const struct ap_stack *);
 	int	(*stackask)(struct job_host *);
 	int	(*done)(struct job_host *);
+	/* A rank's rendezvous bytes on channel chan; none: it ended. */
+	int	(*rdzv)(struct job_host *, uint32_t chan, const uint8_t *,
+		    size_t);
 };
 
 /*

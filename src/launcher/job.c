@@ -142,6 +142,7 @@ job_host_done(struct job_host *h)
 	struct job	*j = h->job;
 
 	host_to(h, HP_DONE);
+	jobrdzv_host_gone(&j->run.rdzv, h->index);
 	if (j->nat[HP_DONE] == j->plan->nhosts)
 		event_base_loopbreak(j->base);
 }
@@ -520,6 +521,9 @@ job_on_error(struct job_host *h, const struct ap_error *e)
 			snprintf(j->att->what, sizeof(j->att->what), "%s",
 			    e->msg);
 	}
+	/* 125: its rendezvous relay ran out of descriptors (said above). */
+	if (e->rank == AP_NORANK && e->code == EXIT_RDZV)
+		jobend_begin(&j->je, END_RDZV);
 	job_fail(j, e->code);
 	return 0;
 }
@@ -555,10 +559,19 @@ job_on_done(struct job_host *h)
 	return 0;
 }
 
+/* RDZV: a rank's rendezvous bytes, through h's agent, to the server. */
+static int
+job_on_rdzv(struct job_host *h, uint32_t chan, const uint8_t *p, size_t n)
+{
+	jobrdzv_chan_input(&h->job->run.rdzv, h->index, chan, p, n);
+	return 0;
+}
+
 static const struct hostframe_ops job_frame_ops = {
 	job_on_hello, job_on_portlist, job_on_checked, job_on_iface,
 	job_on_prepared, job_on_started, job_on_output, job_on_errfile,
-	job_on_exit, job_on_error, job_on_stack, job_on_stackask, job_on_done
+	job_on_exit, job_on_error, job_on_stack, job_on_stackask, job_on_done,
+	job_on_rdzv
 };
 
 void
@@ -760,6 +773,19 @@ job_rdzv_error(void *arg, const char *msg)
 	job_fail(j, jobend_rdzv(&j->je, msg));
 }
 
+/* The server's answer for a rank's channel: to its agent. */
+static void
+job_rdzv_send(void *arg, int host, uint32_t chan, const void *p, size_t n)
+{
+	struct job	*j = arg;
+	struct job_host	*h = j->hosts[host];
+
+	if (host_done(h))
+		return;
+	ap_put_rdzv(&j->wb, chan, p, n);
+	job_send(h);
+}
+
 /* ARGSUSED */
 static void
 job_rdzv_join(void *arg, int rank)
@@ -870,7 +896,7 @@ static const struct attempt_cbs job_cbs = {
 	.sig = { job_reaped, job_quit, job_forward, job_signaled, NULL },
 	.stk = { job_stk_stopping, job_stk_then, NULL },
 	.rdzv = { job_rdzv_timeout, job_rdzv_error, job_rdzv_join,
-	    job_rdzv_alive, NULL },
+	    job_rdzv_alive, job_rdzv_send, NULL },
 	.chk = { job_check_done, job_check_quiet, NULL },
 	.synced = job_synced,
 	.pressure = job_pressure,

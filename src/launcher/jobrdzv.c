@@ -62,6 +62,99 @@ jobrdzv_joined_cb(void *arg)
 	log_info("all %d workers joined the rendezvous", r->nworkers);
 }
 
+/* One rank's rendezvous through its agent: a virtual connection. */
+struct jobrdzv_chan {
+	struct jobrdzv		*r;
+	int			 host;
+	uint32_t		 id;
+	struct rdzv_conn	*vc;	/* NULL once closed */
+};
+
+/* The server's answers for the rank: back through its agent. */
+static void
+jobrdzv_chan_send(void *arg, const uint8_t *p, size_t n)
+{
+	struct jobrdzv_chan	*c = arg;
+
+	c->r->cb.send(c->r->cb.arg, c->host, c->id, p, n);
+}
+
+/* The server dropped the rank's connection: its agent closes the rank's. */
+static void
+jobrdzv_chan_closed(void *arg)
+{
+	struct jobrdzv_chan	*c = arg;
+
+	c->vc = NULL;
+	c->r->cb.send(c->r->cb.arg, c->host, c->id, NULL, 0);
+}
+
+void
+jobrdzv_chan_input(struct jobrdzv *r, int host, uint32_t chan,
+    const uint8_t *p, size_t n)
+{
+	struct rdzv_vconn_cbs	 cb = { jobrdzv_chan_send, jobrdzv_chan_closed,
+				    NULL };
+	struct jobrdzv_chan	*c;
+	size_t			 i;
+
+	if (r->srv == NULL || host < 0 || (size_t)host >= r->nhosts ||
+	    chan == 0)
+		return;
+	/* Channels are numbered from 1 by the agent, in order. */
+	if (chan > r->nch[host]) {
+		if (n == 0 || chan > r->nch[host] + 1024)
+			return;
+		r->ch[host] = xreallocarray(r->ch[host], chan,
+		    sizeof(*r->ch[host]));
+		for (i = r->nch[host]; i < chan; i++)
+			r->ch[host][i] = NULL;
+		r->nch[host] = chan;
+	}
+	if ((c = r->ch[host][chan - 1]) == NULL) {
+		if (n == 0)
+			return;
+		c = r->ch[host][chan - 1] = xcalloc(1, sizeof(*c));
+		c->r = r;
+		c->host = host;
+		c->id = chan;
+		cb.arg = c;
+		if ((c->vc = rdzv_server_vopen(r->srv, &cb)) == NULL) {
+			r->cb.send(r->cb.arg, host, chan, NULL, 0);
+			return;
+		}
+	}
+	if (c->vc == NULL)
+		return;		/* dropped by the server: the rank is told */
+	if (n == 0) {
+		rdzv_server_vclose(c->vc);
+		c->vc = NULL;
+		return;
+	}
+	rdzv_server_vinput(c->vc, p, n);
+}
+
+void
+jobrdzv_host_gone(struct jobrdzv *r, int host)
+{
+	struct jobrdzv_chan	*c;
+	size_t			 i;
+
+	if (host < 0 || (size_t)host >= r->nhosts)
+		return;
+	for (i = 0; i < r->nch[host]; i++) {
+		if ((c = r->ch[host][i]) == NULL)
+			continue;
+		if (c->vc != NULL && r->srv != NULL)
+			rdzv_server_vclose(c->vc);
+		free(c);
+		r->ch[host][i] = NULL;
+	}
+	free(r->ch[host]);
+	r->ch[host] = NULL;
+	r->nch[host] = 0;
+}
+
 /* The plan's workers, as the server hands them out. */
 static struct rdzv_rank_info *
 jobrdzv_ranks(const struct plan *p)
@@ -112,11 +205,12 @@ jobrdzv_start(struct jobrdzv *r, struct event_base *base,
 
 	if ((rc = rdzv_auth_random(secret, sizeof(secret), e)) != 0)
 		return rc;
-	rdzv_hex_encode(secret, sizeof(secret), r->token, sizeof(r->token));
-	env->rdzv_token = r->token;
 	env->rdzv_addr = r->addr;
 	r->nworkers = p->nworkers;
 	r->cb = *cb;
+	r->nhosts = p->nhosts;
+	r->ch = xcalloc(p->nhosts ? p->nhosts : 1, sizeof(*r->ch));
+	r->nch = xcalloc(p->nhosts ? p->nhosts : 1, sizeof(*r->nch));
 	ri = jobrdzv_ranks(p);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.bind_addr = local ? "127.0.0.1" : NULL;
@@ -166,8 +260,16 @@ jobrdzv_missing(const struct jobrdzv *r, size_t nranks, int *n)
 void
 jobrdzv_stop(struct jobrdzv *r)
 {
+	size_t	i;
+
+	for (i = 0; i < r->nhosts; i++)
+		jobrdzv_host_gone(r, (int)i);
+	free(r->ch);
+	free(r->nch);
+	r->ch = NULL;
+	r->nch = NULL;
+	r->nhosts = 0;
 	if (r->srv != NULL)
 		rdzv_server_free(r->srv);
 	r->srv = NULL;
-	explicit_bzero(r->token, sizeof(r->token));
 }

@@ -26,24 +26,44 @@ struct jobrdzv_cbs {
 	void	(*join)(void *arg, int rank);
 	/* A joined rank called dtcomm_heartbeat(). */
 	void	(*alive)(void *arg, int rank);
+	/*
+	 * Bytes for a rank's channel chan through host's agent (n == 0: the
+	 * server dropped it). Called from inside jobrdzv calls.
+	 */
+	void	(*send)(void *arg, int host, uint32_t chan, const void *p,
+		    size_t n);
 	void	*arg;
 };
+
+struct jobrdzv_chan;
 
 struct jobrdzv {
 	struct rdzv_server	*srv;		/* NULL until started */
 	struct jobrdzv_cbs	 cb;
 	int			 nworkers;
 	char			 addr[300];	/* host:port, as the ranks reach it */
-	char			 token[2 * RDZV_SECRET_LEN + 1]; /* the secret, hex */
+	/* The ranks' channels through their agents: by host, by id - 1. */
+	struct jobrdzv_chan	***ch;
+	size_t			*nch;
+	size_t			 nhosts;
 };
 
 /*
  * Starts r's server on base for plan's workers, and points env's
- * rdzv_addr and rdzv_token at r. Returns 0, or a DT_ERR_* with e filled.
+ * rdzv_addr at r (the ranks reach it through their agents). Returns 0,
+ * or a DT_ERR_* with e filled.
  */
 int	jobrdzv_start(struct jobrdzv *r, struct event_base *,
 	    const struct opts *, const struct plan *, struct env_ctx *env,
 	    const struct jobrdzv_cbs *, struct dt_err *e);
+/*
+ * Bytes a rank sent through host's agent on channel chan (n == 0: it
+ * closed): the server's virtual connection for it, opened by its first.
+ */
+void	jobrdzv_chan_input(struct jobrdzv *r, int host, uint32_t chan,
+	    const uint8_t *p, size_t n);
+/* host's agent is gone: so are its ranks' channels. */
+void	jobrdzv_host_gone(struct jobrdzv *r, int host);
 /* Workers blocked in a rendezvous wait hear why, not hang. */
 void	jobrdzv_abort(struct jobrdzv *r, const char *why);
 /*

@@ -40,11 +40,13 @@ env_host(const struct env_ctx *c, int h, struct strv *sv)
 	strv_setf(sv, "DTRUN_LOCAL_WORLD_SIZE", "%d", p->hosts[h].nworkers);
 	strv_setf(sv, "DTRUN_NODE_RANK", "%d", h);
 	strv_setf(sv, "DTRUN_NNODES", "%zu", p->nhosts);
-	/* The secret travels in the agent protocol, never on a command line. */
-	if (c->rdzv_addr != NULL) {
-		strv_setf(sv, "DTRUN_RDZV_ADDR", "%s", c->rdzv_addr);
-		strv_setf(sv, "DTRUN_RDZV_TOKEN", "%s", c->rdzv_token);
-	}
+	/*
+	 * The ranks reach the rendezvous through their agent, which gives
+	 * them its socket's address: no rank holds the job secret
+	 * (doc/agent-protocol.md, "The rendezvous through the agent").
+	 */
+	if (c->rdzv_addr != NULL)
+		strv_setf(sv, "DTRUN_RDZV_ADDR", "agent");
 	if (c->o->seeded)
 		strv_setf(sv, "DTRUN_SEED", "%llu",
 		    (unsigned long long)c->o->seed);

@@ -462,6 +462,31 @@ ap_get_output(const uint8_t *p, size_t n, struct ap_output *o)
 }
 
 int
+ap_put_rdzv(struct dt_wbuf *b, uint32_t chan, const void *p, size_t n)
+{
+	size_t	st = dt_frame_begin(b, AP_RDZV);
+
+	dt_wbuf_u32(b, chan);
+	dt_wbuf_put(b, p, n);		/* the rest of the payload */
+	return put_end(b, st);
+}
+
+int
+ap_get_rdzv(const uint8_t *p, size_t n, uint32_t *chan, const uint8_t **data,
+    size_t *len)
+{
+	struct dt_rbuf	r;
+
+	dt_rbuf_init(&r, p, n);
+	*chan = dt_rbuf_u32(&r);
+	if (r.err)
+		return DT_ERR_PROTO;
+	*data = p + r.off;
+	*len = dt_rbuf_left(&r);
+	return 0;
+}
+
+int
 ap_get_exit(const uint8_t *p, size_t n, struct ap_exit *x)
 {
 	struct dt_rbuf	r;
@@ -748,6 +773,7 @@ ap_type_name(int t)
 	case AP_PREPARED:	return "PREPARED";
 	case AP_STARTED:	return "STARTED";
 	case AP_OUTPUT:		return "OUTPUT";
+	case AP_RDZV:		return "RDZV";
 	case AP_EXIT:		return "EXIT";
 	case AP_ERROR:		return "ERROR";
 	case AP_DONE:		return "DONE";

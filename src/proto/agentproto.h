@@ -87,8 +87,9 @@
  * answers with IFACE. CHECK and CHECKED (--check, --preflight).
  * The agent stays after DONE and AGAIN starts the next attempt.
  * 6: JOB carries pack; PACKED. 7: JOB carries defaults and errfile; ERRFILE.
+ * 8: RDZV, the ranks' rendezvous through their agent.
  */
-#define AP_VERSION	7
+#define AP_VERSION	8
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
 #define AP_MSG_MAX	(16 * 1024 * 1024) /* a JOB or RANK, all its parts */
 #define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
@@ -127,6 +128,7 @@ enum ap_type {
 	AP_HEARTBEAT = 128,	/* "still here"; carries the timeout */
 	AP_PACKED = 129,	/* frames packed by the link (pack.h): the
 				   link unpacks them, handlers never see one */
+	AP_RDZV = 130,		/* a rank's rendezvous bytes, by channel (8) */
 	AP_STACK = 80,		/* one rank's stack, or the end of a STACKS */
 	AP_STACKASK = 81,	/* please send STACKS to every agent */
 	/* agent -> launcher */
@@ -352,6 +354,11 @@ int	ap_get_stop(const uint8_t *, size_t, struct ap_stop *);
 int	ap_get_portlist(const uint8_t *, size_t, int **ports, uint32_t *n);
 int	ap_get_started(const uint8_t *, size_t, uint32_t *rank, uint32_t *pid);
 int	ap_get_output(const uint8_t *, size_t, struct ap_output *);
+/* RDZV: n bytes of channel chan's stream; none says the channel ended. */
+int	ap_put_rdzv(struct dt_wbuf *b, uint32_t chan, const void *p, size_t n);
+/* *data points into the payload. */
+int	ap_get_rdzv(const uint8_t *, size_t, uint32_t *chan,
+	    const uint8_t **data, size_t *len);
 int	ap_get_exit(const uint8_t *, size_t, struct ap_exit *);
 int	ap_get_error(const uint8_t *, size_t, struct ap_error *);
 int	ap_get_errfile(const uint8_t *, size_t, struct ap_errfile *);

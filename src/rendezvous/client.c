@@ -4,6 +4,7 @@
  */
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
@@ -11,6 +12,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +149,39 @@ client_dial(struct rdzv_client *c, const char *host, int port, int *refused,
 	}
 	sock_nodelay(fd);
 	sock_keepalive(fd);
+	return fd;
+}
+
+/*
+ * Connects to the agent's abstract Unix socket @name. Returns the fd or a
+ * negative error; *refused when nothing listens (yet).
+ */
+static int
+client_dial_agent(struct rdzv_client *c, const char *name, int *refused,
+    struct dt_err *e)
+{
+	struct sockaddr_un	sa;
+	size_t			n = strlen(name);
+	int			fd;
+
+	*refused = 0;
+	if (n == 0 || n >= sizeof(sa.sun_path) - 1)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_PARSE, "rendezvous "
+		    "address %s: no name, or too long", c->addr);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path + 1, name, n);	/* sun_path[0] = 0: abstract */
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "socket: %s",
+		    strerror(errno));
+	if (connect(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct
+	    sockaddr_un, sun_path) + 1 + n)) == -1) {
+		*refused = errno == ECONNREFUSED;
+		dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "cannot connect to this "
+		    "host's dtrun agent at %s: %s", c->addr, strerror(errno));
+		close(fd);
+		return DT_ERR_SYS;
+	}
 	return fd;
 }
 
@@ -327,11 +362,12 @@ rdzv_client_connect(const char *addr, const uint8_t *secret, size_t slen,
 {
 	struct rdzv_client	*c;
 	char			 host[RDZV_MAX_HOST + 1];
-	int			 port, rc, refused;
+	int			 port = 0, rc, refused, agent;
 	double			 wait = 0.01;
 
 	*cp = NULL;
-	if (rdzv_addr_split(addr, host, sizeof(host), &port) != 0)
+	agent = strncmp(addr, "unix:@", 6) == 0;
+	if (!agent && rdzv_addr_split(addr, host, sizeof(host), &port) != 0)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_PARSE, "rendezvous address "
 		    "\"%s\" is not host:port", addr);
 	if ((c = calloc(1, sizeof(*c))) == NULL)
@@ -342,7 +378,8 @@ rdzv_client_connect(const char *addr, const uint8_t *secret, size_t slen,
 	c->deadline = timeout > 0 ? dt_clock_s(CLOCK_MONOTONIC) + timeout : 0;
 	dt_wbuf_init(&c->out);
 	/* The server may still be starting: retry a refusal until the deadline. */
-	while ((rc = client_dial(c, host, port, &refused, e)) < 0 && refused &&
+	while ((rc = agent ? client_dial_agent(c, addr + 6, &refused, e) :
+	    client_dial(c, host, port, &refused, e)) < 0 && refused &&
 	    client_ms_left(c) != 0) {
 		struct timespec	ts = { 0, (long)(wait * 1e9) };
 
@@ -355,7 +392,7 @@ rdzv_client_connect(const char *addr, const uint8_t *secret, size_t slen,
 		return rc;
 	}
 	c->fd = rc;
-	if ((rc = client_auth(c, secret, slen, e)) != 0) {
+	if (!agent && (rc = client_auth(c, secret, slen, e)) != 0) {
 		rdzv_client_free(c);
 		return rc;
 	}

@@ -35,7 +35,9 @@ int	 rdzv_addr_split(const char *addr, char *host, size_t hostcap,
 /*
  * Connects to the server at addr ("host:port"), retrying a refused
  * connection until timeout seconds pass (0: no limit), and authenticates
- * with the secret both ways. timeout also bounds each later call. Returns
+ * with the secret both ways. addr "unix:@NAME" is the rank's own agent
+ * on an abstract Unix socket (doc/agent-protocol.md): no secret, no
+ * handshake, the agent vouches for us (secret may be NULL). timeout also bounds each later call. Returns
  * 0 with *cp set, or DT_ERR_AUTH (wrong secret, or a server that does not
  * know it), DT_ERR_TIMEOUT, DT_ERR_SYS, DT_ERR_PROTO, DT_ERR_CLOSED,
  * DT_ERR_ABORTED, with *e filled in.

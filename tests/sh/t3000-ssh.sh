@@ -208,9 +208,9 @@ test_expect_success '--max-restarts: a lost host is dropped (--min-np), the job 
 
 # A rank that notes its agent (its parent) and any rank of attempt 0 still
 # alive; rank 0 fails attempt 0 once every rank runs.
-REUSER='a=$DTRUN_RESTART_COUNT; for f in $PWD/pid.0.*; do [ $a = 0 ] && break; p=$(cat $f); grep -qv " [ZX] " /proc/$p/stat 2>/dev/null && echo $p >>$PWD/leftovers; done; echo $$ >$PWD/pid.$a.$RANK; echo "attempt $a rank $RANK agent $PPID token $DTRUN_RDZV_TOKEN port $MASTER_PORT"; [ $a = 0 ] || exit 0; [ $RANK = 0 ] || exec sleep 300; while [ $(ls $PWD/pid.0.* | wc -l) -lt $WORLD_SIZE ]; do sleep 0.05; done; exit 3'
+REUSER='a=$DTRUN_RESTART_COUNT; for f in $PWD/pid.0.*; do [ $a = 0 ] && break; p=$(cat $f); grep -qv " [ZX] " /proc/$p/stat 2>/dev/null && echo $p >>$PWD/leftovers; done; echo $$ >$PWD/pid.$a.$RANK; echo "attempt $a rank $RANK agent $PPID rdzv $DTRUN_RDZV_ADDR port $MASTER_PORT"; [ $a = 0 ] || exit 0; [ $RANK = 0 ] || exec sleep 300; while [ $(ls $PWD/pid.0.* | wc -l) -lt $WORLD_SIZE ]; do sleep 0.05; done; exit 3'
 
-test_expect_success '--max-restarts keeps each host'"'"'s agent: the same pid, a fresh secret and port, nothing of attempt 0 left' '
+test_expect_success '--max-restarts keeps each host'"'"'s agent: the same pid, a fresh rendezvous socket and port, nothing of attempt 0 left' '
 	rm -f pid.* leftovers &&
 	dtrun "${SSH_ARGS[@]}" -H 127.0.0.1:2,127.0.0.2:2,127.0.0.3:2 --max-restarts 1 --restart-delay 0 --timeout 60 sh -c "$REUSER" >out 2>err &&
 	for r in 0 1 2 3 4 5; do
@@ -218,8 +218,8 @@ test_expect_success '--max-restarts keeps each host'"'"'s agent: the same pid, a
 		a1=$(sed -n "s/.*attempt 1 rank $r agent \([0-9]*\) .*/\1/p" out) &&
 		test -n "$a0" && test "$a0" = "$a1" || return 1
 	done &&
-	t0=$(sed -n "s/.*attempt 0 rank 0 .* token \([0-9a-f]*\) .*/\1/p" out) &&
-	t1=$(sed -n "s/.*attempt 1 rank 0 .* token \([0-9a-f]*\) .*/\1/p" out) &&
+	t0=$(sed -n "s/.*attempt 0 rank 0 .* rdzv \(unix:@[^ ]*\) .*/\1/p" out) &&
+	t1=$(sed -n "s/.*attempt 1 rank 0 .* rdzv \(unix:@[^ ]*\) .*/\1/p" out) &&
 	test -n "$t0" && test "$t0" != "$t1" &&
 	p0=$(sed -n "s/.*attempt 0 rank 0 .* port //p" out) &&
 	p1=$(sed -n "s/.*attempt 1 rank 0 .* port //p" out) &&

@@ -391,6 +391,12 @@ put_output(struct dt_wbuf *b)
 }
 
 static void
+put_rdzv(struct dt_wbuf *b)
+{
+	ap_put_rdzv(b, 5, "join", 4);
+}
+
+static void
 put_exit(struct dt_wbuf *b)
 {
 	struct ap_exit	x = { 3, AP_SIGNALED, 9 };
@@ -504,6 +510,7 @@ static const struct {
 	    "kv=[version=1,iface=eth0]" },
 	{ AP_HEARTBEAT, put_heartbeat, "timeout_ms=15000" },
 	{ AP_PACKED, put_packed, "raw=3960 block=39 bytes" },
+	{ AP_RDZV, put_rdzv, "chan=5 data=4 bytes" },
 };
 
 TEST(protodoc_payload_layouts)
