@@ -10,6 +10,20 @@ $(B)/bench/rdzv-load: bench/rdzv/rdzv-load.c $(LIBRDZV) $(LIBCOMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# The load through agents: a stand-in agent that plays its ranks' channels.
+$(B)/bench/agentload: bench/rdzv/agentload.c $(LIBPROTO) $(LIBRDZV) $(LIBCOMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# make bench-rdzv-agents [RDZV_HOSTS="256 768 1536"] [RDZV_PER_HOST=64]:
+# dtrun's rendezvous with every rank through its host's agent.
+RDZV_HOSTS	?= 320 768 1536
+RDZV_PER_HOST	?= 64
+bench-rdzv-agents: all $(B)/bench/agentload $(B)/bench/measure
+	@bash bench/rdzv/agents.sh $(B) "$(RDZV_HOSTS)" $(RDZV_PER_HOST)
+BENCH_TARGETS += bench-rdzv-agents
+.PHONY: bench-rdzv-agents
+
 # make bench-rdzv [RDZV_N=16384] [RDZV_TORCH_N=4096]: dtrun's rendezvous
 # against PyTorch's TCPStore on this machine, with the ratio.
 RDZV_N		?= 16384

@@ -655,13 +655,16 @@ agent_relay(struct agent *a)
 	return dt_environ_set(&a->base_env, "DTRUN_RDZV_ADDR", addr);
 }
 
-/* The ERROR for a failed setup: why, then each stderr line under the host's name. Malloc'd. */
+/*
+ * The ERROR for a failed setup: why, then each stderr line under the
+ * host's name, as many of the last as fit in one ERROR. Malloc'd.
+ */
 static char *
 agent_setup_msg(struct agent *a, const char *why, const char *p, size_t n)
 {
-	const char	*nl, *end = p + n;
+	const char	*nl, *end = p + n, *q, *b, *start = end;
 	char		*msg = NULL;
-	size_t		 len = 0;
+	size_t		 len = 0, room, line;
 	FILE		*f;
 
 	if ((f = open_memstream(&msg, &len)) == NULL)
@@ -669,7 +672,22 @@ agent_setup_msg(struct agent *a, const char *why, const char *p, size_t n)
 	fprintf(f, "%s: --setup %s, so no rank was started on any host%s",
 	    a->host, why, n > 0 ? "; its stderr ends:" :
 	    " (it wrote nothing on stderr)");
-	for (; p < end; p = nl + 1) {
+	fflush(f);
+	/* Many short lines grow by their prefixes: keep the last that fit. */
+	room = len < AP_ERRMSG_MAX ? AP_ERRMSG_MAX - len : 0;
+	q = end > p && end[-1] == '\n' ? end - 1 : end;
+	while (q > p) {
+		for (b = q; b > p && b[-1] != '\n'; b--)
+			;
+		/* "\nHOST: setup: LINE" */
+		line = (size_t)(q - b) + strlen(a->host) + 10;
+		if (line > room)
+			break;
+		room -= line;
+		start = b;
+		q = b > p ? b - 1 : b;
+	}
+	for (p = start; p < end; p = nl + 1) {
 		if ((nl = memchr(p, '\n', end - p)) == NULL)
 			nl = end;
 		fprintf(f, "\n%s: setup: %.*s", a->host, (int)(nl - p), p);

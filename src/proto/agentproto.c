@@ -205,11 +205,12 @@ ap_put_exit(struct dt_wbuf *b, const struct ap_exit *x)
 int
 ap_put_error(struct dt_wbuf *b, const struct ap_error *e)
 {
-	size_t	st = dt_frame_begin(b, AP_ERROR);
+	size_t	st = dt_frame_begin(b, AP_ERROR), len = strlen(e->msg);
 
 	dt_wbuf_u32(b, e->rank);
 	dt_wbuf_u32(b, e->code);
-	dt_wbuf_str(b, e->msg);
+	/* Never what the decoder refuses: past AP_ERRMSG_MAX, cut. */
+	dt_wbuf_blob(b, e->msg, len > AP_ERRMSG_MAX ? AP_ERRMSG_MAX : len);
 	return put_end(b, st);
 }
 

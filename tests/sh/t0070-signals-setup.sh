@@ -150,6 +150,15 @@ test_expect_success 'a failing setup names the host, shows its stderr, exits 2, 
 	wait_gone 10 bg.pid sh.pid
 '
 
+# Each stderr line comes back under the host's name: 1,500 short ones
+# were once an ERROR over the protocol's limit, and the agent was cut off.
+test_expect_success 'a failing setup with many short stderr lines: its last lines, exit 2' '
+	test_expect_code 2 dtrun --setup "i=0; while [ \$i -lt 1500 ]; do echo x\$i >&2; i=\$((i + 1)); done; exit 3" true 2>err &&
+	grep -q "^dtrun: $HOST: --setup exited with 3, so no rank was started on any host; its stderr ends:" err &&
+	grep -qx "dtrun: $HOST: setup: x1499" err &&
+	! grep -q "protocol error\|bad ERROR" err
+'
+
 test_expect_success 'a setup killed by a signal, or printing over 1 MiB, fails the same way' '
 	test_expect_code 2 dtrun --setup "kill -9 \$\$" true 2>err &&
 	grep -q "$HOST: --setup was killed by signal 9" err &&

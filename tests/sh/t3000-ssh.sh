@@ -36,6 +36,14 @@ test_expect_success '6 ranks on 3 hosts: placement and environment' '
 	diff want got
 '
 
+test_expect_success '6 ranks on 3 hosts join the rendezvous through their agents' '
+	run -H $H3 --prefix "" sh -c "echo \$DTRUN_RDZV_ADDR; exec $B/helpers/rdzv-probe -j" >out &&
+	test $(grep -c "^unix:@dtrun-rdzv\." out) -eq 6 &&
+	for r in 0 1 2 3 4 5; do
+		grep -qx "rank $r size 6 local $((r % 2)) node $((r / 2)) nodes 3" out || return 1
+	done
+'
+
 test_expect_success 'the job secret and environment are not on any command line' '
 	SECRETISH=s3cr3t-value run -H 127.0.0.2 -x SECRETISH sh -c "ps -eo args; echo \$SECRETISH" >out &&
 	test "$(grep -c s3cr3t-value out)" -eq 1 && grep -qx "\[0\] s3cr3t-value" out &&

@@ -64,6 +64,14 @@ test_expect_success '--max-restarts keeps the step'"'"'s agents: the same agent 
 	wait_gone 5 sleep.*
 '
 
+test_expect_success 'ranks join the rendezvous through their agents' '
+	in_alloc dtrun --prefix "" sh -c "echo \$DTRUN_RDZV_ADDR; exec $B/helpers/rdzv-probe -j" >out &&
+	test $(grep -c "^unix:@dtrun-rdzv\." out) -eq 4 &&
+	for r in 0 1 2 3; do
+		grep -qx "rank $r size 4 local $r node 0 nodes 1" out || return 1
+	done
+'
+
 test_expect_success 'the agent secret is on no command line and in no rank' '
 	in_alloc dtrun -n 2 --prefix "" sh -c "ps -eo args >\$PWD/ps.\$RANK; cat /proc/[0-9]*/environ 2>/dev/null | tr \"\\0\" \"\\n\" | sed -n \"s/^DTRUN_AGENT_TOKEN=//p\" >\$PWD/tok.\$RANK; env" >env &&
 	grep -q "dtrun-agent --connect 127.0.0.1:[0-9]*\$" ps.0 &&

@@ -207,6 +207,30 @@ TEST(ap_ports_roundtrip)
 	dt_wbuf_free(&b);
 }
 
+/* An ERROR over the decoder's limit is cut, never sent whole to be refused. */
+TEST(ap_error_too_long_is_cut)
+{
+	struct dt_wbuf	 b;
+	struct ap_error	 e = { AP_NORANK, 2, NULL }, d;
+	char		*msg = malloc(3 * AP_ERRMSG_MAX);
+	const uint8_t	*pl;
+	size_t		 plen, used;
+	uint8_t		 type;
+
+	memset(msg, 'x', 3 * AP_ERRMSG_MAX - 1);
+	msg[3 * AP_ERRMSG_MAX - 1] = '\0';
+	e.msg = msg;
+	dt_wbuf_init(&b);
+	CHECK_INT(ap_put_error(&b, &e), 0);
+	CHECK_INT(dt_frame_parse(b.p, b.len, AP_FRAME_MAX, &type, &pl, &plen,
+	    &used), 0);
+	CHECK_INT(ap_get_error(pl, plen, &d), 0);
+	CHECK_INT(strlen(d.msg), AP_ERRMSG_MAX);
+	ap_error_free(&d);
+	dt_wbuf_free(&b);
+	free(msg);
+}
+
 TEST(ap_bad_payloads)
 {
 	uint8_t		 junk[16] = { 0, 0, 0, 1, 9 };	/* bad stream / how */
