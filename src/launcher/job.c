@@ -142,7 +142,7 @@ job_host_done(struct job_host *h)
 	struct job	*j = h->job;
 
 	host_to(h, HP_DONE);
-	jobrdzv_host_gone(&j->run.rdzv, h->index);
+	jobrdzv_host_gone(&j->run.rdzv, h);
 	if (j->nat[HP_DONE] == j->plan->nhosts)
 		event_base_loopbreak(j->base);
 }
@@ -237,32 +237,6 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	job_stop(j, SIGTERM, j->o->kill_grace);
 out:
 	rootcause_free(rc);
-}
-
-/*
- * TF_CONFIG names a port for every worker, free on that worker's host:
- * for hosts that are not this machine, ask their agents.
- */
-static void
-job_ask_ports(struct job *j)
-{
-	size_t	h;
-
-	if (j->run.env.worker_ports == NULL || plan_on_loopback(j->plan))
-		return;
-	/*
-	 * Count the replies owed before asking: an ssh host's reply can be
-	 * read and handled inside job_send, before the next host is asked.
-	 */
-	for (h = 0; h < j->plan->nhosts; h++)
-		if (j->hosts[h]->ph->nworkers > 0)
-			j->nports_pending++;
-	for (h = 0; h < j->plan->nhosts; h++) {
-		if (j->hosts[h]->ph->nworkers == 0)
-			continue;
-		ap_put_ports(&j->wb, j->hosts[h]->ph->nworkers);
-		job_send(j->hosts[h]);
-	}
 }
 
 /* Every agent said HELLO (and sent ports if asked): hand each its part of the job. */
@@ -361,7 +335,8 @@ job_advance(struct job *j)
 			if (j->run.chk != NULL && !j->checked)
 				return;
 			j->phase = JP_PORTS;
-			job_ask_ports(j);
+			jobmsg_ask_ports(&j->run.msg, j->hosts, &j->wb,
+			    &j->nports_pending);
 			break;
 		case JP_PORTS:
 			if (j->nports_pending > 0)
@@ -563,7 +538,7 @@ job_on_done(struct job_host *h)
 static int
 job_on_rdzv(struct job_host *h, uint32_t chan, const uint8_t *p, size_t n)
 {
-	jobrdzv_chan_input(&h->job->run.rdzv, h->index, chan, p, n);
+	jobrdzv_chan_input(&h->job->run.rdzv, h, chan, p, n);
 	return 0;
 }
 
@@ -773,19 +748,6 @@ job_rdzv_error(void *arg, const char *msg)
 	job_fail(j, jobend_rdzv(&j->je, msg));
 }
 
-/* The server's answer for a rank's channel: to its agent. */
-static void
-job_rdzv_send(void *arg, int host, uint32_t chan, const void *p, size_t n)
-{
-	struct job	*j = arg;
-	struct job_host	*h = j->hosts[host];
-
-	if (host_done(h))
-		return;
-	ap_put_rdzv(&j->wb, chan, p, n);
-	job_send(h);
-}
-
 /* ARGSUSED */
 static void
 job_rdzv_join(void *arg, int rank)
@@ -896,7 +858,7 @@ static const struct attempt_cbs job_cbs = {
 	.sig = { job_reaped, job_quit, job_forward, job_signaled, NULL },
 	.stk = { job_stk_stopping, job_stk_then, NULL },
 	.rdzv = { job_rdzv_timeout, job_rdzv_error, job_rdzv_join,
-	    job_rdzv_alive, job_rdzv_send, NULL },
+	    job_rdzv_alive, NULL },
 	.chk = { job_check_done, job_check_quiet, NULL },
 	.synced = job_synced,
 	.pressure = job_pressure,

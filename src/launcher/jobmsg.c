@@ -141,3 +141,23 @@ jobmsg_ports(const struct jobmsg *m, struct env_ctx *env,
 	log_info("%s: its agent chose %u free port%s for TF_CONFIG",
 	    h->ph->name, n, n == 1 ? "" : "s");
 }
+
+void
+jobmsg_ask_ports(const struct jobmsg *m, struct job_host **hosts,
+    struct dt_wbuf *wb, size_t *pending)
+{
+	size_t	h;
+
+	if (m->env->worker_ports == NULL || plan_on_loopback(m->plan))
+		return;
+	/* First: an ssh host's reply can be handled inside agents_send. */
+	for (h = 0; h < m->plan->nhosts; h++)
+		if (hosts[h]->ph->nworkers > 0)
+			(*pending)++;
+	for (h = 0; h < m->plan->nhosts; h++) {
+		if (hosts[h]->ph->nworkers == 0)
+			continue;
+		ap_put_ports(wb, hosts[h]->ph->nworkers);
+		agents_send(hosts[h], wb);
+	}
+}

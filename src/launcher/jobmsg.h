@@ -6,6 +6,7 @@
 #ifndef DT_JOBMSG_H
 #define DT_JOBMSG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct dt_wbuf;
@@ -29,6 +30,14 @@ struct jobmsg {
  */
 int	jobmsg_put(const struct jobmsg *, struct job_host *h,
 	    struct dt_wbuf *wb);
+
+/*
+ * TF_CONFIG names a port for every worker, free on its host: asks the
+ * agents of hosts[] (the plan's) that are not this machine, setting
+ * *pending to the replies owed before the first is asked.
+ */
+void	jobmsg_ask_ports(const struct jobmsg *, struct job_host **hosts,
+	    struct dt_wbuf *wb, size_t *pending);
 
 /* h's agent chose ports (n) for its workers: they go into env's TF_CONFIG. */
 void	jobmsg_ports(const struct jobmsg *, struct env_ctx *env,

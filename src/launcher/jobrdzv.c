@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto/agentproto.h"
+#include "launcher/agents.h"
 #include "launcher/cli.h"
 #include "launcher/envctx.h"
 #include "common/err.h"
@@ -13,6 +15,7 @@
 #include "common/log.h"
 #include "launcher/plan.h"
 #include "rendezvous/server.h"
+#include "common/wire.h"
 #include "util/xmalloc.h"
 
 /* Some rank joined, not all in time. */
@@ -64,19 +67,24 @@ jobrdzv_joined_cb(void *arg)
 
 /* One rank's rendezvous through its agent: a virtual connection. */
 struct jobrdzv_chan {
-	struct jobrdzv		*r;
-	int			 host;
+	struct job_host		*h;
 	uint32_t		 id;
 	struct rdzv_conn	*vc;	/* NULL once closed */
 };
 
-/* The server's answers for the rank: back through its agent. */
+/* Bytes for the rank's channel (none: it ends), to its agent. */
 static void
 jobrdzv_chan_send(void *arg, const uint8_t *p, size_t n)
 {
 	struct jobrdzv_chan	*c = arg;
+	struct dt_wbuf		 wb;
 
-	c->r->cb.send(c->r->cb.arg, c->host, c->id, p, n);
+	if (host_done(c->h))
+		return;
+	dt_wbuf_init(&wb);
+	ap_put_rdzv(&wb, c->id, p, n);
+	agents_send(c->h, &wb);
+	dt_wbuf_free(&wb);
 }
 
 /* The server dropped the rank's connection: its agent closes the rank's. */
@@ -86,20 +94,19 @@ jobrdzv_chan_closed(void *arg)
 	struct jobrdzv_chan	*c = arg;
 
 	c->vc = NULL;
-	c->r->cb.send(c->r->cb.arg, c->host, c->id, NULL, 0);
+	jobrdzv_chan_send(c, NULL, 0);
 }
 
 void
-jobrdzv_chan_input(struct jobrdzv *r, int host, uint32_t chan,
+jobrdzv_chan_input(struct jobrdzv *r, struct job_host *h, uint32_t chan,
     const uint8_t *p, size_t n)
 {
 	struct rdzv_vconn_cbs	 cb = { jobrdzv_chan_send, jobrdzv_chan_closed,
 				    NULL };
 	struct jobrdzv_chan	*c;
-	size_t			 i;
+	size_t			 i, host = (size_t)h->index;
 
-	if (r->srv == NULL || host < 0 || (size_t)host >= r->nhosts ||
-	    chan == 0)
+	if (r->srv == NULL || host >= r->nhosts || chan == 0)
 		return;
 	/* Channels are numbered from 1 by the agent, in order. */
 	if (chan > r->nch[host]) {
@@ -115,12 +122,11 @@ jobrdzv_chan_input(struct jobrdzv *r, int host, uint32_t chan,
 		if (n == 0)
 			return;
 		c = r->ch[host][chan - 1] = xcalloc(1, sizeof(*c));
-		c->r = r;
-		c->host = host;
+		c->h = h;
 		c->id = chan;
 		cb.arg = c;
 		if ((c->vc = rdzv_server_vopen(r->srv, &cb)) == NULL) {
-			r->cb.send(r->cb.arg, host, chan, NULL, 0);
+			jobrdzv_chan_send(c, NULL, 0);
 			return;
 		}
 	}
@@ -134,14 +140,13 @@ jobrdzv_chan_input(struct jobrdzv *r, int host, uint32_t chan,
 	rdzv_server_vinput(c->vc, p, n);
 }
 
-void
-jobrdzv_host_gone(struct jobrdzv *r, int host)
+/* Closes and frees the channels of the plan's host index host. */
+static void
+jobrdzv_drop(struct jobrdzv *r, size_t host)
 {
 	struct jobrdzv_chan	*c;
 	size_t			 i;
 
-	if (host < 0 || (size_t)host >= r->nhosts)
-		return;
 	for (i = 0; i < r->nch[host]; i++) {
 		if ((c = r->ch[host][i]) == NULL)
 			continue;
@@ -153,6 +158,13 @@ jobrdzv_host_gone(struct jobrdzv *r, int host)
 	free(r->ch[host]);
 	r->ch[host] = NULL;
 	r->nch[host] = 0;
+}
+
+void
+jobrdzv_host_gone(struct jobrdzv *r, struct job_host *h)
+{
+	if (h->index >= 0 && (size_t)h->index < r->nhosts)
+		jobrdzv_drop(r, (size_t)h->index);
 }
 
 /* The plan's workers, as the server hands them out. */
@@ -263,7 +275,7 @@ jobrdzv_stop(struct jobrdzv *r)
 	size_t	i;
 
 	for (i = 0; i < r->nhosts; i++)
-		jobrdzv_host_gone(r, (int)i);
+		jobrdzv_drop(r, i);
 	free(r->ch);
 	free(r->nch);
 	r->ch = NULL;

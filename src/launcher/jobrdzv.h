@@ -26,16 +26,11 @@ struct jobrdzv_cbs {
 	void	(*join)(void *arg, int rank);
 	/* A joined rank called dtcomm_heartbeat(). */
 	void	(*alive)(void *arg, int rank);
-	/*
-	 * Bytes for a rank's channel chan through host's agent (n == 0: the
-	 * server dropped it). Called from inside jobrdzv calls.
-	 */
-	void	(*send)(void *arg, int host, uint32_t chan, const void *p,
-		    size_t n);
 	void	*arg;
 };
 
 struct jobrdzv_chan;
+struct job_host;
 
 struct jobrdzv {
 	struct rdzv_server	*srv;		/* NULL until started */
@@ -57,13 +52,14 @@ int	jobrdzv_start(struct jobrdzv *r, struct event_base *,
 	    const struct opts *, const struct plan *, struct env_ctx *env,
 	    const struct jobrdzv_cbs *, struct dt_err *e);
 /*
- * Bytes a rank sent through host's agent on channel chan (n == 0: it
- * closed): the server's virtual connection for it, opened by its first.
+ * Bytes a rank sent through h's agent on channel chan (n == 0: it
+ * closed): the server's virtual connection for it, opened by its first;
+ * the server's answers go back to h's agent in RDZV frames.
  */
-void	jobrdzv_chan_input(struct jobrdzv *r, int host, uint32_t chan,
-	    const uint8_t *p, size_t n);
-/* host's agent is gone: so are its ranks' channels. */
-void	jobrdzv_host_gone(struct jobrdzv *r, int host);
+void	jobrdzv_chan_input(struct jobrdzv *r, struct job_host *h,
+	    uint32_t chan, const uint8_t *p, size_t n);
+/* h's agent is gone: so are its ranks' channels. */
+void	jobrdzv_host_gone(struct jobrdzv *r, struct job_host *h);
 /* Workers blocked in a rendezvous wait hear why, not hang. */
 void	jobrdzv_abort(struct jobrdzv *r, const char *why);
 /*
