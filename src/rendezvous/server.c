@@ -386,12 +386,21 @@ conn_flush(struct rdzv_conn *c)
 	ssize_t	n;
 
 	if (c->virt) {
-		/* Its owner queues whatever it is given. */
-		if (!c->dead && c->outoff < c->out.len)
-			c->v.send(c->v.arg, c->out.p + c->outoff,
-			    c->out.len - c->outoff);
-		dt_wbuf_reset(&c->out);
+		/*
+		 * Its owner queues whatever it is given. Taken out first: the
+		 * owner may hand us the worker's next bytes from inside send
+		 * (an ssh link reads as it writes), and their answers must
+		 * not find these still queued.
+		 */
+		struct dt_wbuf	o = c->out;
+		size_t		off = c->outoff;
+
+		if (c->dead || off >= o.len)
+			return;
+		dt_wbuf_init(&c->out);
 		c->outoff = 0;
+		c->v.send(c->v.arg, o.p + off, o.len - off);
+		dt_wbuf_free(&o);
 		return;
 	}
 	while (!c->dead && c->outoff < c->out.len) {
@@ -946,9 +955,13 @@ rdzv_server_vinput(struct rdzv_conn *c, const void *p, size_t n)
 	}
 	memcpy(c->in + c->inlen, p, n);
 	c->inlen += n;
-	/* Behind a wait it is handled when the wait ends (conn_wake). */
+	/*
+	 * Handled from server_settle, never here: this may be a call from
+	 * inside our own send callback, in the middle of handling c or
+	 * another connection. Behind a wait, when the wait ends.
+	 */
 	if (c->wait == W_NONE)
-		conn_process(c);
+		conn_schedule(c);
 	server_settle(s);
 }
 
@@ -1026,6 +1039,8 @@ server_sweep_cb(evutil_socket_t fd, short what, void *arg)
 	double			 now, lim = s->cfg.io_timeout;
 
 	now = dt_clock_s(CLOCK_MONOTONIC_COARSE);
+	/* A virtual connection's closed callback may feed us: hold it. */
+	s->settling = 1;
 	for (c = s->conns; c != NULL; c = next) {
 		next = c->next;
 		if ((c->t_accept != 0 && now - c->t_accept > lim) ||
@@ -1033,6 +1048,7 @@ server_sweep_cb(evutil_socket_t fd, short what, void *arg)
 		    (c->t_out != 0 && now - c->t_out > lim))
 			conn_drop(c, 1);
 	}
+	s->settling = 0;
 	server_settle(s);
 }
 
@@ -1195,7 +1211,8 @@ server_settle(struct rdzv_server *s)
 void
 rdzv_server_abort(struct rdzv_server *s, const char *why)
 {
-	struct rdzv_conn	*c;
+	struct rdzv_conn	*c, *next;
+	int			 held;
 
 	if (s->aborted)
 		return;
@@ -1206,7 +1223,15 @@ rdzv_server_abort(struct rdzv_server *s, const char *why)
 		s->abort_why[RDZV_MAX_TEXT - 1] = '\0';
 	if (s->startev != NULL)
 		event_del(s->startev);
-	for (c = s->conns; c != NULL; c = c->next) {
+	/*
+	 * A flush may drop c (a dead socket), or, for a virtual connection,
+	 * feed us more input from inside its send: nothing is handled or
+	 * freed until the walk is over.
+	 */
+	held = s->settling;
+	s->settling = 1;
+	for (c = s->conns; c != NULL; c = next) {
+		next = c->next;
 		if (!c->authed)
 			continue;
 		wait_remove(c);
@@ -1214,6 +1239,7 @@ rdzv_server_abort(struct rdzv_server *s, const char *why)
 		conn_flush(c);
 		conn_wake(c);
 	}
+	s->settling = held;	/* called from inside a settle: it goes on */
 	server_settle(s);
 }
 

@@ -163,11 +163,10 @@ tsrv_start(int world, int with_plan, double start_timeout, double io_timeout)
 	return t;
 }
 
+/* Frees t once its loop has stopped. */
 static void
-tsrv_stop(struct tsrv *t)
+tsrv_free(struct tsrv *t)
 {
-	tsrv_cmd(t, 'q');
-	pthread_join(t->th, NULL);
 	event_free(t->ctlev);
 	rdzv_server_free(t->s);
 	event_base_free(t->base);
@@ -176,6 +175,14 @@ tsrv_stop(struct tsrv *t)
 	close(t->ack[0]);
 	close(t->ack[1]);
 	free(t);
+}
+
+static void
+tsrv_stop(struct tsrv *t)
+{
+	tsrv_cmd(t, 'q');
+	pthread_join(t->th, NULL);
+	tsrv_free(t);
 }
 
 /* Connects a client with the server's secret; fails the test if it cannot. */
@@ -775,12 +782,59 @@ TEST(rdzv_server_virtual_connections)
 	dt_wbuf_free(&v0.got);
 	dt_wbuf_free(&v1.got);
 	dt_wbuf_free(&v2.got);
-	event_free(t->ctlev);
-	rdzv_server_free(t->s);
-	event_base_free(t->base);
-	close(t->ctl[0]);
-	close(t->ctl[1]);
-	close(t->ack[0]);
-	close(t->ack[1]);
-	free(t);
+	tsrv_free(t);
+}
+
+/* A send that answers at once, from inside the call, as an ssh link may. */
+static struct rdzv_conn	*tv_echo_conn;
+static struct dt_wbuf	 tv_echo_next;
+
+static void
+tv_send_feeding(void *arg, const uint8_t *p, size_t n)
+{
+	struct dt_wbuf	next;
+
+	tv_send(arg, p, n);
+	if (tv_echo_next.len == 0)
+		return;
+	next = tv_echo_next;			/* fed once */
+	dt_wbuf_init(&tv_echo_next);
+	rdzv_server_vinput(tv_echo_conn, next.p, next.len);
+	dt_wbuf_free(&next);
+}
+
+/*
+ * The worker's next request handed to the server from inside its send
+ * callback is answered once, after what was being sent: nothing twice,
+ * nothing lost.
+ */
+TEST(rdzv_server_virtual_input_from_inside_send)
+{
+	struct tsrv		*t = tsrv_start(1, 1, 0, 0);
+	struct rdzv_vconn_cbs	 cb = { tv_send_feeding, tv_closed, NULL };
+	struct tv		 v;
+	struct dt_wbuf		 b;
+
+	tsrv_cmd(t, 'q');
+	pthread_join(t->th, NULL);
+	memset(&v, 0, sizeof(v));
+	dt_wbuf_init(&v.got);
+	dt_wbuf_init(&b);
+	dt_wbuf_init(&tv_echo_next);
+	cb.arg = &v;
+	tv_echo_conn = rdzv_server_vopen(t->s, &cb);
+	CHECK(tv_echo_conn != NULL);
+	tv_put(&tv_echo_next, RDZV_PING, 0, NULL, NULL, 0);
+	tv_put(&tv_echo_next, RDZV_SET, 0, "k", "v", 0);
+	tv_put(&b, RDZV_JOIN, 0, NULL, NULL, 0);
+	tv_feed(tv_echo_conn, &b, 0);
+	CHECK_STR(tv_types(&v), "JOIN_OK PONG OK");
+	rdzv_server_abort(t->s, "done");
+	CHECK_STR(tv_types(&v), "ABORT");
+	rdzv_server_vclose(tv_echo_conn);
+	CHECK_INT(v.closed, 0);
+	dt_wbuf_free(&b);
+	dt_wbuf_free(&v.got);
+	dt_wbuf_free(&tv_echo_next);
+	tsrv_free(t);
 }
