@@ -922,7 +922,7 @@ rdzv_server_vopen(struct rdzv_server *s, const struct rdzv_vconn_cbs *cbs)
 	c->local_rank = -1;
 	dt_wbuf_init(&c->out);
 	server_link_conn(s, c);
-	server_settle(s);	/* frees what an overflow dropped */
+	/* No settle here: the caller keeps the handle before anything runs. */
 	return c;
 }
 

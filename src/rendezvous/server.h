@@ -127,7 +127,7 @@ struct rdzv_vconn_cbs {
 	void	*arg;
 };
 
-/* Opens one; NULL when out of memory or over max_conns. */
+/* Opens one (calling no callback); NULL when out of memory or over max_conns. */
 struct rdzv_conn *rdzv_server_vopen(struct rdzv_server *,
 	     const struct rdzv_vconn_cbs *);
 /*
