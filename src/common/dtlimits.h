@@ -70,6 +70,15 @@
 #define DT_NOFILE_SPARE		64
 
 /*
+ * --check: below these a host is a problem. NCCL's shared-memory transport
+ * between the ranks of one host needs room in /dev/shm (a container's
+ * default 64 MiB makes it fail at its first collective); the ranks need
+ * some free space where they run (checkpoints, core files, logs).
+ */
+#define DT_SHM_MIN_MB		256
+#define DT_DISK_MIN_MB		1024
+
+/*
  * One message for a person: an error, a log line, an escaped name from a
  * peer. Longer ones are cut; they were never meant to be read whole.
  */

@@ -323,6 +323,17 @@ check_host_problems(struct check *c, size_t i)
 		    "%llu its agent needs for %d ranks: raise it there (ulimit "
 		    "-n where the agent starts, LimitNOFILE= or limits.conf)",
 		    name, lim, need, c->p->hosts[i].nranks);
+	if ((v = ch_get(ch, "shm_mb")) != NULL && c->p->hosts[i].nranks > 1 &&
+	    (lim = strtoull(v, NULL, 10)) < DT_SHM_MIN_MB)
+		check_problem(c, "%s: /dev/shm is %llu MiB: NCCL's shared memory "
+		    "between its %d ranks needs more (docker run --shm-size=1g, "
+		    "or mount -o remount,size=2g /dev/shm)", name, lim,
+		    c->p->hosts[i].nranks);
+	if ((v = ch_get(ch, "disk_free_mb")) != NULL &&
+	    (lim = strtoull(v, NULL, 10)) < DT_DISK_MIN_MB)
+		check_problem(c, "%s: only %llu MiB free in the job's directory "
+		    "there: free some, or start the job from another directory",
+		    name, lim);
 	off = ch->skew_ms < 0 ? -ch->skew_ms : ch->skew_ms;
 	if (ch->gathered && off > CHECK_SKEW_MAX_MS + (int64_t)ch->rtt_ms / 2)
 		check_problem(c, "%s: its clock is %.1f s %s dtrun's: run NTP "

@@ -68,6 +68,23 @@ test_expect_success 'open-files limits below what the plan needs: the host and d
 	! grep -q "open-files" err
 '
 
+# In a mount namespace of its own, the test gives the host a 16 MiB
+# /dev/shm, then a job directory with 8 MiB free.
+if command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
+	test_expect_success 'a small /dev/shm, or little room in the job directory: the host named, the fix, exit 78' '
+		test_expect_code 78 unshare -m sh -c "mount -t tmpfs -o size=16m tmpfs /dev/shm && exec dtrun --check -n 2 true" >out 2>err &&
+		grep -q "^dtrun: check: localhost: /dev/shm is 16 MiB: NCCL.s shared memory between its 2 ranks needs more" err &&
+		mkdir -p small &&
+		test_expect_code 78 unshare -m sh -c "mount -t tmpfs -o size=8m tmpfs small && cd small && exec dtrun --check -n 1 true" >out 2>err &&
+		grep -q "^dtrun: check: localhost: only 8 MiB free in the job.s directory there" err &&
+		dtrun --check -v -n 2 true >out 2>err &&
+		grep -q "shm_mb=[0-9]" out && grep -q "disk_free_mb=[0-9]" out &&
+		! grep -q "/dev/shm is\|MiB free" err
+	'
+else
+	test_skip 'a small /dev/shm or job directory' 'needs root and unshare'
+fi
+
 test_expect_success 'NCCL_SOCKET_IFNAME naming an interface the host lacks: a problem (env or -x)' '
 	test_expect_code 78 env NCCL_SOCKET_IFNAME=nosuch0 dtrun --check true >out 2>err &&
 	test "$(col IFNAME localhost out)" = NONE &&
