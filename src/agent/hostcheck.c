@@ -533,21 +533,18 @@ hc_setup_start(struct hostcheck *hc, const struct ap_check *c)
 
 /* GATHER: everything but the reachability. */
 /*
- * key: the MiB of the file system at path, /dev/shm's size or the free
- * space where the job runs; nothing where it cannot be read.
+ * key: the MiB of the file system at path, its size (total) or what is
+ * free; nothing where it cannot be read.
  */
 static void
-hc_space(struct hostcheck *hc, const char *key, const char *path)
+hc_space(struct hostcheck *hc, const char *key, const char *path, int total)
 {
 	struct statvfs	st;
-	unsigned long long mb;
 
 	if (statvfs(path, &st) != 0)
 		return;
-	mb = strcmp(key, "shm_mb") == 0 ?
-	    (unsigned long long)st.f_blocks * st.f_frsize >> 20 :
-	    (unsigned long long)st.f_bavail * st.f_frsize >> 20;
-	hc_add(hc, key, "%llu", mb);
+	hc_add(hc, key, "%llu", (unsigned long long)(total ? st.f_blocks :
+	    st.f_bavail) * st.f_frsize >> 20);
 }
 
 static void
@@ -563,8 +560,8 @@ hc_gather(struct hostcheck *hc, const struct ap_check *c)
 
 	hc_add(hc, "version", "%s", DT_VERSION);
 	hc_add(hc, "proto", "%d", AP_VERSION);
-	hc_space(hc, "shm_mb", "/dev/shm");
-	hc_space(hc, "disk_free_mb", c->cwd[0] != '\0' ? c->cwd : ".");
+	hc_space(hc, "shm_mb", "/dev/shm", 1);
+	hc_space(hc, "disk_free_mb", c->cwd[0] != '\0' ? c->cwd : ".", 0);
 	/* The agent raised it to the hard limit: what its ranks get too. */
 	if (dt_nofile_limit() != UINT64_MAX)
 		hc_add(hc, "nofile", "%llu",

@@ -13,7 +13,6 @@
 #include <sys/un.h>
 
 #include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 
 #include "agent/rdzvrelay.h"
 #include "common/err.h"
+#include "common/sock.h"
 #include "common/sys.h"
 #include "common/wire.h"
 
@@ -194,22 +194,20 @@ rdzvrelay_new(struct event_base *base, const char *job_id,
 	struct sockaddr_un	 sa;
 	struct rdzvrelay	*r;
 	char			 name[sizeof(sa.sun_path) - 1];
-	int			 n;
+	socklen_t		 len;
 
-	n = snprintf(name, sizeof(name), "dtrun-rdzv.%.64s.%d.%u", job_id,
+	snprintf(name, sizeof(name), "dtrun-rdzv.%.64s.%d.%u", job_id,
 	    (int)getpid(), ++serial);
+	len = sock_abstract(&sa, name);
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
 		dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	r->base = base;
 	r->cb = *cb;
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path + 1, name, (size_t)n);	/* [0] = 0: abstract */
 	if ((r->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0)) == -1 || bind(r->lfd, (struct sockaddr *)&sa,
-	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) == -1 ||
+	    len) == -1 ||
 	    listen(r->lfd, SOMAXCONN) == -1) {
 		dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "the ranks' rendezvous "
 		    "socket @%s: %s", name, strerror(errno));

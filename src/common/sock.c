@@ -3,12 +3,15 @@
  */
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
 #include <errno.h>
+#include <stddef.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common/sock.h"
@@ -111,4 +114,17 @@ sock_keepalive(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &timeout,
 	    sizeof(timeout));
+}
+
+socklen_t
+sock_abstract(struct sockaddr_un *sa, const char *name)
+{
+	size_t	n = strlen(name);
+
+	if (n == 0 || n >= sizeof(sa->sun_path) - 1)
+		return 0;
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	memcpy(sa->sun_path + 1, name, n);	/* sun_path[0] = 0: abstract */
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 }

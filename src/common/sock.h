@@ -7,7 +7,10 @@
 #ifndef DT_SOCK_H
 #define DT_SOCK_H
 
+#include <sys/socket.h>
+
 struct addrinfo;
+struct sockaddr_un;
 
 /*
  * The keepalive policy: a TCP peer silent SOCK_KEEPIDLE seconds is probed
@@ -36,6 +39,13 @@ int	sock_connect_error(int fd);
 int	sock_listen(const struct addrinfo *ai, int backlog);
 /* The local port fd is bound to, or -1. */
 int	sock_port(int fd);
+
+/*
+ * Fills sa with the address of @name in the abstract Unix namespace (an
+ * agent's rendezvous socket: nothing in the file system). Returns the
+ * length to bind or connect with, or 0 if name is empty or too long.
+ */
+socklen_t sock_abstract(struct sockaddr_un *sa, const char *name);
 /* Small messages go out at once (TCP_NODELAY). */
 void	sock_nodelay(int fd);
 /* The keepalive policy above, on a connected TCP socket. */

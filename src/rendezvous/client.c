@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,21 +160,17 @@ client_dial_agent(struct rdzv_client *c, const char *name, int *refused,
     struct dt_err *e)
 {
 	struct sockaddr_un	sa;
-	size_t			n = strlen(name);
+	socklen_t		len = sock_abstract(&sa, name);
 	int			fd;
 
 	*refused = 0;
-	if (n == 0 || n >= sizeof(sa.sun_path) - 1)
+	if (len == 0)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_PARSE, "rendezvous "
 		    "address %s: no name, or too long", c->addr);
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path + 1, name, n);	/* sun_path[0] = 0: abstract */
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "socket: %s",
 		    strerror(errno));
-	if (connect(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct
-	    sockaddr_un, sun_path) + 1 + n)) == -1) {
+	if (connect(fd, (struct sockaddr *)&sa, len) == -1) {
 		*refused = errno == ECONNREFUSED;
 		dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "cannot connect to this "
 		    "host's dtrun agent at %s: %s", c->addr, strerror(errno));
