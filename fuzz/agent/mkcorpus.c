@@ -264,6 +264,19 @@ conversations(const char *dir)
 	ap_put_empty(&b, AP_START);
 	ap_put_check(&b, &ck);
 	emit(dir, "check", &b);
+	/* --check --deep (9): GATHER listening for pairs, then both PAIRs. */
+	ck.step = AP_CHK_GATHER;
+	ck.flags = AP_CHK_DEEP;
+	ck.target = "127.0.0.1";
+	ap_put_check(&b, &ck);
+	ck.step = AP_CHK_PAIR;
+	ck.flags = 0;
+	ck.target = "127.0.0.1:9";
+	ap_put_check(&b, &ck);
+	ck.bytes = 1 << 20;
+	ck.streams = 4;
+	ap_put_check(&b, &ck);
+	emit(dir, "check-deep", &b);
 	/* torchrun's defaults and error files (7): rank 0 dies of a signal. */
 	j.ifvars = 0;
 	j.rank0 = "";

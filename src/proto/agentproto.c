@@ -304,6 +304,8 @@ ap_put_check(struct dt_wbuf *b, const struct ap_check *c)
 		return DT_ERR_TOOBIG;
 	}
 	dt_wbuf_str(b, setup);
+	dt_wbuf_u64(b, c->bytes);
+	dt_wbuf_u32(b, c->streams);
 	return put_end(b, st);		/* one frame, never in parts */
 }
 
@@ -593,9 +595,13 @@ ap_get_check(const uint8_t *p, size_t n, struct ap_check *c)
 	c->cwd = dt_rbuf_strdup(&r, 4096);
 	c->env = dt_rbuf_strv(&r, AP_MAX_STRS, AP_MAX_STR, &c->nenv);
 	c->setup = dt_rbuf_strdup(&r, AP_MAX_STR);
-	if (dt_rbuf_end(&r) != 0 || (c->step != AP_CHK_GATHER &&
-	    c->step != AP_CHK_PROBE) ||
-	    (c->flags & ~(uint32_t)(AP_CHK_FAST | AP_CHK_LISTEN)) != 0) {
+	c->bytes = dt_rbuf_u64(&r);
+	c->streams = dt_rbuf_u32(&r);
+	if (dt_rbuf_end(&r) != 0 || c->step < AP_CHK_GATHER ||
+	    c->step > AP_CHK_PAIR || (c->flags & ~(uint32_t)(AP_CHK_FAST |
+	    AP_CHK_LISTEN | AP_CHK_DEEP)) != 0 || (c->step == AP_CHK_PAIR &&
+	    c->bytes > 0 && (c->streams == 0 ||
+	    c->streams > AP_CHK_STREAMS_MAX))) {
 		ap_check_free(c);
 		return DT_ERR_PROTO;
 	}
@@ -613,8 +619,8 @@ ap_get_checked(const uint8_t *p, size_t n, struct ap_checked *c)
 	c->now_ms = dt_rbuf_u64(&r);
 	c->took_ms = dt_rbuf_u64(&r);
 	c->kv = dt_rbuf_strv(&r, AP_CHK_KV_MAX, AP_MAX_STR, &c->nkv);
-	if (dt_rbuf_end(&r) != 0 || (c->step != AP_CHK_GATHER &&
-	    c->step != AP_CHK_PROBE)) {
+	if (dt_rbuf_end(&r) != 0 || c->step < AP_CHK_GATHER ||
+	    c->step > AP_CHK_PAIR) {
 		ap_checked_free(c);
 		return DT_ERR_PROTO;
 	}

@@ -88,8 +88,9 @@
  * The agent stays after DONE and AGAIN starts the next attempt.
  * 6: JOB carries pack; PACKED. 7: JOB carries defaults and errfile; ERRFILE.
  * 8: RDZV, the ranks' rendezvous through their agent.
+ * 9: CHECK's PAIR step and DEEP flag (--check --deep), with bytes and streams.
  */
-#define AP_VERSION	8
+#define AP_VERSION	9
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
 #define AP_MSG_MAX	(16 * 1024 * 1024) /* a JOB or RANK, all its parts */
 #define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
@@ -238,10 +239,16 @@ struct ap_stack {
  * address), find the command, and unless AP_CHK_FAST the interpreter,
  * torch, GPUs and NCCL; with AP_CHK_LISTEN (rank 0's host) listen on the
  * chosen address. PROBE: connect to target ("ADDR:PORT", that listener).
+ * With AP_CHK_DEEP every host's GATHER also listens for pair tests on its
+ * chosen address; PAIR then measures the path from this host to target
+ * (another host's pair listener): round trips when bytes is 0, else the
+ * throughput of bytes sent over streams connections at once.
  */
-enum ap_check_step { AP_CHK_GATHER = 1, AP_CHK_PROBE = 2 };
+enum ap_check_step { AP_CHK_GATHER = 1, AP_CHK_PROBE = 2, AP_CHK_PAIR = 3 };
 #define AP_CHK_FAST	0x1	/* --preflight: only what is quick */
 #define AP_CHK_LISTEN	0x2	/* listen for the others' PROBEs */
+#define AP_CHK_DEEP	0x4	/* listen for the others' PAIRs */
+#define AP_CHK_STREAMS_MAX 64	/* a PAIR's connections at once */
 #define AP_CHK_KV_MAX	4096	/* answers in one CHECKED */
 
 struct ap_check {
@@ -261,6 +268,8 @@ struct ap_check {
 	 * = none.
 	 */
 	char		*setup;
+	uint64_t	 bytes;		/* PAIR: to send; 0 = round trips only */
+	uint32_t	 streams;	/* PAIR: connections to send them over */
 };
 
 struct ap_checked {

@@ -265,7 +265,7 @@ TEST(agent_answers_a_check_before_the_job_only)
 	struct dt_wbuf	 in, out;
 	struct ap_check	 c = { AP_CHK_GATHER, AP_CHK_FAST | AP_CHK_LISTEN, 0,
 			    "", "127.0.0.1", "no-such-command-xyz", "", NULL, 0,
-			    NULL };
+			    NULL, 0, 0 };
 	struct ap_job	 j = { 0 };
 	char		**kv;
 	size_t		 n = 0;
@@ -284,7 +284,7 @@ TEST(agent_answers_a_check_before_the_job_only)
 	CHECK(WIFEXITED(status));
 	kv = checked_answers(&out, &n);
 	CHECK(kv != NULL);
-	CHECK(has_answer(kv, n, "proto=8"));
+	CHECK(has_answer(kv, n, "proto=9"));
 	CHECK(has_answer(kv, n, "iface=lo"));
 	CHECK(has_answer(kv, n, "addr=127.0.0.1"));
 	CHECK(has_answer(kv, n, "listen=127.0.0.1:"));

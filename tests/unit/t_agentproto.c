@@ -642,7 +642,7 @@ TEST(ap_check_and_checked_roundtrip)
 	struct ap_check		 c = { AP_CHK_GATHER, AP_CHK_FAST | AP_CHK_LISTEN,
 				    UINT64_C(1700000000123), "gpu01=ib0,eth0",
 				    "10.0.0.1", "python3", "/w", env, 2,
-				    ". venv/bin/activate; env" }, c2;
+				    ". venv/bin/activate; env", 0, 0 }, c2;
 	struct ap_checked	 k = { AP_CHK_PROBE, UINT64_C(1700000000456),
 				    UINT64_C(5000000000), kv, 2 }, k2;
 	const uint8_t		*pl;
@@ -663,6 +663,22 @@ TEST(ap_check_and_checked_roundtrip)
 	CHECK_STR(c2.env[1], "NCCL_SOCKET_IFNAME=^lo");
 	CHECK(c2.env[2] == NULL);
 	CHECK_STR(c2.setup, ". venv/bin/activate; env");
+	CHECK(c2.bytes == 0 && c2.streams == 0);
+	ap_check_free(&c2);
+
+	/* --deep's PAIR: its bytes (64 bits) and streams. */
+	c.step = AP_CHK_PAIR;
+	c.flags = AP_CHK_DEEP;
+	c.bytes = UINT64_C(5) << 32;
+	c.streams = 8;
+	dt_wbuf_reset(&b);
+	CHECK_INT(ap_put_check(&b, &c), 0);
+	pl = one_frame(&b, AP_CHECK, &n);
+	CHECK_INT(ap_get_check(pl, n, &c2), 0);
+	CHECK_INT(c2.step, AP_CHK_PAIR);
+	CHECK_INT(c2.flags, AP_CHK_DEEP);
+	CHECK(c2.bytes == UINT64_C(5) << 32);
+	CHECK_INT(c2.streams, 8);
 	ap_check_free(&c2);
 
 	dt_wbuf_reset(&b);
@@ -677,24 +693,35 @@ TEST(ap_check_and_checked_roundtrip)
 	ap_checked_free(&k2);
 	CHECK_STR(ap_type_name(AP_CHECK), "CHECK");
 	CHECK_STR(ap_type_name(AP_CHECKED), "CHECKED");
-	CHECK_INT(AP_VERSION, 8);
+	CHECK_INT(AP_VERSION, 9);
 	dt_wbuf_free(&b);
 }
 
 TEST(ap_check_refuses_bad_steps_flags_and_tails)
 {
 	struct dt_wbuf		 b;
-	struct ap_check		 c = { 3, 0, 0, "", "", "", "", NULL, 0, NULL },
-				 c2;
+	struct ap_check		 c = { 4, 0, 0, "", "", "", "", NULL, 0, NULL,
+				    0, 0 }, c2;
 	struct ap_checked	 k = { 0, 0, 0, NULL, 0 }, k2;
 	const uint8_t		*pl;
 	uint8_t			*p;
 	size_t			 n;
 
 	dt_wbuf_init(&b);
-	ap_put_check(&b, &c);		/* step 3: no such step */
+	ap_put_check(&b, &c);		/* step 4: no such step */
 	pl = one_frame(&b, AP_CHECK, &n);
 	CHECK_INT(ap_get_check(pl, n, &c2), DT_ERR_PROTO);
+	/* A PAIR with bytes needs 1 to AP_CHK_STREAMS_MAX connections. */
+	c.step = AP_CHK_PAIR;
+	c.bytes = 1024;
+	for (c.streams = 0; c.streams <= AP_CHK_STREAMS_MAX + 1;
+	    c.streams += AP_CHK_STREAMS_MAX + 1) {
+		dt_wbuf_reset(&b);
+		ap_put_check(&b, &c);
+		pl = one_frame(&b, AP_CHECK, &n);
+		CHECK_INT(ap_get_check(pl, n, &c2), DT_ERR_PROTO);
+	}
+	c.bytes = 0;
 	c.step = AP_CHK_PROBE;
 	c.flags = 0x80;			/* a flag nobody knows */
 	dt_wbuf_reset(&b);
