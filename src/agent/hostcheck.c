@@ -10,7 +10,9 @@
  * printed (a venv's PATH, say) laid under dtrun's, as the ranks would get
  * them. Rank 0's host also listens on its chosen address; a
  * PROBE then connects there, so "reachable" means a real TCP connection
- * from this host to that address. The event loop never blocks: heartbeats
+ * from this host to that address. With --deep every host listens there
+ * for the others' PAIRs too, and a PAIR measures the path to one of them
+ * (deeppair.c). The event loop never blocks: heartbeats
  * go on while a slow `import torch` runs.
  */
 #include <sys/socket.h>
@@ -35,6 +37,7 @@
 #include "common/envfile.h"
 #include "common/environ.h"
 #include "common/err.h"
+#include "agent/deeppair.h"
 #include "agent/hostcheck.h"
 #include "common/iface.h"
 #include "agent/procs.h"
@@ -93,6 +96,8 @@ struct hostcheck {
 	int			 oom;
 	int			 lfd;		/* rank 0's listener, or -1 */
 	struct event		*lev;
+	struct deep_srv		*deep;		/* --deep: the others' PAIRs */
+	struct deep_pair	*pair;		/* a PAIR under way */
 	int			 cfd;		/* a PROBE's connection, or -1 */
 	struct event		*cev;
 	char			 target[300];
@@ -260,6 +265,22 @@ hc_listen(struct hostcheck *hc, const char *addr)
 	hc_add(hc, "listen", "%s:%d", addr, ntohs(sin.sin_port));
 }
 
+/* --deep: listens on addr, any port, for the other hosts' PAIRs. */
+static void
+hc_deep_listen(struct hostcheck *hc, const char *addr)
+{
+	struct dt_err	e;
+	char		where[96];
+
+	deep_srv_free(hc->deep);
+	dt_err_clear(&e);
+	if ((hc->deep = deep_srv_new(hc->base, addr, where, sizeof(where),
+	    &e)) == NULL)
+		hc_add(hc, "deep_err", "%s", e.msg);
+	else
+		hc_add(hc, "deep_listen", "%s", where);
+}
+
 /* The interface a run would choose here, and the interfaces there are. */
 static void
 hc_iface(struct hostcheck *hc, const struct ap_check *c, struct iface *list,
@@ -281,6 +302,8 @@ hc_iface(struct hostcheck *hc, const struct ap_check *c, struct iface *list,
 		hc_add(hc, "iface_err", "%s", e.msg);
 		if (c->flags & AP_CHK_LISTEN)
 			hc_add(hc, "listen_err", "no interface chosen");
+		if (c->flags & AP_CHK_DEEP)
+			hc_add(hc, "deep_err", "no interface chosen");
 		return;
 	}
 	hc_add(hc, "iface", "%s", ch.name);
@@ -288,6 +311,8 @@ hc_iface(struct hostcheck *hc, const struct ap_check *c, struct iface *list,
 	hc_add(hc, "iface_why", "%s", ch.why);
 	if (c->flags & AP_CHK_LISTEN)
 		hc_listen(hc, ch.addr);
+	if (c->flags & AP_CHK_DEEP)
+		hc_deep_listen(hc, ch.addr);
 }
 
 /* True if path's last part names a Python interpreter ("python3.11"). */
@@ -687,6 +712,46 @@ hc_probe(struct hostcheck *hc, const struct ap_check *c)
 	event_add(hc->cev, &tv);
 }
 
+/* The PAIR ended: its figures, or why there are none. */
+static void
+hc_pair_done(void *arg, const struct deep_result *r)
+{
+	struct hostcheck	*hc = arg;
+
+	if (r->err != 0 && !r->capped)
+		hc_add(hc, "pair_err", "%s", r->why);
+	else if (r->bytes > 0 || r->us > 0) {
+		hc_add(hc, "pair_bytes", "%llu", (unsigned long long)r->bytes);
+		hc_add(hc, "pair_us", "%llu", (unsigned long long)r->us);
+		if (r->capped)
+			hc_add(hc, "pair_capped", "%d", DEEP_BULK_S);
+	} else {
+		hc_add(hc, "pair_rtt_us", "%llu", (unsigned long long)r->rtt_us);
+		hc_add(hc, "pair_rtt_min_us", "%llu",
+		    (unsigned long long)r->rtt_min_us);
+		hc_add(hc, "pair_rtt_max_us", "%llu",
+		    (unsigned long long)r->rtt_max_us);
+	}
+	deep_pair_free(hc->pair);
+	hc->pair = NULL;
+	hc_finish(hc);
+}
+
+/* PAIR: round trips, or bytes, to another host's pair listener. */
+static void
+hc_pair(struct hostcheck *hc, const struct ap_check *c)
+{
+	struct dt_err	e;
+
+	hc_add(hc, "pair_to", "%s", c->target);
+	dt_err_clear(&e);
+	if ((hc->pair = deep_pair_start(hc->base, c->target, c->bytes,
+	    c->streams, hc_pair_done, hc, &e)) == NULL) {
+		hc_add(hc, "pair_err", "%s", e.msg);
+		hc_finish(hc);
+	}
+}
+
 struct hostcheck *
 hostcheck_new(struct event_base *base, int devnull, hostcheck_done_fn done,
     void *arg)
@@ -712,7 +777,9 @@ hostcheck_run(struct hostcheck *hc, const struct ap_check *c)
 	hc->step = c->step;
 	hc->t0_real = dt_clock_ms(CLOCK_REALTIME);
 	hc->t0_mono = dt_clock_ms(CLOCK_MONOTONIC);
-	if (c->step != AP_CHK_GATHER)
+	if (c->step == AP_CHK_PAIR)
+		hc_pair(hc, c);
+	else if (c->step == AP_CHK_PROBE)
 		hc_probe(hc, c);
 	else if (c->setup == NULL || c->setup[0] == '\0' ||
 	    (c->flags & AP_CHK_FAST) || hc_setup_start(hc, c) != 0)
@@ -739,6 +806,8 @@ hostcheck_close(struct hostcheck *hc)
 		close(hc->lfd);
 		hc->lfd = -1;
 	}
+	deep_srv_free(hc->deep);
+	hc->deep = NULL;
 }
 
 void
@@ -747,6 +816,7 @@ hostcheck_free(struct hostcheck *hc)
 	if (hc == NULL)
 		return;
 	hostcheck_close(hc);
+	deep_pair_free(hc->pair);
 	if (hc->cev != NULL)
 		event_free(hc->cev);
 	if (hc->cfd >= 0)

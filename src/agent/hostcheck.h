@@ -23,6 +23,14 @@
  *	nccl (libnccl.so's path),
  *	probe_err		(not FAST)
  *	reach, reach_ms, reach_err	PROBE: connecting to rank 0's listener
+ *	deep_listen, deep_err	--deep: ADDR:PORT the others' PAIRs reach
+ *	pair_to, pair_err	PAIR: the listener measured, or why not
+ *	pair_rtt_us, pair_rtt_min_us, pair_rtt_max_us
+ *				PAIR without bytes: the median round trip,
+ *				the fastest and the slowest
+ *	pair_bytes, pair_us, pair_capped
+ *				PAIR with bytes: what arrived in how long
+ *				(capped: it stopped after that many s)
  */
 #ifndef DT_HOSTCHECK_H
 #define DT_HOSTCHECK_H
