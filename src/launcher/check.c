@@ -19,6 +19,7 @@
 
 #include "launcher/check.h"
 #include "launcher/cli.h"
+#include "launcher/deepcheck.h"
 #include "common/dtlimits.h"
 #include "common/environ.h"
 #include "common/err.h"
@@ -44,6 +45,7 @@ struct chost {
 	size_t		 nkv;
 	char		**pkv;		/* PROBE's */
 	size_t		 npkv;
+	size_t		 paired;	/* --deep: rounds answered */
 	int64_t		 skew_ms;	/* its clock minus ours */
 	uint64_t	 rtt_ms;	/* the round trip, less its work */
 };
@@ -60,6 +62,11 @@ struct check {
 	int			 over;
 	struct dt_wbuf		 wb;
 	struct strv		 problems;
+	struct deepcheck	*deep;		/* --deep, once every host probed */
+	size_t			*deep_to;	/* the round's: whom each measures */
+	size_t			 deep_round;	/* rounds begun */
+	size_t			 deep_wait;	/* the round's answers still out */
+	uint64_t		 deep_t0;	/* the first round began */
 };
 
 /* The first answer named key, or NULL. */
@@ -120,6 +127,8 @@ check_free(struct check *c)
 		dt_strv_free(c->hs[i].pkv);
 	}
 	free(c->hs);
+	deepcheck_free(c->deep);
+	free(c->deep_to);
 	dt_wbuf_free(&c->wb);
 	strv_free(&c->problems);
 	free(c);
@@ -171,7 +180,8 @@ check_send(struct check *c, size_t i, uint32_t step, const char *target)
 	memset(&ak, 0, sizeof(ak));
 	ak.step = step;
 	ak.flags = (c->fast ? AP_CHK_FAST : 0) |
-	    (i == 0 && step == AP_CHK_GATHER ? AP_CHK_LISTEN : 0);
+	    (i == 0 && step == AP_CHK_GATHER ? AP_CHK_LISTEN : 0) |
+	    (c->o->deep && step == AP_CHK_GATHER ? AP_CHK_DEEP : 0);
 	dt_err_clear(&e);
 	if (iface_spec_host(c->o->iface, c->p->hosts[i].name, cands,
 	    sizeof(cands), &e) != 0) {
@@ -448,6 +458,75 @@ check_print(struct check *c)
 	}
 }
 
+#define NDEEPCOL	6
+
+/* --deep's pairs as a table (a few hosts, or -v), then its summary line. */
+static void
+check_deep_print(struct check *c, const char *const *names)
+{
+	static const char *const head[NDEEPCOL] = { "FROM", "TO", "PAIRS",
+	    "RTT", "THROUGHPUT", "NOTE" };
+	struct strv	 out = { 0 };
+	char		**cells, *t, *p, *tab;
+	size_t		 i, k, nrows = 0;
+
+	deepcheck_report(c->deep, names, c->p->nhosts <= CHECK_ROWS_ALL ||
+	    c->o->verbose > 0, &out);
+	cells = xcalloc((out.n + 1) * NDEEPCOL, sizeof(*cells));
+	for (k = 0; k < NDEEPCOL; k++)
+		cells[k] = (char *)head[k];
+	for (i = 0; i < out.n && strchr(out.v[i], '\t') != NULL; i++) {
+		nrows++;
+		for (p = out.v[i], k = 0; k < NDEEPCOL && p != NULL; k++) {
+			if ((tab = strchr(p, '\t')) != NULL)
+				*tab = '\0';
+			cells[nrows * NDEEPCOL + k] = p;
+			p = tab != NULL ? tab + 1 : NULL;
+		}
+	}
+	if (nrows > 0 && (t = check_table(cells, nrows + 1, NDEEPCOL)) != NULL) {
+		fputs("\n", stdout);
+		fputs(t, stdout);
+		free(t);
+	}
+	for (; i < out.n; i++)
+		printf("%s\n", out.v[i]);
+	free(cells);
+	strv_free(&out);
+}
+
+/* --deep: its problems, and what it measured for people. */
+static void
+check_deep_done(struct check *c)
+{
+	const char	**names = xcalloc(c->p->nhosts + 1, sizeof(*names));
+	const char	**ifaces = xcalloc(c->p->nhosts + 1, sizeof(*ifaces));
+	size_t		  i;
+
+	for (i = 0; i < c->p->nhosts; i++) {
+		names[i] = c->p->hosts[i].name;
+		ifaces[i] = ch_get(&c->hs[i], "iface");
+		if (ch_get(&c->hs[i], "deep_err") != NULL)
+			check_problem(c, "%s: --deep cannot measure it: %s", names[i],
+			    ch_get(&c->hs[i], "deep_err"));
+	}
+	/*
+	 * Locally every "host" is this machine: the pairs share its CPUs and
+	 * loopback, and their figures say nothing of a network.
+	 */
+	if (!c->p->local)
+		deepcheck_verdict(c->deep, names, ifaces, &c->problems);
+	if (!c->fast || c->o->verbose > 0)
+		check_deep_print(c, names);
+	if (c->p->local && (!c->fast || c->o->verbose > 0))
+		printf("deep: every host is this machine (the local launcher): "
+		    "the figures are its own, no pair is judged\n");
+	log_debug("--deep: %zu rounds in %llu ms", c->deep_round,
+	    (unsigned long long)(dt_clock_ms(CLOCK_MONOTONIC) - c->deep_t0));
+	free(names);
+	free(ifaces);
+}
+
 /* Every answer is in: the table, the problems, and the job's next step. */
 static void
 check_done(struct check *c)
@@ -464,6 +543,8 @@ check_done(struct check *c)
 	c->cb.quiet(c->cb.arg);
 	if (!c->fast || c->o->verbose > 0)
 		check_print(c);
+	if (c->deep != NULL)
+		check_deep_done(c);
 	fflush(stdout);
 	for (i = 0; i < c->problems.n; i++)
 		log_error("%s: %s", c->fast ? "preflight" : "check",
@@ -481,6 +562,112 @@ check_done(struct check *c)
 	c->cb.done(c->cb.arg, code);
 }
 
+/*
+ * --deep's connections per pair: NCCL's socket transport opens
+ * NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD per peer when the job sets
+ * them (-x, or our environment as a run passes it), else a few.
+ */
+static uint32_t
+check_deep_streams(const struct check *c)
+{
+	static const char *const vars[] = { "NCCL_SOCKET_NTHREADS",
+	    "NCCL_NSOCKS_PERTHREAD" };
+	unsigned long	 v[2];
+	const char	*s;
+	size_t		 k;
+
+	for (k = 0; k < 2; k++) {
+		if ((s = dt_env_find(c->o->exports, c->o->nexports, vars[k])) ==
+		    NULL && (s = getenv(vars[k])) == NULL)
+			return DEEP_STREAMS_DEFAULT;
+		if ((v[k] = strtoul(s, NULL, 10)) == 0)
+			return DEEP_STREAMS_DEFAULT;
+	}
+	return v[0] * v[1] > AP_CHK_STREAMS_MAX ? AP_CHK_STREAMS_MAX :
+	    (uint32_t)(v[0] * v[1]);
+}
+
+/* Sends host i its PAIR of the round r: 0, or an error code for the job. */
+static int
+check_send_pair(struct check *c, size_t i, const struct deep_round *r,
+    const char *target)
+{
+	struct ap_check	ak;
+
+	memset(&ak, 0, sizeof(ak));
+	ak.step = AP_CHK_PAIR;
+	ak.now_ms = dt_clock_ms(CLOCK_REALTIME);
+	ak.iface = ak.cmd = ak.cwd = ak.setup = "";
+	ak.target = (char *)target;
+	ak.bytes = r->bytes;
+	ak.streams = r->streams;
+	if (ap_put_check(&c->wb, &ak) != 0) {
+		log_error("%s: cannot send its pair test", c->p->hosts[i].name);
+		return 2;
+	}
+	agents_send(c->hs[i].h, &c->wb);
+	return 0;
+}
+
+static void	check_done(struct check *);
+
+/* The next round of --deep, or the end of the check. */
+static void
+check_deep_round(struct check *c)
+{
+	const struct deep_round	*r;
+	const char		*to;
+	size_t			 i;
+	int			 rc;
+
+	while ((r = deepcheck_next(c->deep, c->deep_to)) != NULL) {
+		c->deep_round++;
+		log_debug("--deep: the %s%s, %s", r->name, r->again ?
+		    " again" : "", r->bytes == 0 ? "round trips" : "throughput");
+		for (i = 0; i < c->p->nhosts; i++) {
+			if (c->deep_to[i] == SIZE_MAX)
+				continue;
+			to = ch_get(&c->hs[c->deep_to[i]], "deep_listen");
+			if ((rc = check_send_pair(c, i, r, to)) != 0) {
+				c->over = 1;
+				c->cb.done(c->cb.arg, rc);
+				return;
+			}
+			c->deep_wait++;
+		}
+		if (c->deep_wait > 0)
+			return;
+	}
+	check_done(c);
+}
+
+/* Every host probed: --deep's rounds between the hosts that listen. */
+static void
+check_deep_start(struct check *c)
+{
+	int	*ok = xcalloc(c->p->nhosts + 1, sizeof(*ok));
+	size_t	 i;
+
+	for (i = 0; i < c->p->nhosts; i++)
+		ok[i] = ch_get(&c->hs[i], "deep_listen") != NULL;
+	c->deep = deepcheck_new(c->p->nhosts, ok, c->o->deep_bytes != 0 ?
+	    c->o->deep_bytes : DEEP_BYTES_DEFAULT, check_deep_streams(c));
+	c->deep_to = xcalloc(c->p->nhosts + 1, sizeof(*c->deep_to));
+	c->deep_t0 = dt_clock_ms(CLOCK_MONOTONIC);
+	free(ok);
+	check_deep_round(c);
+}
+
+/* The probes are in: --deep's rounds, or the end. */
+static void
+check_probed(struct check *c)
+{
+	if (c->o->deep)
+		check_deep_start(c);
+	else
+		check_done(c);
+}
+
 /* Every host gathered: each probes rank 0's listener, if there is one. */
 static void
 check_probe_all(struct check *c)
@@ -490,7 +677,7 @@ check_probe_all(struct check *c)
 	int		 rc;
 
 	if (to == NULL) {
-		check_done(c);
+		check_probed(c);
 		return;
 	}
 	c->probing = 1;
@@ -531,7 +718,16 @@ check_frame(struct check *c, struct job_host *h, const uint8_t *p, size_t n)
 		ch->pkv = ak.kv;
 		ch->npkv = ak.nkv;
 		if (++c->nprobed == c->p->nhosts)
-			check_done(c);
+			check_probed(c);
+		return 0;
+	}
+	if (ak.step == AP_CHK_PAIR && c->deep != NULL &&
+	    ch->paired < c->deep_round && c->deep_to[h->index] != SIZE_MAX) {
+		ch->paired = c->deep_round;
+		deepcheck_answer(c->deep, h->index, ak.kv, ak.nkv);
+		ap_checked_free(&ak);
+		if (--c->deep_wait == 0)
+			check_deep_round(c);
 		return 0;
 	}
 	ap_checked_free(&ak);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "launcher/cli.h"
+#include "launcher/deepcheck.h"
 #include "common/envfile.h"
 #include "common/wire.h"
 #include "common/dtlimits.h"
@@ -76,6 +77,36 @@ parse_count(const char *name, const char *s, int min, int *out,
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s %ld: need at "
 		    "least %d", name, v, min);
 	*out = (int)v;
+	return 0;
+}
+
+/*
+ * Parses a size in bytes for option name: a whole number, with K, M or G
+ * (powers of 1024) after it, from 1 up to max.
+ */
+static int
+parse_size(const char *name, const char *s, uint64_t max, uint64_t *out,
+    struct dt_err *e)
+{
+	static const char	 units[] = "KMG";
+	const char		*u;
+	char			*end;
+	unsigned long long	 v;
+	int			 shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end != '\0' && end[1] == '\0' &&
+	    (u = strchr(units, *end & ~0x20)) != NULL) {
+		shift = 10 * (int)(u - units + 1);
+		end++;
+	}
+	if (!isdigit((unsigned char)*s) || *end != '\0' || errno != 0 ||
+	    v == 0 || v > max >> shift)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": want "
+		    "a size from 1 byte to %llu GiB (e.g. %s 256M)", name, s,
+		    (unsigned long long)(max >> 30), name);
+	*out = (uint64_t)v << shift;
 	return 0;
 }
 
@@ -484,6 +515,18 @@ cli_opt_output(struct opts *o, int id, struct dt_err *e)
 		break;
 	case OPT_PREFLIGHT:
 		o->preflight = 1;
+		if (optarg != NULL && strcmp(optarg, "deep") != 0)
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+			    "--preflight=%s: want --preflight or "
+			    "--preflight=deep", optarg);
+		o->deep |= optarg != NULL;
+		break;
+	case OPT_DEEP:
+		o->deep = 1;
+		break;
+	case OPT_DEEP_BYTES:
+		rc = parse_size("--deep-bytes", optarg, CHECK_DEEP_BYTES_MAX,
+		    &o->deep_bytes, e);
 		break;
 	default:
 		return CLI_NOTMINE;
@@ -677,6 +720,10 @@ cli_finish(int argc, char **argv, struct opts *o, struct dt_err *e)
 {
 	int	rc;
 
+	if ((o->deep || o->deep_bytes != 0) && !o->check && !o->preflight)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s measures the "
+		    "network for a check: give --check or --preflight with it",
+		    o->deep ? "--deep" : "--deep-bytes");
 	if (o->frameworks == 0)
 		o->frameworks = FW_DEFAULT;
 	if ((rc = fw_check(o->frameworks, e)) != 0)

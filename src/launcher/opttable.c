@@ -17,6 +17,7 @@
 /* Short names for the table's columns, gone after it. */
 #define V	OPTA_VALUE
 #define N	OPTA_NONE
+#define O	OPTA_OPTIONAL
 #define K	OPTF_KILL
 
 const struct opt_row opt_table[] = {
@@ -115,12 +116,22 @@ const struct opt_row opt_table[] = {
 	    "python and torch versions, GPUs, libnccl), then\n"
 	    "each problem with its fix; exit 0, or 78 when\n"
 	    "there are problems (-v: every answer)" },
-	{ "preflight", 0, N, OPT_PREFLIGHT, NULL, NULL, 0,
+	{ "preflight", 0, O, OPT_PREFLIGHT, "[=deep]", NULL, 0,
 	    "before a job of several hosts, check quickly\n"
 	    "(agents, interfaces, TCP to rank 0's host,\n"
 	    "COMMAND, NCCL/GLOO_SOCKET_IFNAME); a problem stops\n"
 	    "the job before any rank starts, exit 78 (default\n"
-	    "off: it costs a round trip or two)" },
+	    "off: it costs a round trip or two); =deep: the\n"
+	    "network too, as --deep" },
+	{ "deep", 0, N, OPT_DEEP, NULL, NULL, 0,
+	    "with --check or --preflight: measure the network\n"
+	    "between the hosts on the interfaces a run uses\n"
+	    "(a ring, then pairs across the middle: round\n"
+	    "trips, then throughput over parallel streams) and\n"
+	    "name a slow host or link" },
+	{ "deep-bytes", 0, V, OPT_DEEP_BYTES, "SIZE", NULL, 0,
+	    "bytes each pair sends for --deep (K, M, G;\n"
+	    "default 64M); a pair stops after 10 s anyway" },
 	{ "ssh-port", 'p', V, OPT_SSH_PORT, "PORT", "ssh.port", K,
 	    "ssh port (default 22, or ssh_config's)" },
 	{ "ssh-identity", 'i', V, OPT_SSH_IDENTITY, "FILE", "ssh.identityFile",
@@ -198,6 +209,7 @@ const size_t opt_ntable = sizeof(opt_table) / sizeof(opt_table[0]);
 
 #undef V
 #undef N
+#undef O
 #undef K
 
 const struct opt_yaml_only opt_yaml_only[] = {
@@ -244,7 +256,8 @@ opt_getopt_build(struct opt_getopt *g, const char *lead,
 		/* A long option's val is 256 + id, above every letter. */
 		g->longopts[n].name = r->name;
 		g->longopts[n].has_arg = r->arg == OPTA_VALUE ?
-		    required_argument : no_argument;
+		    required_argument : r->arg == OPTA_OPTIONAL ?
+		    optional_argument : no_argument;
 		g->longopts[n++].val = 256 + r->id;
 		if (r->letter == 0)
 			continue;
@@ -294,8 +307,10 @@ opt_usage_row(FILE *f, const struct opt_row *r)
 		len = fprintf(f, "  -%c, --%s", r->letter, r->name);
 	else
 		len = fprintf(f, "      --%s", r->name);
+	/* An optional value is glued on: --preflight[=deep]. */
 	if (r->metavar != NULL)
-		len += fprintf(f, " %s", r->metavar);
+		len += fprintf(f, r->arg == OPTA_OPTIONAL ? "%s" : " %s",
+		    r->metavar);
 	if (len >= OPT_HELP_COL) {
 		fputc('\n', f);
 		len = 0;

@@ -23,7 +23,8 @@ enum opt_id {
 	OPT_EXPORT, OPT_ENV_FILE, OPT_SETUP, OPT_FORWARD_SIGNALS,
 	OPT_KILL_GRACE, OPT_TIMEOUT, OPT_HEARTBEAT_TIMEOUT, OPT_START_TIMEOUT,
 	OPT_HANG_TIMEOUT, OPT_ON_HANG, OPT_MAX_RESTARTS, OPT_RESTART_DELAY,
-	OPT_MIN_NP, OPT_DRY_RUN, OPT_CHECK, OPT_PREFLIGHT,
+	OPT_MIN_NP, OPT_DRY_RUN, OPT_CHECK, OPT_PREFLIGHT, OPT_DEEP,
+	OPT_DEEP_BYTES,
 	OPT_SSH_PORT, OPT_SSH_IDENTITY, OPT_SSH_OPTION, OPT_SSH_JUMP,
 	OPT_SSH_CONFIG, OPT_SSH_FANOUT, OPT_SSH_AGENT_DIR,
 	OPT_FRAMEWORK, OPT_IFACE, OPT_SEED, OPT_SYNC_DST, OPT_SYNC_EXCLUDE,
@@ -34,7 +35,8 @@ enum opt_id {
 	OPT_NIDS			/* dtrun-kill's own ids start here */
 };
 
-enum opt_arg { OPTA_NONE, OPTA_VALUE };
+/* OPTA_OPTIONAL: --name or --name=VALUE; the docs list it as a flag. */
+enum opt_arg { OPTA_NONE, OPTA_VALUE, OPTA_OPTIONAL };
 
 #define OPTF_KILL	0x1	/* dtrun-kill takes it too and passes it on */
 #define OPTF_HIDDEN	0x2	/* for the tests: not in --help, docs or completions */

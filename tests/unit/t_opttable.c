@@ -103,7 +103,7 @@ TEST(opttable_names_letters_and_ids_are_consistent)
 		if (r->letter != 0 && letters[r->letter]++)
 			t_fail(__FILE__, __LINE__, "-%c twice", r->letter);
 		/* A value's name in --help, exactly when it takes one. */
-		if ((r->metavar != NULL) != (r->arg == OPTA_VALUE))
+		if ((r->metavar != NULL) != (r->arg != OPTA_NONE))
 			t_fail(__FILE__, __LINE__, "--%s: metavar and arg "
 			    "disagree", r->name);
 		for (j = 0; j < i; j++) {
