@@ -30,6 +30,8 @@ netns_pair() {
 # (sshd_config.NAME, sshd.NAME.pid, NAME.log); one host key ($TRASH/ns/host)
 # and one user key ($TRASH/ns/id) serve every sshd, made on first use, and
 # ADDR goes into $TRASH/ns/known_hosts. Ends the test file if it fails.
+# $NETNS_SSHD, when set, is run instead of /usr/sbin/sshd (with its
+# arguments): a wrapper that gives one host a limit or a mount of its own.
 netns_sshd() {
 	if [ ! -s "$TRASH/ns/host" ]; then
 		ssh-keygen -q -t ed25519 -N "" -f "$TRASH/ns/host" </dev/null &&
@@ -50,7 +52,7 @@ UsePAM no
 StrictModes no
 LogLevel ${4:-ERROR}
 EOC
-	ip netns exec "$1" /usr/sbin/sshd -f "$TRASH/ns/sshd_config.$2" -E "$TRASH/ns/$2.log" ||
+	ip netns exec "$1" "${NETNS_SSHD:-/usr/sbin/sshd}" -f "$TRASH/ns/sshd_config.$2" -E "$TRASH/ns/$2.log" ||
 		{ cat "$TRASH/ns/$2.log"; exit 1; }
 	wait_for 5 test -s "$TRASH/ns/sshd.$2.pid" || { echo "sshd $2 did not start"; exit 1; }
 	echo "$3 $(cat "$TRASH/ns/host.pub")" >>"$TRASH/ns/known_hosts"
