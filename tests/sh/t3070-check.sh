@@ -126,6 +126,39 @@ test_expect_success 'GPUs: the lines of nvidia-smi -L where it exists; a failing
 	grep -qx "dtrun: check: localhost: nvidia-smi -L failed: NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.: check its NVIDIA driver (a reboot after an upgrade, or nvidia-smi there, says more)" err
 '
 
+test_expect_success '-v: the system'"'"'s answers (kernel, glibc, limits, memory), also with --preflight' '
+	dtrun --check -v >out 2>err &&
+	grep -qx "localhost:   kernel=$(uname -r)" out &&
+	grep -q "^localhost:   glibc=[0-9][0-9.]*$" out &&
+	grep -q "^localhost:   memlock=\(unlimited\|[0-9]*\)$" out &&
+	grep -q "^localhost:   rdma=[0-9]*$" out &&
+	grep -qx "localhost:   overcommit=$(cat /proc/sys/vm/overcommit_memory)" out &&
+	if test -r /sys/kernel/mm/transparent_hugepage/enabled; then
+		grep -q "^localhost:   thp=\(always\|madvise\|never\)$" out
+	fi &&
+	grep -q "^localhost:   hugepages=[0-9]*$" out &&
+	(ulimit -l 1024 && dtrun --check -v) >out 2>err &&
+	grep -qx "localhost:   memlock=1024" out &&
+	dtrun --preflight -v --launcher local -H a,b true >out 2>err &&
+	grep -qx "b:   kernel=$(uname -r)" out &&
+	! grep -q "torch\|nccl" out
+'
+
+test_expect_success 'the driver from nvidia-smi, the NCCL version from the name libnccl.so resolves to' '
+	mkdir -p drv lib &&
+	printf "#!/bin/sh\ncase \$1 in -L) echo \"GPU 0: Fake H100 (UUID: GPU-0)\" ;; --query-gpu=driver_version) echo 550.54.15 ;; esac\n" >drv/nvidia-smi &&
+	chmod +x drv/nvidia-smi &&
+	: >lib/libnccl.so.2.21.5 && ln -s libnccl.so.2.21.5 lib/libnccl.so.2 && ln -s libnccl.so.2 lib/libnccl.so &&
+	dtrun --check -v -x PATH="$PWD/drv:$PATH" -x LD_LIBRARY_PATH="$PWD/lib" >out 2>err &&
+	grep -qx "localhost:   driver=550.54.15" out &&
+	grep -qx "localhost:   nccl=$PWD/lib/libnccl.so" out &&
+	grep -qx "localhost:   nccl_version=2.21.5" out &&
+	rm lib/libnccl.so.2 lib/libnccl.so.2.21.5 && : >lib/libnccl.so.2 &&
+	dtrun --check -v -x LD_LIBRARY_PATH="$PWD/lib" >out 2>err &&
+	grep -qx "localhost:   nccl=$PWD/lib/libnccl.so" out &&
+	! grep -q nccl_version= out
+'
+
 test_expect_success '--setup runs first: its PATH finds the command (as the ranks would); nothing it started is left' '
 	mkdir -p venv/bin && printf "#!/bin/sh\n" >venv/bin/mytool && chmod +x venv/bin/mytool &&
 	test_expect_code 78 dtrun --check mytool >out 2>err &&
