@@ -265,6 +265,34 @@ check_nofile_dtrun(struct check *c)
 		    need, c->p->nranks, c->p->nhosts, c->p->nhosts == 1 ? "" : "s");
 }
 
+/*
+ * The memory settings of host i that make a job fail: a locked-memory
+ * limit RDMA registration outgrows, strict overcommit.
+ */
+static void
+check_memory_problems(struct check *c, size_t i)
+{
+	const struct chost	*ch = &c->hs[i];
+	const char		*name = c->p->hosts[i].name, *v, *rdma;
+	unsigned long long	 kb;
+
+	if ((rdma = ch_get(ch, "rdma")) != NULL && strtoull(rdma, NULL, 10) > 0 &&
+	    (v = ch_get(ch, "memlock")) != NULL && strcmp(v, "unlimited") != 0 &&
+	    (kb = strtoull(v, NULL, 10)) < DT_MEMLOCK_MIN_KB)
+		check_problem(c, "%s: its locked-memory limit is %llu KiB, and "
+		    "NCCL registers its buffers for the %s RDMA device%s there "
+		    "against it: raise it there (ulimit -l unlimited where the "
+		    "agent starts, LimitMEMLOCK=infinity, or memlock in "
+		    "limits.conf)", name, kb, rdma, strcmp(rdma, "1") == 0 ? "" :
+		    "s");
+	/* CUDA and PyTorch reserve far more address space than they touch. */
+	if ((v = ch_get(ch, "overcommit")) != NULL && strcmp(v, "2") == 0)
+		check_problem(c, "%s: vm.overcommit_memory is 2 (strict): CUDA "
+		    "and PyTorch reserve large virtual ranges and fail there "
+		    "with out of memory: sysctl vm.overcommit_memory=0 (or 1)",
+		    name);
+}
+
 /* The problems of one host's answers. */
 static void
 check_host_problems(struct check *c, size_t i)
@@ -334,6 +362,7 @@ check_host_problems(struct check *c, size_t i)
 		check_problem(c, "%s: only %llu MiB free in the job's directory "
 		    "there: free some, or start the job from another directory",
 		    name, lim);
+	check_memory_problems(c, i);
 	off = ch->skew_ms < 0 ? -ch->skew_ms : ch->skew_ms;
 	if (ch->gathered && off > CHECK_SKEW_MAX_MS + (int64_t)ch->rtt_ms / 2)
 		check_problem(c, "%s: its clock is %.1f s %s dtrun's: run NTP "

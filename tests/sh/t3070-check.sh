@@ -85,6 +85,29 @@ else
 	test_skip 'a small /dev/shm or job directory' 'needs root and unshare'
 fi
 
+# In a mount namespace of its own, the test gives the host an RDMA device
+# (a tmpfs over /sys/class with infiniband/mlx5_0) and a strict
+# overcommit (a file bound over /proc/sys/vm/overcommit_memory).
+if command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
+	test_expect_success 'RDMA with a small locked-memory limit, strict overcommit: problems with the fix, exit 78' '
+		echo 2 >oc &&
+		ns="mount -t tmpfs tmpfs /sys/class && mkdir -p /sys/class/infiniband/mlx5_0" &&
+		test_expect_code 78 unshare -m sh -c "$ns && ulimit -l 8192 && exec dtrun --check -v" >out 2>err &&
+		grep -qx "localhost:   rdma=1" out &&
+		grep -qx "dtrun: check: localhost: its locked-memory limit is 8192 KiB, and NCCL registers its buffers for the 1 RDMA device there against it: raise it there (ulimit -l unlimited where the agent starts, LimitMEMLOCK=infinity, or memlock in limits.conf)" err &&
+		if (ulimit -l unlimited) 2>/dev/null; then
+			unshare -m sh -c "$ns && ulimit -l unlimited && exec dtrun --check -v" >out 2>err &&
+			grep -qx "localhost:   memlock=unlimited" out
+		fi &&
+		(ulimit -l 8192 && dtrun --check) >out 2>err &&
+		test_expect_code 78 unshare -m sh -c "mount --bind $PWD/oc /proc/sys/vm/overcommit_memory && exec dtrun --check" >out 2>err &&
+		grep -qx "dtrun: check: localhost: vm.overcommit_memory is 2 (strict): CUDA and PyTorch reserve large virtual ranges and fail there with out of memory: sysctl vm.overcommit_memory=0 (or 1)" err &&
+		grep -qx "dtrun: --check found 1 problem: see above" err
+	'
+else
+	test_skip 'RDMA with a small locked-memory limit, strict overcommit' 'needs root and unshare'
+fi
+
 test_expect_success 'NCCL_SOCKET_IFNAME naming an interface the host lacks: a problem (env or -x)' '
 	test_expect_code 78 env NCCL_SOCKET_IFNAME=nosuch0 dtrun --check true >out 2>err &&
 	test "$(col IFNAME localhost out)" = NONE &&
