@@ -46,6 +46,9 @@ struct chost {
 	size_t		 npkv;
 	int64_t		 skew_ms;	/* its clock minus ours */
 	uint64_t	 rtt_ms;	/* the round trip, less its work */
+	char		*gpu_count;	/* from its gpu= answers, or NULL */
+	char		*gpu_model;
+	size_t		 nproblems;	/* the problems that name it */
 };
 
 struct check {
@@ -118,6 +121,8 @@ check_free(struct check *c)
 	for (i = 0; i < c->p->nhosts; i++) {
 		dt_strv_free(c->hs[i].kv);
 		dt_strv_free(c->hs[i].pkv);
+		free(c->hs[i].gpu_count);
+		free(c->hs[i].gpu_model);
 	}
 	free(c->hs);
 	dt_wbuf_free(&c->wb);
@@ -370,32 +375,215 @@ check_host_problems(struct check *c, size_t i)
 		    ch->skew_ms > 0 ? "ahead of" : "behind");
 }
 
-/* torch (or python) versions that differ between hosts: one problem. */
-static void
-check_versions_differ(struct check *c, const char *key)
-{
-	const char	*first = NULL, *v;
-	char		 list[1024];
-	size_t		 i, off = 0;
-	int		 differ = 0;
+/*
+ * What every host should have alike, and the fix when one differs. The
+ * GPUs' count and model are ours, from the gpu= answers.
+ */
+static const struct check_drift {
+	const char	*key;
+	const char	*fix;
+} check_drifts[] = {
+	{ "kernel", "boot the same kernel everywhere" },
+	{ "glibc", "install the same C library everywhere (one OS image)" },
+	{ "python", "install the same version everywhere" },
+	{ "torch", "install the same version everywhere" },
+	{ "nccl_version", "install the same version everywhere (NCCL "
+	    "versions need not talk to each other)" },
+	{ "driver", "install the same NVIDIA driver everywhere" },
+	{ "gpu_count", "a GPU missing has usually fallen off the bus "
+	    "(nvidia-smi -L, dmesg there): fix it, or leave those hosts out" },
+	{ "gpu_model", "run on hosts of one GPU model: the slowest sets "
+	    "every step's pace" },
+};
 
-	for (i = 0; i < c->p->nhosts; i++) {
-		if ((v = ch_get(&c->hs[i], key)) == NULL)
+#define CHECK_DRIFT_NAMES	8	/* hosts named per value, at most */
+#define CHECK_DRIFT_VALUES	4	/* values other than the majority's */
+
+/* The GPUs' count and models of host i, from its gpu= answers. */
+static void
+check_gpus(struct chost *ch)
+{
+	struct strv	 models = { 0 };
+	const char	*v, *b, *e;
+	size_t		 k, m, n = 0, l;
+
+	for (k = 0; k < ch->nkv; k++) {
+		if (strncmp(ch->kv[k], "gpu=", 4) != 0)
 			continue;
-		if (first == NULL)
-			first = v;
-		else if (strcmp(first, v) != 0)
-			differ = 1;
+		n++;
+		/* "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)" */
+		v = ch->kv[k] + 4;
+		b = (b = strstr(v, ": ")) != NULL ? b + 2 : v;
+		l = (e = strstr(b, " (UUID")) != NULL ? (size_t)(e - b) :
+		    strlen(b);
+		for (m = 0; m < models.n; m++)
+			if (strlen(models.v[m]) == l &&
+			    strncmp(models.v[m], b, l) == 0)
+				break;
+		if (m == models.n)
+			strv_addf(&models, "%.*s", (int)l, b);
 	}
-	if (!differ)
+	if (n == 0)
 		return;
-	list[0] = '\0';
-	for (i = 0; i < c->p->nhosts && off < sizeof(list); i++)
-		if ((v = ch_get(&c->hs[i], key)) != NULL)
-			off += snprintf(list + off, sizeof(list) - off, "%s%s "
-			    "on %s", off ? ", " : "", v, c->p->hosts[i].name);
-	check_problem(c, "%s differs between hosts (%s): install one "
-	    "version everywhere", key, list);
+	xasprintf(&ch->gpu_count, "%zu", n);
+	/* A host of mixed GPUs: every model, in nvidia-smi's order. */
+	ch->gpu_model = xstrdup("");
+	for (m = 0; m < models.n; m++) {
+		v = ch->gpu_model;
+		xasprintf(&ch->gpu_model, "%s%s%s", v, m ? " + " : "",
+		    models.v[m]);
+		free((char *)v);
+	}
+	strv_free(&models);
+}
+
+/* Host ch's value of a drift key: an answer, or one of ours. */
+static const char *
+check_value(const struct chost *ch, const char *key)
+{
+	if (strcmp(key, "gpu_count") == 0)
+		return ch->gpu_count;
+	if (strcmp(key, "gpu_model") == 0)
+		return ch->gpu_model;
+	return ch_get(ch, key);
+}
+
+/* qsort_r: by value, then by host (so a value's first host comes first). */
+static int
+check_majority_cmp(const void *a, const void *b, void *arg)
+{
+	const char *const	*v = arg;
+	size_t			 i = *(const size_t *)a, j = *(const size_t *)b;
+	int			 r = strcmp(v[i], v[j]);
+
+	return r != 0 ? r : i < j ? -1 : i > j;
+}
+
+ssize_t
+check_majority(const char *const *v, size_t n, size_t *count,
+    size_t *answered)
+{
+	size_t	*idx = xcalloc(n + 1, sizeof(*idx));
+	size_t	 i, k, run, best = 0, bestn = 0, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i] != NULL)
+			idx[m++] = i;
+	/* Sorted, equal values are neighbours: O(n log n) at any scale. */
+	qsort_r(idx, m, sizeof(*idx), check_majority_cmp, (void *)v);
+	for (i = 0; i < m; i = k) {
+		for (k = i + 1; k < m && strcmp(v[idx[k]], v[idx[i]]) == 0; k++)
+			;
+		run = k - i;
+		if (run > bestn || (run == bestn && idx[i] < best)) {
+			bestn = run;
+			best = idx[i];
+		}
+	}
+	free(idx);
+	*count = bestn;
+	*answered = m;
+	return m > 0 ? (ssize_t)best : -1;
+}
+
+/*
+ * Appends to buf, at *off, the hosts whose value in v is val ("a, b and
+ * 3 more"), marking each with a problem; returns how many there are.
+ */
+static size_t
+check_drift_hosts(struct check *c, const char *const *v, const char *val,
+    char *buf, size_t size, size_t *off)
+{
+	size_t	i, n = 0, k;
+
+	for (i = 0; i < c->p->nhosts; i++)
+		n += v[i] != NULL && strcmp(v[i], val) == 0;
+	for (i = 0, k = 0; i < c->p->nhosts && *off < size; i++) {
+		if (v[i] == NULL || strcmp(v[i], val) != 0)
+			continue;
+		if (k < CHECK_DRIFT_NAMES)
+			*off += snprintf(buf + *off, size - *off, "%s%s",
+			    k == 0 ? "" : k + 1 == n ? " and " : ", ",
+			    c->p->hosts[i].name);
+		k++;
+	}
+	if (n > CHECK_DRIFT_NAMES && *off < size)
+		*off += snprintf(buf + *off, size - *off, " and %zu more",
+		    n - CHECK_DRIFT_NAMES);
+	return n;
+}
+
+/*
+ * A key whose value is not the same on every host that answered it: the
+ * hosts that differ from the majority, by value; with no majority (2 and
+ * 2), every value with its hosts. Either way one problem, and a mark on
+ * each host that does not have the most common value.
+ */
+static void
+check_drift(struct check *c, const struct check_drift *d)
+{
+	const char	**v = xcalloc(c->p->nhosts + 1, sizeof(*v));
+	const char	*maj;
+	char		 buf[2048];
+	size_t		 i, off = 0, nmaj, nans, cnt, left, nval = 0, rest = 0;
+	ssize_t		 m;
+
+	for (i = 0; i < c->p->nhosts; i++)
+		v[i] = check_value(&c->hs[i], d->key);
+	if ((m = check_majority(v, c->p->nhosts, &nmaj, &nans)) < 0 ||
+	    nmaj == nans) {
+		free(v);
+		return;
+	}
+	maj = v[m];
+	for (i = 0; i < c->p->nhosts; i++)
+		if (v[i] != NULL && strcmp(v[i], maj) != 0)
+			c->hs[i].nproblems++;
+	buf[0] = '\0';
+	if (2 * nmaj <= nans)
+		off = snprintf(buf, sizeof(buf), "%s differs, with no "
+		    "majority: ", d->key);
+	/* Each value in turn, the most common first; the majority's aside. */
+	while ((m = check_majority(v, c->p->nhosts, &cnt, &left)) >= 0 &&
+	    off < sizeof(buf)) {
+		const char *val = v[m];
+
+		if (2 * nmaj > nans && strcmp(val, maj) == 0) {
+			for (i = 0; i < c->p->nhosts; i++)
+				if (v[i] != NULL && strcmp(v[i], val) == 0)
+					v[i] = NULL;
+			continue;
+		}
+		if (nval++ == CHECK_DRIFT_VALUES) {
+			rest = left;	/* every host still in v */
+			break;
+		}
+		if (2 * nmaj > nans) {
+			off += snprintf(buf + off, sizeof(buf) - off, "%s%s on ",
+			    nval > 1 ? ", " : "", d->key);
+			check_drift_hosts(c, v, val, buf, sizeof(buf), &off);
+			if (off < sizeof(buf))
+				off += snprintf(buf + off, sizeof(buf) - off,
+				    " is %s", val);
+		} else {
+			off += snprintf(buf + off, sizeof(buf) - off, "%s%s on ",
+			    nval > 1 ? "; " : "", val);
+			check_drift_hosts(c, v, val, buf, sizeof(buf), &off);
+		}
+		for (i = 0; i < c->p->nhosts; i++)
+			if (v[i] != NULL && strcmp(v[i], val) == 0)
+				v[i] = NULL;
+	}
+	if (rest > 0 && off < sizeof(buf))
+		off += snprintf(buf + off, sizeof(buf) - off, "%s%zu more "
+		    "host%s with other values", 2 * nmaj > nans ? ", " : "; ",
+		    rest, rest == 1 ? "" : "s");
+	if (2 * nmaj > nans)
+		check_problem(c, "%s, %zu of %zu hosts have %s: %s", buf, nmaj,
+		    nans, maj, d->fix);
+	else
+		check_problem(c, "%s: %s", buf, d->fix);
+	free(v);
 }
 
 /* The RANK0 cell of host i. */
@@ -481,14 +669,20 @@ check_print(struct check *c)
 static void
 check_done(struct check *c)
 {
-	size_t	i;
+	size_t	i, k, n;
 	int	code;
 
 	c->over = 1;
-	for (i = 0; i < c->p->nhosts; i++)
+	for (i = 0; i < c->p->nhosts; i++) {
+		n = c->problems.n;
 		check_host_problems(c, i);
-	check_versions_differ(c, "torch");
-	check_versions_differ(c, "python");
+		c->hs[i].nproblems += c->problems.n - n;
+		check_gpus(&c->hs[i]);
+	}
+	/* A version that differs seldom fails a job at once: not a preflight's. */
+	for (k = 0; !c->fast && k < sizeof(check_drifts) /
+	    sizeof(check_drifts[0]); k++)
+		check_drift(c, &check_drifts[k]);
 	check_nofile_dtrun(c);
 	c->cb.quiet(c->cb.arg);
 	if (!c->fast || c->o->verbose > 0)

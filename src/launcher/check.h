@@ -12,6 +12,8 @@
 #ifndef DT_CHECK_H
 #define DT_CHECK_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,6 +65,15 @@ void		 check_free(struct check *);
  */
 void		 check_skew(uint64_t sent, uint64_t elapsed, uint64_t took,
 		    uint64_t at, uint64_t *rtt, int64_t *skew);
+
+/*
+ * The most common of the n strings v (a NULL one, a host without that
+ * answer, is not counted): the index of its first holder, with *count
+ * holders among the *answered. Ties go to the value seen first. -1 when
+ * none answered. A strict majority is 2 * *count > *answered.
+ */
+ssize_t		 check_majority(const char *const *v, size_t n, size_t *count,
+		    size_t *answered);
 
 /*
  * Writes the rows of a table (ncol strings each, NULL shown as "-")

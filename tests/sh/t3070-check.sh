@@ -182,6 +182,50 @@ test_expect_success 'the driver from nvidia-smi, the NCCL version from the name 
 	! grep -q nccl_version= out
 '
 
+# Simulated hosts (the local launcher starts an agent per name of -H):
+# the first $ODD agents to start find odd/nvidia-smi (one A100, driver
+# 535.1), the others even/ (two H100s, 550.2). Which names those are is
+# the start's order: the tests read them from the table.
+odd_agents() {
+	mkdir odd even &&
+	printf "#!/bin/sh\ncase \$1 in -L) echo \"GPU 0: Fake A100 (UUID: GPU-0)\" ;; --query-gpu=driver_version) echo 535.1 ;; esac\n" >odd/nvidia-smi &&
+	printf "#!/bin/sh\ncase \$1 in -L) echo \"GPU 0: Fake H100 (UUID: GPU-0)\"; echo \"GPU 1: Fake H100 (UUID: GPU-1)\" ;; --query-gpu=driver_version) echo 550.2 ;; esac\n" >even/nvidia-smi &&
+	chmod +x odd/nvidia-smi even/nvidia-smi &&
+	cat >agent <<-EOS &&
+	#!/bin/sh
+	d=even
+	for k in \$(seq 1 \$ODD); do mkdir $PWD/lock.\$k 2>/dev/null && { d=odd; break; }; done
+	PATH=$PWD/\$d:\$PATH exec $B/dtrun-agent "\$@"
+	EOS
+	chmod +x agent
+}
+
+test_expect_success 'drift: the host that differs from the majority, named with the value most have' '
+	odd_agents &&
+	test_expect_code 78 env ODD=1 DTRUN_AGENT=$PWD/agent dtrun --launcher local -H a,b,c --check >out 2>err &&
+	h=$(awk "\$10 == 1 { print \$1 }" out) &&
+	test -n "$h" &&
+	grep -qx "dtrun: check: driver on $h is 535.1, 2 of 3 hosts have 550.2: install the same NVIDIA driver everywhere" err &&
+	grep -qx "dtrun: check: gpu_count on $h is 1, 2 of 3 hosts have 2: a GPU missing has usually fallen off the bus (nvidia-smi -L, dmesg there): fix it, or leave those hosts out" err &&
+	grep -qx "dtrun: check: gpu_model on $h is Fake A100, 2 of 3 hosts have Fake H100: run on hosts of one GPU model: the slowest sets every step${Q}s pace" err &&
+	grep -qx "dtrun: --check found 3 problems: see above" err
+'
+
+test_expect_success 'drift: two against two is no majority: each value with its hosts' '
+	odd_agents &&
+	test_expect_code 78 env ODD=2 DTRUN_AGENT=$PWD/agent dtrun --launcher local -H a,b,c,d --check >out 2>err &&
+	o=$(awk "\$10 == 1 { print \$1 }" out | paste -sd " ") &&
+	e=$(awk "\$10 == 2 { print \$1 }" out | paste -sd " ") &&
+	set -- $o $e &&
+	test $# -eq 4 &&
+	if test "$1" = a; then
+		grep -qx "dtrun: check: driver differs, with no majority: 535.1 on $1 and $2; 550.2 on $3 and $4: install the same NVIDIA driver everywhere" err
+	else
+		grep -qx "dtrun: check: driver differs, with no majority: 550.2 on $3 and $4; 535.1 on $1 and $2: install the same NVIDIA driver everywhere" err
+	fi &&
+	grep -q "^dtrun: check: gpu_count differs, with no majority: " err
+'
+
 test_expect_success '--setup runs first: its PATH finds the command (as the ranks would); nothing it started is left' '
 	mkdir -p venv/bin && printf "#!/bin/sh\n" >venv/bin/mytool && chmod +x venv/bin/mytool &&
 	test_expect_code 78 dtrun --check mytool >out 2>err &&
