@@ -10,6 +10,9 @@
  * with its fix. Clock skew is the agent's clock against ours at the
  * moment the CHECK reached it, allowing half the round trip.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -598,59 +601,156 @@ check_reach_cell(const struct chost *ch)
 }
 
 #define NCOL	12
+#define COL_ADDR	3
+#define COL_SKEW	5
 
-/* Prints the table (stdout), and with -v every host's details. */
+/* Host i's row of the table: NCOL cells, cells 5 and 9 malloc'd. */
 static void
-check_print(struct check *c)
+check_row(struct check *c, size_t i, char **row)
 {
-	static const char *const head[NCOL] = { "HOST", "AGENT", "IFACE",
-	    "ADDRESS", "RANK0", "SKEW", "COMMAND", "PYTHON", "TORCH", "GPUS",
-	    "NCCL", "IFNAME" };
-	size_t		 i, k, nrows = c->p->nhosts + 1;
-	char		**cells = xcalloc(nrows * NCOL, sizeof(char *));
-	char		 skew[32], gpus[16], esc[512], esc2[512], *t;
-	struct chost	*ch;
+	const struct chost	*ch = &c->hs[i];
+	char			 buf[32];
+	size_t			 ngpu = kv_count(ch->kv, ch->nkv, "gpu");
 
-	for (k = 0; k < NCOL; k++)
-		cells[k] = (char *)head[k];
+	row[0] = c->p->hosts[i].name;
+	row[1] = (char *)ch_get(ch, "version");
+	row[2] = (char *)ch_get(ch, "iface");
+	row[3] = (char *)ch_get(ch, "addr");
+	row[4] = (char *)check_reach_cell(ch);
+	snprintf(buf, sizeof(buf), "%+.3fs", ch->skew_ms / 1000.0);
+	row[5] = ch->gathered ? xstrdup(buf) : NULL;
+	row[6] = (char *)(ch_get(ch, "cmd_err") != NULL ? "MISSING" :
+	    ch_get(ch, "cmd"));
+	row[7] = (char *)ch_get(ch, "python");
+	row[8] = (char *)(ch_get(ch, "torch") != NULL ? ch_get(ch, "torch") :
+	    ch_get(ch, "torch_err") != NULL ? "none" : NULL);
+	snprintf(buf, sizeof(buf), "%zu", ngpu);
+	row[9] = ngpu > 0 ? xstrdup(buf) : ch_get(ch, "gpu_err") != NULL ?
+	    xstrdup("FAILED") : NULL;
+	row[10] = (char *)(ch_get(ch, "nccl") != NULL ? "yes" : NULL);
+	row[11] = (char *)(ch_get(ch, "nccl_ifname_err") != NULL ||
+	    ch_get(ch, "gloo_ifname_err") != NULL ? "NONE" :
+	    ch_get(ch, "nccl_ifname") != NULL ||
+	    ch_get(ch, "gloo_ifname") != NULL ? "ok" : NULL);
+}
+
+/*
+ * The summary row's ADDRESS and SKEW cells, over the hosts marked in
+ * sum: one value when they share it, else the lowest and highest
+ * ("10.0.0.1..10.0.0.240", "-0.004s..+0.012s"); ADDRESS "*" when an
+ * address is not IPv4. Both malloc'd.
+ */
+static void
+check_summary_ranges(struct check *c, char **rows, const char *sum,
+    char **addr, char **skew)
+{
+	struct in_addr	 a;
+	uint32_t	 lo = UINT32_MAX, hi = 0, x;
+	int64_t		 slo = INT64_MAX, shi = INT64_MIN;
+	const char	*alo = NULL, *ahi = NULL, *s;
+	size_t		 i;
+	int		 ipv4 = 1;
+
 	for (i = 0; i < c->p->nhosts; i++) {
-		char **row = cells + (i + 1) * NCOL;
+		if (!sum[i])
+			continue;
+		if (c->hs[i].gathered) {
+			slo = c->hs[i].skew_ms < slo ? c->hs[i].skew_ms : slo;
+			shi = c->hs[i].skew_ms > shi ? c->hs[i].skew_ms : shi;
+		}
+		s = rows[i * NCOL + COL_ADDR] != NULL ? rows[i * NCOL +
+		    COL_ADDR] : "-";
+		if (inet_pton(AF_INET, s, &a) != 1) {
+			ipv4 = 0;
+			continue;
+		}
+		x = ntohl(a.s_addr);
+		if (x <= lo)
+			alo = s, lo = x;
+		if (x >= hi)
+			ahi = s, hi = x;
+	}
+	if (!ipv4 || alo == NULL)
+		*addr = xstrdup("*");
+	else if (lo == hi)
+		*addr = xstrdup(alo);
+	else
+		xasprintf(addr, "%s..%s", alo, ahi);
+	if (slo == INT64_MAX)
+		*skew = NULL;
+	else if (slo == shi)
+		xasprintf(skew, "%+.3fs", slo / 1000.0);
+	else
+		xasprintf(skew, "%+.3fs..%+.3fs", slo / 1000.0, shi / 1000.0);
+}
 
-		ch = &c->hs[i];
-		row[0] = c->p->hosts[i].name;
-		row[1] = (char *)ch_get(ch, "version");
-		row[2] = (char *)ch_get(ch, "iface");
-		row[3] = (char *)ch_get(ch, "addr");
-		row[4] = (char *)check_reach_cell(ch);
-		snprintf(skew, sizeof(skew), "%+.3fs", ch->skew_ms / 1000.0);
-		row[5] = ch->gathered ? xstrdup(skew) : NULL;
-		row[6] = (char *)(ch_get(ch, "cmd_err") != NULL ? "MISSING" :
-		    ch_get(ch, "cmd"));
-		row[7] = (char *)ch_get(ch, "python");
-		row[8] = (char *)(ch_get(ch, "torch") != NULL ?
-		    ch_get(ch, "torch") : ch_get(ch, "torch_err") != NULL ?
-		    "none" : NULL);
-		snprintf(gpus, sizeof(gpus), "%zu", kv_count(ch->kv, ch->nkv,
-		    "gpu"));
-		row[9] = kv_count(ch->kv, ch->nkv, "gpu") > 0 ? xstrdup(gpus) :
-		    ch_get(ch, "gpu_err") != NULL ? xstrdup("FAILED") : NULL;
-		row[10] = (char *)(ch_get(ch, "nccl") != NULL ? "yes" : NULL);
-		row[11] = (char *)(ch_get(ch, "nccl_ifname_err") != NULL ||
-		    ch_get(ch, "gloo_ifname_err") != NULL ? "NONE" :
-		    ch_get(ch, "nccl_ifname") != NULL ||
-		    ch_get(ch, "gloo_ifname") != NULL ? "ok" : NULL);
+/*
+ * Many hosts (over CHECK_TABLE_FULL): the rows worth reading. First each
+ * host a problem names, then each whose cells (but ADDRESS and SKEW,
+ * which are every host's own) differ from the most common in their
+ * column, then one row for the rest: "N hosts" (or "N more hosts"),
+ * their shared cells, and ADDRESS and SKEW as ranges. rows: a row per
+ * host; the table (header first) goes to out, *nout rows; its summary
+ * row's cells, malloc'd, in sumrow.
+ */
+static void
+check_summarise(struct check *c, char **rows, char **out, size_t *nout,
+    char **sumrow)
+{
+	const char	**col = xcalloc(c->p->nhosts + 1, sizeof(*col));
+	const char	*maj[NCOL];
+	char		*sum = xcalloc(c->p->nhosts + 1, 1);
+	size_t		 i, k, pass, cnt, ans, n = 0, nsum = 0;
+	ssize_t		 m;
+
+	for (k = 0; k < NCOL; k++) {
+		for (i = 0; i < c->p->nhosts; i++)
+			col[i] = rows[i * NCOL + k] != NULL ? rows[i * NCOL + k] :
+			    "-";
+		m = check_majority(col, c->p->nhosts, &cnt, &ans);
+		maj[k] = m >= 0 ? col[m] : "-";
 	}
-	if ((t = check_table(cells, nrows, NCOL)) != NULL)
-		fputs(t, stdout);
-	free(t);
-	for (i = 1; i < nrows; i++) {
-		free(cells[i * NCOL + 5]);
-		free(cells[i * NCOL + 9]);
+	for (i = 0; i < c->p->nhosts; i++) {
+		sum[i] = c->hs[i].nproblems == 0;
+		for (k = 1; k < NCOL && sum[i]; k++)
+			if (k != COL_ADDR && k != COL_SKEW &&
+			    strcmp(rows[i * NCOL + k] != NULL ?
+			    rows[i * NCOL + k] : "-", maj[k]) != 0)
+				sum[i] = 0;
+		nsum += sum[i];
 	}
-	free(cells);
-	if (c->o->verbose == 0)
-		return;
-	/* -v: every answer, and how the skew was measured. */
+	/* A summary of one host says less than its row. */
+	if (nsum == 1)
+		memset(sum, 0, c->p->nhosts);
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < c->p->nhosts; i++)
+			if (!sum[i] && (c->hs[i].nproblems > 0) == (pass == 0))
+				memcpy(out + NCOL * n++, rows + i * NCOL,
+				    NCOL * sizeof(*out));
+	if (nsum > 1) {
+		xasprintf(&sumrow[0], "%zu %shosts", nsum, n > 0 ? "more " : "");
+		for (k = 1; k < NCOL; k++)
+			sumrow[k] = maj[k][0] == '-' && maj[k][1] == '\0' ? NULL :
+			    xstrdup(maj[k]);
+		free(sumrow[COL_ADDR]);
+		free(sumrow[COL_SKEW]);
+		check_summary_ranges(c, rows, sum, &sumrow[COL_ADDR],
+		    &sumrow[COL_SKEW]);
+		memcpy(out + NCOL * n++, sumrow, NCOL * sizeof(*out));
+	}
+	*nout = n;
+	free(col);
+	free(sum);
+}
+
+/* -v: every answer of every host, and how the skew was measured. */
+static void
+check_print_details(struct check *c)
+{
+	struct chost	*ch;
+	char		 esc[512], esc2[512];
+	size_t		 i, k;
+
 	for (i = 0; i < c->p->nhosts; i++) {
 		ch = &c->hs[i];
 		log_escape(esc, sizeof(esc), c->p->hosts[i].name);
@@ -663,6 +763,44 @@ check_print(struct check *c)
 			printf("%s:   %s\n", esc, log_escape(esc2, sizeof(esc2),
 			    k < ch->nkv ? ch->kv[k] : ch->pkv[k - ch->nkv]));
 	}
+}
+
+/*
+ * Prints the table (stdout): a row per host, or past CHECK_TABLE_FULL
+ * hosts (and without -v) the rows check_summarise keeps; with -v every
+ * host's details.
+ */
+static void
+check_print(struct check *c)
+{
+	static const char *const head[NCOL] = { "HOST", "AGENT", "IFACE",
+	    "ADDRESS", "RANK0", "SKEW", "COMMAND", "PYTHON", "TORCH", "GPUS",
+	    "NCCL", "IFNAME" };
+	size_t		 i, k, n = c->p->nhosts;
+	char		**rows = xcalloc((n + 1) * NCOL, sizeof(char *));
+	char		**out = xcalloc((n + 2) * NCOL, sizeof(char *));
+	char		*sumrow[NCOL] = { 0 }, *t;
+
+	for (i = 0; i < n; i++)
+		check_row(c, i, rows + i * NCOL);
+	memcpy(out, head, sizeof(head));
+	if (n > CHECK_TABLE_FULL && c->o->verbose == 0)
+		check_summarise(c, rows, out + NCOL, &n, sumrow);
+	else
+		memcpy(out + NCOL, rows, n * NCOL * sizeof(*out));
+	if ((t = check_table(out, n + 1, NCOL)) != NULL)
+		fputs(t, stdout);
+	free(t);
+	for (i = 0; i < c->p->nhosts; i++) {
+		free(rows[i * NCOL + COL_SKEW]);
+		free(rows[i * NCOL + 9]);
+	}
+	for (k = 0; k < NCOL; k++)
+		free(sumrow[k]);
+	free(rows);
+	free(out);
+	if (c->o->verbose > 0)
+		check_print_details(c);
 }
 
 /* Every answer is in: the table, the problems, and the job's next step. */

@@ -24,6 +24,7 @@ struct plan;
 
 #define CHECK_EXIT		78	/* problems found (sysexits' EX_CONFIG) */
 #define CHECK_SKEW_MAX_MS	1000	/* a clock further off is a problem */
+#define CHECK_TABLE_FULL	16	/* more hosts: the table is summarised */
 
 /* How the check talks to the job that runs it; arg is the job's. */
 struct check_cbs {
