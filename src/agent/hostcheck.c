@@ -15,15 +15,21 @@
  * (deeppair.c). The event loop never blocks: heartbeats
  * go on while a slow `import torch` runs.
  */
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,14 +54,17 @@
 extern char **environ;
 
 /*
- * The slow part: GPUs, libnccl, and a python command's versions, as
- * key=value lines. The interpreter and its code come in the environment,
+ * The slow part: GPUs and the driver's version, libnccl (its version is
+ * in the name its links resolve to: libnccl.so.2.21.5), and a python
+ * command's versions, as key=value lines. The interpreter and its code come in the environment,
  * never spliced into the script.
  */
 static const char probe_sh[] =
 "if command -v nvidia-smi >/dev/null 2>&1; then\n"
 "	if o=$(nvidia-smi -L 2>&1); then\n"
 "		printf '%s\\n' \"$o\" | sed -n 's/^GPU /gpu=GPU /p'\n"
+"		v=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)\n"
+"		case $v in [0-9]*.*) echo \"driver=$v\" ;; esac\n"
 "	else\n"
 "		echo \"gpu_err=nvidia-smi -L failed: $(printf '%s' \"$o\" | head -n 1)\"\n"
 "	fi\n"
@@ -63,9 +72,12 @@ static const char probe_sh[] =
 "IFS=:; for d in ${LD_LIBRARY_PATH:-} /usr/local/cuda/lib64 "
 "/usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib; do\n"
 "	for f in \"$d\"/libnccl.so*; do\n"
-"		[ -e \"$f\" ] && { echo \"nccl=$f\"; break 2; }\n"
+"		[ -e \"$f\" ] && { echo \"nccl=$f\"; nf=$f; break 2; }\n"
 "	done\n"
 "done; unset IFS\n"
+"if [ -n \"${nf:-}\" ] && r=$(readlink -f \"$nf\" 2>/dev/null || realpath \"$nf\" 2>/dev/null); then\n"
+"	case ${r##*/} in libnccl.so.[0-9]*.[0-9]*.[0-9]*) echo \"nccl_version=${r##*/libnccl.so.}\" ;; esac\n"
+"fi\n"
 "if [ -n \"${DTRUN_CHECK_PY:-}\" ]; then\n"
 "	\"$DTRUN_CHECK_PY\" -c \"$DTRUN_CHECK_PYCODE\" 2>/dev/null ||\n"
 "	    echo \"python_err=$DTRUN_CHECK_PY -c ... exited with $?\"\n"
@@ -556,7 +568,6 @@ hc_setup_start(struct hostcheck *hc, const struct ap_check *c)
 	return 0;
 }
 
-/* GATHER: everything but the reachability. */
 /*
  * key: the MiB of the file system at path, its size (total) or what is
  * free; nothing where it cannot be read.
@@ -572,6 +583,101 @@ hc_space(struct hostcheck *hc, const char *key, const char *path, int total)
 	    st.f_bavail) * st.f_frsize >> 20);
 }
 
+/* The first line of path, without its newline; 0, or -1 when unreadable. */
+static int
+hc_read_line(const char *path, char *buf, size_t size)
+{
+	FILE	*f;
+	int	 rc = -1;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	if (fgets(buf, (int)size, f) != NULL) {
+		buf[strcspn(buf, "\n")] = '\0';
+		rc = 0;
+	}
+	fclose(f);
+	return rc;
+}
+
+/*
+ * rdma: the RDMA devices (InfiniBand, RoCE) the kernel has. No directory
+ * is none: it appears with the first device's driver.
+ */
+static void
+hc_rdma(struct hostcheck *hc)
+{
+	DIR		*d;
+	struct dirent	*de;
+	unsigned	 n = 0;
+
+	if ((d = opendir("/sys/class/infiniband")) == NULL) {
+		if (errno == ENOENT)
+			hc_add(hc, "rdma", "0");
+		return;
+	}
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	hc_add(hc, "rdma", "%u", n);
+}
+
+/* hugepages: HugePages_Total of /proc/meminfo (reserved, not in use). */
+static void
+hc_hugepages(struct hostcheck *hc)
+{
+	FILE		*f;
+	char		 line[256];
+	unsigned long	 n;
+
+	if ((f = fopen("/proc/meminfo", "re")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "HugePages_Total: %lu", &n) == 1) {
+			hc_add(hc, "hugepages", "%lu", n);
+			break;
+		}
+	fclose(f);
+}
+
+/*
+ * What the ranks inherit from the system here: kernel, C library, the
+ * locked-memory limit RDMA registration counts against, memory
+ * overcommit, huge pages. Cheap reads, answered in the fast check too;
+ * what cannot be read is not answered.
+ */
+static void
+hc_system(struct hostcheck *hc)
+{
+	struct utsname	 u;
+	struct rlimit	 rl;
+	char		 line[256], *b, *e;
+
+	if (uname(&u) == 0)
+		hc_add(hc, "kernel", "%s", u.release);
+#ifdef __GLIBC__
+	hc_add(hc, "glibc", "%s", gnu_get_libc_version());
+#endif
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
+		if (rl.rlim_cur == RLIM_INFINITY)
+			hc_add(hc, "memlock", "unlimited");
+		else
+			hc_add(hc, "memlock", "%llu",
+			    (unsigned long long)rl.rlim_cur >> 10);
+	}
+	hc_rdma(hc);
+	if (hc_read_line("/proc/sys/vm/overcommit_memory", line,
+	    sizeof(line)) == 0)
+		hc_add(hc, "overcommit", "%s", line);
+	hc_hugepages(hc);
+	/* "always [madvise] never": the one in brackets is in force. */
+	if (hc_read_line("/sys/kernel/mm/transparent_hugepage/enabled", line,
+	    sizeof(line)) == 0 && (b = strchr(line, '[')) != NULL &&
+	    (e = strchr(b, ']')) != NULL)
+		hc_add(hc, "thp", "%.*s", (int)(e - b - 1), b + 1);
+}
+
+/* GATHER: everything but the reachability. */
 static void
 hc_gather(struct hostcheck *hc, const struct ap_check *c)
 {
@@ -591,6 +697,7 @@ hc_gather(struct hostcheck *hc, const struct ap_check *c)
 	if (dt_nofile_limit() != UINT64_MAX)
 		hc_add(hc, "nofile", "%llu",
 		    (unsigned long long)dt_nofile_limit());
+	hc_system(hc);
 	dt_err_clear(&e);
 	if (iface_list(&list, &n, &e) != 0)
 		hc_add(hc, "iface_err", "%s", e.msg);

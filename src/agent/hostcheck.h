@@ -10,6 +10,14 @@
  *	iface, addr, iface_why	the interface a run would choose here
  *	iface_err		why none could be chosen
  *	ifaces			every interface with an IPv4 address
+ *	shm_mb, disk_free_mb	/dev/shm's size, the job directory's free MiB
+ *	nofile			the open-files limit the ranks get
+ *	kernel, glibc		uname -r, gnu_get_libc_version()
+ *	memlock			RLIMIT_MEMLOCK in KiB, or "unlimited"
+ *	rdma			how many devices /sys/class/infiniband has
+ *	overcommit		/proc/sys/vm/overcommit_memory (0, 1, 2)
+ *	hugepages, thp		HugePages_Total; the transparent huge pages
+ *				mode in force (always, madvise, never)
  *	listen, listen_err	rank 0's host: ADDR:PORT the others probe
  *	cmd, cmd_err		the command as this host's PATH finds it
  *	nccl_ifname, gloo_ifname
@@ -20,7 +28,9 @@
  *	python, torch, torch_cuda, torch_err, python_err
  *				a python command's interpreter (not FAST)
  *	gpu (one per GPU: nvidia-smi -L), gpu_err (it failed),
- *	nccl (libnccl.so's path),
+ *	driver (nvidia-smi's driver_version of the first GPU),
+ *	nccl (libnccl.so's path), nccl_version (X.Y.Z when the path
+ *	resolves to libnccl.so.X.Y.Z),
  *	probe_err		(not FAST)
  *	reach, reach_ms, reach_err	PROBE: connecting to rank 0's listener
  *	deep_listen, deep_err	--deep: ADDR:PORT the others' PAIRs reach

@@ -79,6 +79,17 @@
 #define DT_DISK_MIN_MB		1024
 
 /*
+ * --check: a host with RDMA devices whose locked-memory limit is below
+ * this (in KiB) is a problem. NCCL's InfiniBand/RoCE transport pins its
+ * buffers (ibv_reg_mr), counted against RLIMIT_MEMLOCK: the defaults (64
+ * KiB, 8 MiB since Linux 5.16) fail at the first registration, and what
+ * NCCL pins grows with peers, channels and NCCL_BUFFSIZE, so the vendors
+ * ask for "unlimited". A finite limit this high was chosen by someone who
+ * sized it; stopping a --preflight over it would stop jobs that run.
+ */
+#define DT_MEMLOCK_MIN_KB	(64ULL << 20)	/* 64 GiB */
+
+/*
  * One message for a person: an error, a log line, an escaped name from a
  * peer. Longer ones are cut; they were never meant to be read whole.
  */

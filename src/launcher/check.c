@@ -10,6 +10,9 @@
  * with its fix. Clock skew is the agent's clock against ours at the
  * moment the CHECK reached it, allowing half the round trip.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +51,9 @@ struct chost {
 	size_t		 paired;	/* --deep: rounds answered */
 	int64_t		 skew_ms;	/* its clock minus ours */
 	uint64_t	 rtt_ms;	/* the round trip, less its work */
+	char		*gpu_count;	/* from its gpu= answers, or NULL */
+	char		*gpu_model;
+	size_t		 nproblems;	/* the problems that name it */
 };
 
 struct check {
@@ -125,6 +131,8 @@ check_free(struct check *c)
 	for (i = 0; i < c->p->nhosts; i++) {
 		dt_strv_free(c->hs[i].kv);
 		dt_strv_free(c->hs[i].pkv);
+		free(c->hs[i].gpu_count);
+		free(c->hs[i].gpu_model);
 	}
 	free(c->hs);
 	deepcheck_free(c->deep);
@@ -275,6 +283,34 @@ check_nofile_dtrun(struct check *c)
 		    need, c->p->nranks, c->p->nhosts, c->p->nhosts == 1 ? "" : "s");
 }
 
+/*
+ * The memory settings of host i that make a job fail: a locked-memory
+ * limit RDMA registration outgrows, strict overcommit.
+ */
+static void
+check_memory_problems(struct check *c, size_t i)
+{
+	const struct chost	*ch = &c->hs[i];
+	const char		*name = c->p->hosts[i].name, *v, *rdma;
+	unsigned long long	 kb;
+
+	if ((rdma = ch_get(ch, "rdma")) != NULL && strtoull(rdma, NULL, 10) > 0 &&
+	    (v = ch_get(ch, "memlock")) != NULL && strcmp(v, "unlimited") != 0 &&
+	    (kb = strtoull(v, NULL, 10)) < DT_MEMLOCK_MIN_KB)
+		check_problem(c, "%s: its locked-memory limit is %llu KiB, and "
+		    "NCCL registers its buffers for the %s RDMA device%s there "
+		    "against it: raise it there (ulimit -l unlimited where the "
+		    "agent starts, LimitMEMLOCK=infinity, or memlock in "
+		    "limits.conf)", name, kb, rdma, strcmp(rdma, "1") == 0 ? "" :
+		    "s");
+	/* CUDA and PyTorch reserve far more address space than they touch. */
+	if ((v = ch_get(ch, "overcommit")) != NULL && strcmp(v, "2") == 0)
+		check_problem(c, "%s: vm.overcommit_memory is 2 (strict): CUDA "
+		    "and PyTorch reserve large virtual ranges and fail there "
+		    "with out of memory: sysctl vm.overcommit_memory=0 (or 1)",
+		    name);
+}
+
 /* The problems of one host's answers. */
 static void
 check_host_problems(struct check *c, size_t i)
@@ -344,6 +380,7 @@ check_host_problems(struct check *c, size_t i)
 		check_problem(c, "%s: only %llu MiB free in the job's directory "
 		    "there: free some, or start the job from another directory",
 		    name, lim);
+	check_memory_problems(c, i);
 	off = ch->skew_ms < 0 ? -ch->skew_ms : ch->skew_ms;
 	if (ch->gathered && off > CHECK_SKEW_MAX_MS + (int64_t)ch->rtt_ms / 2)
 		check_problem(c, "%s: its clock is %.1f s %s dtrun's: run NTP "
@@ -351,32 +388,215 @@ check_host_problems(struct check *c, size_t i)
 		    ch->skew_ms > 0 ? "ahead of" : "behind");
 }
 
-/* torch (or python) versions that differ between hosts: one problem. */
-static void
-check_versions_differ(struct check *c, const char *key)
-{
-	const char	*first = NULL, *v;
-	char		 list[1024];
-	size_t		 i, off = 0;
-	int		 differ = 0;
+/*
+ * What every host should have alike, and the fix when one differs. The
+ * GPUs' count and model are ours, from the gpu= answers.
+ */
+static const struct check_drift {
+	const char	*key;
+	const char	*fix;
+} check_drifts[] = {
+	{ "kernel", "boot the same kernel everywhere" },
+	{ "glibc", "install the same C library everywhere (one OS image)" },
+	{ "python", "install the same version everywhere" },
+	{ "torch", "install the same version everywhere" },
+	{ "nccl_version", "install the same version everywhere (NCCL "
+	    "versions need not talk to each other)" },
+	{ "driver", "install the same NVIDIA driver everywhere" },
+	{ "gpu_count", "a GPU missing has usually fallen off the bus "
+	    "(nvidia-smi -L, dmesg there): fix it, or leave those hosts out" },
+	{ "gpu_model", "run on hosts of one GPU model: the slowest sets "
+	    "every step's pace" },
+};
 
-	for (i = 0; i < c->p->nhosts; i++) {
-		if ((v = ch_get(&c->hs[i], key)) == NULL)
+#define CHECK_DRIFT_NAMES	8	/* hosts named per value, at most */
+#define CHECK_DRIFT_VALUES	4	/* values other than the majority's */
+
+/* The GPUs' count and models of host i, from its gpu= answers. */
+static void
+check_gpus(struct chost *ch)
+{
+	struct strv	 models = { 0 };
+	const char	*v, *b, *e;
+	size_t		 k, m, n = 0, l;
+
+	for (k = 0; k < ch->nkv; k++) {
+		if (strncmp(ch->kv[k], "gpu=", 4) != 0)
 			continue;
-		if (first == NULL)
-			first = v;
-		else if (strcmp(first, v) != 0)
-			differ = 1;
+		n++;
+		/* "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)" */
+		v = ch->kv[k] + 4;
+		b = (b = strstr(v, ": ")) != NULL ? b + 2 : v;
+		l = (e = strstr(b, " (UUID")) != NULL ? (size_t)(e - b) :
+		    strlen(b);
+		for (m = 0; m < models.n; m++)
+			if (strlen(models.v[m]) == l &&
+			    strncmp(models.v[m], b, l) == 0)
+				break;
+		if (m == models.n)
+			strv_addf(&models, "%.*s", (int)l, b);
 	}
-	if (!differ)
+	if (n == 0)
 		return;
-	list[0] = '\0';
-	for (i = 0; i < c->p->nhosts && off < sizeof(list); i++)
-		if ((v = ch_get(&c->hs[i], key)) != NULL)
-			off += snprintf(list + off, sizeof(list) - off, "%s%s "
-			    "on %s", off ? ", " : "", v, c->p->hosts[i].name);
-	check_problem(c, "%s differs between hosts (%s): install one "
-	    "version everywhere", key, list);
+	xasprintf(&ch->gpu_count, "%zu", n);
+	/* A host of mixed GPUs: every model, in nvidia-smi's order. */
+	ch->gpu_model = xstrdup("");
+	for (m = 0; m < models.n; m++) {
+		v = ch->gpu_model;
+		xasprintf(&ch->gpu_model, "%s%s%s", v, m ? " + " : "",
+		    models.v[m]);
+		free((char *)v);
+	}
+	strv_free(&models);
+}
+
+/* Host ch's value of a drift key: an answer, or one of ours. */
+static const char *
+check_value(const struct chost *ch, const char *key)
+{
+	if (strcmp(key, "gpu_count") == 0)
+		return ch->gpu_count;
+	if (strcmp(key, "gpu_model") == 0)
+		return ch->gpu_model;
+	return ch_get(ch, key);
+}
+
+/* qsort_r: by value, then by host (so a value's first host comes first). */
+static int
+check_majority_cmp(const void *a, const void *b, void *arg)
+{
+	const char *const	*v = arg;
+	size_t			 i = *(const size_t *)a, j = *(const size_t *)b;
+	int			 r = strcmp(v[i], v[j]);
+
+	return r != 0 ? r : i < j ? -1 : i > j;
+}
+
+ssize_t
+check_majority(const char *const *v, size_t n, size_t *count,
+    size_t *answered)
+{
+	size_t	*idx = xcalloc(n + 1, sizeof(*idx));
+	size_t	 i, k, run, best = 0, bestn = 0, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i] != NULL)
+			idx[m++] = i;
+	/* Sorted, equal values are neighbours: O(n log n) at any scale. */
+	qsort_r(idx, m, sizeof(*idx), check_majority_cmp, (void *)v);
+	for (i = 0; i < m; i = k) {
+		for (k = i + 1; k < m && strcmp(v[idx[k]], v[idx[i]]) == 0; k++)
+			;
+		run = k - i;
+		if (run > bestn || (run == bestn && idx[i] < best)) {
+			bestn = run;
+			best = idx[i];
+		}
+	}
+	free(idx);
+	*count = bestn;
+	*answered = m;
+	return m > 0 ? (ssize_t)best : -1;
+}
+
+/*
+ * Appends to buf, at *off, the hosts whose value in v is val ("a, b and
+ * 3 more"), marking each with a problem; returns how many there are.
+ */
+static size_t
+check_drift_hosts(struct check *c, const char *const *v, const char *val,
+    char *buf, size_t size, size_t *off)
+{
+	size_t	i, n = 0, k;
+
+	for (i = 0; i < c->p->nhosts; i++)
+		n += v[i] != NULL && strcmp(v[i], val) == 0;
+	for (i = 0, k = 0; i < c->p->nhosts && *off < size; i++) {
+		if (v[i] == NULL || strcmp(v[i], val) != 0)
+			continue;
+		if (k < CHECK_DRIFT_NAMES)
+			*off += snprintf(buf + *off, size - *off, "%s%s",
+			    k == 0 ? "" : k + 1 == n ? " and " : ", ",
+			    c->p->hosts[i].name);
+		k++;
+	}
+	if (n > CHECK_DRIFT_NAMES && *off < size)
+		*off += snprintf(buf + *off, size - *off, " and %zu more",
+		    n - CHECK_DRIFT_NAMES);
+	return n;
+}
+
+/*
+ * A key whose value is not the same on every host that answered it: the
+ * hosts that differ from the majority, by value; with no majority (2 and
+ * 2), every value with its hosts. Either way one problem, and a mark on
+ * each host that does not have the most common value.
+ */
+static void
+check_drift(struct check *c, const struct check_drift *d)
+{
+	const char	**v = xcalloc(c->p->nhosts + 1, sizeof(*v));
+	const char	*maj;
+	char		 buf[2048];
+	size_t		 i, off = 0, nmaj, nans, cnt, left, nval = 0, rest = 0;
+	ssize_t		 m;
+
+	for (i = 0; i < c->p->nhosts; i++)
+		v[i] = check_value(&c->hs[i], d->key);
+	if ((m = check_majority(v, c->p->nhosts, &nmaj, &nans)) < 0 ||
+	    nmaj == nans) {
+		free(v);
+		return;
+	}
+	maj = v[m];
+	for (i = 0; i < c->p->nhosts; i++)
+		if (v[i] != NULL && strcmp(v[i], maj) != 0)
+			c->hs[i].nproblems++;
+	buf[0] = '\0';
+	if (2 * nmaj <= nans)
+		off = snprintf(buf, sizeof(buf), "%s differs, with no "
+		    "majority: ", d->key);
+	/* Each value in turn, the most common first; the majority's aside. */
+	while ((m = check_majority(v, c->p->nhosts, &cnt, &left)) >= 0 &&
+	    off < sizeof(buf)) {
+		const char *val = v[m];
+
+		if (2 * nmaj > nans && strcmp(val, maj) == 0) {
+			for (i = 0; i < c->p->nhosts; i++)
+				if (v[i] != NULL && strcmp(v[i], val) == 0)
+					v[i] = NULL;
+			continue;
+		}
+		if (nval++ == CHECK_DRIFT_VALUES) {
+			rest = left;	/* every host still in v */
+			break;
+		}
+		if (2 * nmaj > nans) {
+			off += snprintf(buf + off, sizeof(buf) - off, "%s%s on ",
+			    nval > 1 ? ", " : "", d->key);
+			check_drift_hosts(c, v, val, buf, sizeof(buf), &off);
+			if (off < sizeof(buf))
+				off += snprintf(buf + off, sizeof(buf) - off,
+				    " is %s", val);
+		} else {
+			off += snprintf(buf + off, sizeof(buf) - off, "%s%s on ",
+			    nval > 1 ? "; " : "", val);
+			check_drift_hosts(c, v, val, buf, sizeof(buf), &off);
+		}
+		for (i = 0; i < c->p->nhosts; i++)
+			if (v[i] != NULL && strcmp(v[i], val) == 0)
+				v[i] = NULL;
+	}
+	if (rest > 0 && off < sizeof(buf))
+		off += snprintf(buf + off, sizeof(buf) - off, "%s%zu more "
+		    "host%s with other values", 2 * nmaj > nans ? ", " : "; ",
+		    rest, rest == 1 ? "" : "s");
+	if (2 * nmaj > nans)
+		check_problem(c, "%s, %zu of %zu hosts have %s: %s", buf, nmaj,
+		    nans, maj, d->fix);
+	else
+		check_problem(c, "%s: %s", buf, d->fix);
+	free(v);
 }
 
 /* The RANK0 cell of host i. */
@@ -391,59 +611,156 @@ check_reach_cell(const struct chost *ch)
 }
 
 #define NCOL	12
+#define COL_ADDR	3
+#define COL_SKEW	5
 
-/* Prints the table (stdout), and with -v every host's details. */
+/* Host i's row of the table: NCOL cells, cells 5 and 9 malloc'd. */
 static void
-check_print(struct check *c)
+check_row(struct check *c, size_t i, char **row)
 {
-	static const char *const head[NCOL] = { "HOST", "AGENT", "IFACE",
-	    "ADDRESS", "RANK0", "SKEW", "COMMAND", "PYTHON", "TORCH", "GPUS",
-	    "NCCL", "IFNAME" };
-	size_t		 i, k, nrows = c->p->nhosts + 1;
-	char		**cells = xcalloc(nrows * NCOL, sizeof(char *));
-	char		 skew[32], gpus[16], esc[512], esc2[512], *t;
-	struct chost	*ch;
+	const struct chost	*ch = &c->hs[i];
+	char			 buf[32];
+	size_t			 ngpu = kv_count(ch->kv, ch->nkv, "gpu");
 
-	for (k = 0; k < NCOL; k++)
-		cells[k] = (char *)head[k];
+	row[0] = c->p->hosts[i].name;
+	row[1] = (char *)ch_get(ch, "version");
+	row[2] = (char *)ch_get(ch, "iface");
+	row[3] = (char *)ch_get(ch, "addr");
+	row[4] = (char *)check_reach_cell(ch);
+	snprintf(buf, sizeof(buf), "%+.3fs", ch->skew_ms / 1000.0);
+	row[5] = ch->gathered ? xstrdup(buf) : NULL;
+	row[6] = (char *)(ch_get(ch, "cmd_err") != NULL ? "MISSING" :
+	    ch_get(ch, "cmd"));
+	row[7] = (char *)ch_get(ch, "python");
+	row[8] = (char *)(ch_get(ch, "torch") != NULL ? ch_get(ch, "torch") :
+	    ch_get(ch, "torch_err") != NULL ? "none" : NULL);
+	snprintf(buf, sizeof(buf), "%zu", ngpu);
+	row[9] = ngpu > 0 ? xstrdup(buf) : ch_get(ch, "gpu_err") != NULL ?
+	    xstrdup("FAILED") : NULL;
+	row[10] = (char *)(ch_get(ch, "nccl") != NULL ? "yes" : NULL);
+	row[11] = (char *)(ch_get(ch, "nccl_ifname_err") != NULL ||
+	    ch_get(ch, "gloo_ifname_err") != NULL ? "NONE" :
+	    ch_get(ch, "nccl_ifname") != NULL ||
+	    ch_get(ch, "gloo_ifname") != NULL ? "ok" : NULL);
+}
+
+/*
+ * The summary row's ADDRESS and SKEW cells, over the hosts marked in
+ * sum: one value when they share it, else the lowest and highest
+ * ("10.0.0.1..10.0.0.240", "-0.004s..+0.012s"); ADDRESS "*" when an
+ * address is not IPv4. Both malloc'd.
+ */
+static void
+check_summary_ranges(struct check *c, char **rows, const char *sum,
+    char **addr, char **skew)
+{
+	struct in_addr	 a;
+	uint32_t	 lo = UINT32_MAX, hi = 0, x;
+	int64_t		 slo = INT64_MAX, shi = INT64_MIN;
+	const char	*alo = NULL, *ahi = NULL, *s;
+	size_t		 i;
+	int		 ipv4 = 1;
+
 	for (i = 0; i < c->p->nhosts; i++) {
-		char **row = cells + (i + 1) * NCOL;
+		if (!sum[i])
+			continue;
+		if (c->hs[i].gathered) {
+			slo = c->hs[i].skew_ms < slo ? c->hs[i].skew_ms : slo;
+			shi = c->hs[i].skew_ms > shi ? c->hs[i].skew_ms : shi;
+		}
+		s = rows[i * NCOL + COL_ADDR] != NULL ? rows[i * NCOL +
+		    COL_ADDR] : "-";
+		if (inet_pton(AF_INET, s, &a) != 1) {
+			ipv4 = 0;
+			continue;
+		}
+		x = ntohl(a.s_addr);
+		if (x <= lo)
+			alo = s, lo = x;
+		if (x >= hi)
+			ahi = s, hi = x;
+	}
+	if (!ipv4 || alo == NULL)
+		*addr = xstrdup("*");
+	else if (lo == hi)
+		*addr = xstrdup(alo);
+	else
+		xasprintf(addr, "%s..%s", alo, ahi);
+	if (slo == INT64_MAX)
+		*skew = NULL;
+	else if (slo == shi)
+		xasprintf(skew, "%+.3fs", slo / 1000.0);
+	else
+		xasprintf(skew, "%+.3fs..%+.3fs", slo / 1000.0, shi / 1000.0);
+}
 
-		ch = &c->hs[i];
-		row[0] = c->p->hosts[i].name;
-		row[1] = (char *)ch_get(ch, "version");
-		row[2] = (char *)ch_get(ch, "iface");
-		row[3] = (char *)ch_get(ch, "addr");
-		row[4] = (char *)check_reach_cell(ch);
-		snprintf(skew, sizeof(skew), "%+.3fs", ch->skew_ms / 1000.0);
-		row[5] = ch->gathered ? xstrdup(skew) : NULL;
-		row[6] = (char *)(ch_get(ch, "cmd_err") != NULL ? "MISSING" :
-		    ch_get(ch, "cmd"));
-		row[7] = (char *)ch_get(ch, "python");
-		row[8] = (char *)(ch_get(ch, "torch") != NULL ?
-		    ch_get(ch, "torch") : ch_get(ch, "torch_err") != NULL ?
-		    "none" : NULL);
-		snprintf(gpus, sizeof(gpus), "%zu", kv_count(ch->kv, ch->nkv,
-		    "gpu"));
-		row[9] = kv_count(ch->kv, ch->nkv, "gpu") > 0 ? xstrdup(gpus) :
-		    ch_get(ch, "gpu_err") != NULL ? xstrdup("FAILED") : NULL;
-		row[10] = (char *)(ch_get(ch, "nccl") != NULL ? "yes" : NULL);
-		row[11] = (char *)(ch_get(ch, "nccl_ifname_err") != NULL ||
-		    ch_get(ch, "gloo_ifname_err") != NULL ? "NONE" :
-		    ch_get(ch, "nccl_ifname") != NULL ||
-		    ch_get(ch, "gloo_ifname") != NULL ? "ok" : NULL);
+/*
+ * Many hosts (over CHECK_TABLE_FULL): the rows worth reading. First each
+ * host a problem names, then each whose cells (but ADDRESS and SKEW,
+ * which are every host's own) differ from the most common in their
+ * column, then one row for the rest: "N hosts" (or "N more hosts"),
+ * their shared cells, and ADDRESS and SKEW as ranges. rows: a row per
+ * host; the table (header first) goes to out, *nout rows; its summary
+ * row's cells, malloc'd, in sumrow.
+ */
+static void
+check_summarise(struct check *c, char **rows, char **out, size_t *nout,
+    char **sumrow)
+{
+	const char	**col = xcalloc(c->p->nhosts + 1, sizeof(*col));
+	const char	*maj[NCOL];
+	char		*sum = xcalloc(c->p->nhosts + 1, 1);
+	size_t		 i, k, pass, cnt, ans, n = 0, nsum = 0;
+	ssize_t		 m;
+
+	for (k = 0; k < NCOL; k++) {
+		for (i = 0; i < c->p->nhosts; i++)
+			col[i] = rows[i * NCOL + k] != NULL ? rows[i * NCOL + k] :
+			    "-";
+		m = check_majority(col, c->p->nhosts, &cnt, &ans);
+		maj[k] = m >= 0 ? col[m] : "-";
 	}
-	if ((t = check_table(cells, nrows, NCOL)) != NULL)
-		fputs(t, stdout);
-	free(t);
-	for (i = 1; i < nrows; i++) {
-		free(cells[i * NCOL + 5]);
-		free(cells[i * NCOL + 9]);
+	for (i = 0; i < c->p->nhosts; i++) {
+		sum[i] = c->hs[i].nproblems == 0;
+		for (k = 1; k < NCOL && sum[i]; k++)
+			if (k != COL_ADDR && k != COL_SKEW &&
+			    strcmp(rows[i * NCOL + k] != NULL ?
+			    rows[i * NCOL + k] : "-", maj[k]) != 0)
+				sum[i] = 0;
+		nsum += sum[i];
 	}
-	free(cells);
-	if (c->o->verbose == 0)
-		return;
-	/* -v: every answer, and how the skew was measured. */
+	/* A summary of one host says less than its row. */
+	if (nsum == 1)
+		memset(sum, 0, c->p->nhosts);
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < c->p->nhosts; i++)
+			if (!sum[i] && (c->hs[i].nproblems > 0) == (pass == 0))
+				memcpy(out + NCOL * n++, rows + i * NCOL,
+				    NCOL * sizeof(*out));
+	if (nsum > 1) {
+		xasprintf(&sumrow[0], "%zu %shosts", nsum, n > 0 ? "more " : "");
+		for (k = 1; k < NCOL; k++)
+			sumrow[k] = maj[k][0] == '-' && maj[k][1] == '\0' ? NULL :
+			    xstrdup(maj[k]);
+		free(sumrow[COL_ADDR]);
+		free(sumrow[COL_SKEW]);
+		check_summary_ranges(c, rows, sum, &sumrow[COL_ADDR],
+		    &sumrow[COL_SKEW]);
+		memcpy(out + NCOL * n++, sumrow, NCOL * sizeof(*out));
+	}
+	*nout = n;
+	free(col);
+	free(sum);
+}
+
+/* -v: every answer of every host, and how the skew was measured. */
+static void
+check_print_details(struct check *c)
+{
+	struct chost	*ch;
+	char		 esc[512], esc2[512];
+	size_t		 i, k;
+
 	for (i = 0; i < c->p->nhosts; i++) {
 		ch = &c->hs[i];
 		log_escape(esc, sizeof(esc), c->p->hosts[i].name);
@@ -458,19 +775,70 @@ check_print(struct check *c)
 	}
 }
 
+/*
+ * Prints the table (stdout): a row per host, or past CHECK_TABLE_FULL
+ * hosts (and without -v) the rows check_summarise keeps; with -v every
+ * host's details.
+ */
+static void
+check_print(struct check *c)
+{
+	static const char *const head[NCOL] = { "HOST", "AGENT", "IFACE",
+	    "ADDRESS", "RANK0", "SKEW", "COMMAND", "PYTHON", "TORCH", "GPUS",
+	    "NCCL", "IFNAME" };
+	size_t		 i, k, n = c->p->nhosts;
+	char		**rows = xcalloc((n + 1) * NCOL, sizeof(char *));
+	char		**out = xcalloc((n + 2) * NCOL, sizeof(char *));
+	char		*sumrow[NCOL] = { 0 }, *t;
+
+	for (i = 0; i < n; i++)
+		check_row(c, i, rows + i * NCOL);
+	memcpy(out, head, sizeof(head));
+	if (n > CHECK_TABLE_FULL && c->o->verbose == 0)
+		check_summarise(c, rows, out + NCOL, &n, sumrow);
+	else
+		memcpy(out + NCOL, rows, n * NCOL * sizeof(*out));
+	if ((t = check_table(out, n + 1, NCOL)) != NULL)
+		fputs(t, stdout);
+	free(t);
+	for (i = 0; i < c->p->nhosts; i++) {
+		free(rows[i * NCOL + COL_SKEW]);
+		free(rows[i * NCOL + 9]);
+	}
+	for (k = 0; k < NCOL; k++)
+		free(sumrow[k]);
+	free(rows);
+	free(out);
+	if (c->o->verbose > 0)
+		check_print_details(c);
+}
+
+/* The hosts' names, for deepcheck (freed by the caller, not the names). */
+static const char **
+check_names(const struct check *c)
+{
+	const char	**names = xcalloc(c->p->nhosts + 1, sizeof(*names));
+	size_t		  i;
+
+	for (i = 0; i < c->p->nhosts; i++)
+		names[i] = c->p->hosts[i].name;
+	return names;
+}
+
 #define NDEEPCOL	6
 
 /* --deep's pairs as a table (a few hosts, or -v), then its summary line. */
 static void
-check_deep_print(struct check *c, const char *const *names)
+check_deep_print(struct check *c)
 {
+	const char	**names = check_names(c);
 	static const char *const head[NDEEPCOL] = { "FROM", "TO", "PAIRS",
 	    "RTT", "THROUGHPUT", "NOTE" };
 	struct strv	 out = { 0 };
 	char		**cells, *t, *p, *tab;
 	size_t		 i, k, nrows = 0;
 
-	deepcheck_report(c->deep, names, c->p->nhosts <= CHECK_ROWS_ALL ||
+	deepcheck_report(c->deep, names, c->p->nhosts <= CHECK_TABLE_FULL ||
 	    c->o->verbose > 0, &out);
 	cells = xcalloc((out.n + 1) * NDEEPCOL, sizeof(*cells));
 	for (k = 0; k < NDEEPCOL; k++)
@@ -491,60 +859,73 @@ check_deep_print(struct check *c, const char *const *names)
 	}
 	for (; i < out.n; i++)
 		printf("%s\n", out.v[i]);
+	if (c->p->local)
+		printf("deep: every host is this machine (the local launcher): "
+		    "the figures are its own, no pair is judged\n");
 	free(cells);
+	free(names);
 	strv_free(&out);
 }
 
-/* --deep: its problems, and what it measured for people. */
+/* --deep's problems, each counted for the hosts it names. */
 static void
-check_deep_done(struct check *c)
+check_deep_verdict(struct check *c)
 {
-	const char	**names = xcalloc(c->p->nhosts + 1, sizeof(*names));
+	const char	**names = check_names(c);
 	const char	**ifaces = xcalloc(c->p->nhosts + 1, sizeof(*ifaces));
+	size_t		 *named = xcalloc(c->p->nhosts + 1, sizeof(*named));
 	size_t		  i;
 
 	for (i = 0; i < c->p->nhosts; i++) {
-		names[i] = c->p->hosts[i].name;
 		ifaces[i] = ch_get(&c->hs[i], "iface");
-		if (ch_get(&c->hs[i], "deep_err") != NULL)
-			check_problem(c, "%s: --deep cannot measure it: %s", names[i],
-			    ch_get(&c->hs[i], "deep_err"));
+		if (ch_get(&c->hs[i], "deep_err") != NULL) {
+			check_problem(c, "%s: --deep cannot measure it: %s",
+			    names[i], ch_get(&c->hs[i], "deep_err"));
+			c->hs[i].nproblems++;
+		}
 	}
 	/*
 	 * Locally every "host" is this machine: the pairs share its CPUs and
 	 * loopback, and their figures say nothing of a network.
 	 */
 	if (!c->p->local)
-		deepcheck_verdict(c->deep, names, ifaces, &c->problems);
-	if (!c->fast || c->o->verbose > 0)
-		check_deep_print(c, names);
-	if (c->p->local && (!c->fast || c->o->verbose > 0))
-		printf("deep: every host is this machine (the local launcher): "
-		    "the figures are its own, no pair is judged\n");
+		deepcheck_verdict(c->deep, names, ifaces, &c->problems, named);
+	for (i = 0; i < c->p->nhosts; i++)
+		c->hs[i].nproblems += named[i];
 	log_debug("--deep: %zu rounds in %llu ms", c->deep_round,
 	    (unsigned long long)(dt_clock_ms(CLOCK_MONOTONIC) - c->deep_t0));
 	free(names);
 	free(ifaces);
+	free(named);
 }
 
 /* Every answer is in: the table, the problems, and the job's next step. */
 static void
 check_done(struct check *c)
 {
-	size_t	i;
+	size_t	i, k, n;
 	int	code;
 
 	c->over = 1;
-	for (i = 0; i < c->p->nhosts; i++)
+	for (i = 0; i < c->p->nhosts; i++) {
+		n = c->problems.n;
 		check_host_problems(c, i);
-	check_versions_differ(c, "torch");
-	check_versions_differ(c, "python");
+		c->hs[i].nproblems += c->problems.n - n;
+		check_gpus(&c->hs[i]);
+	}
+	/* A version that differs seldom fails a job at once: not a preflight's. */
+	for (k = 0; !c->fast && k < sizeof(check_drifts) /
+	    sizeof(check_drifts[0]); k++)
+		check_drift(c, &check_drifts[k]);
 	check_nofile_dtrun(c);
-	c->cb.quiet(c->cb.arg);
-	if (!c->fast || c->o->verbose > 0)
-		check_print(c);
 	if (c->deep != NULL)
-		check_deep_done(c);
+		check_deep_verdict(c);
+	c->cb.quiet(c->cb.arg);
+	if (!c->fast || c->o->verbose > 0) {
+		check_print(c);
+		if (c->deep != NULL)
+			check_deep_print(c);
+	}
 	fflush(stdout);
 	for (i = 0; i < c->problems.n; i++)
 		log_error("%s: %s", c->fast ? "preflight" : "check",

@@ -12,6 +12,8 @@
 #ifndef DT_CHECK_H
 #define DT_CHECK_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,7 +24,7 @@ struct plan;
 
 #define CHECK_EXIT		78	/* problems found (sysexits' EX_CONFIG) */
 #define CHECK_SKEW_MAX_MS	1000	/* a clock further off is a problem */
-#define CHECK_ROWS_ALL		16	/* up to this many hosts, every row */
+#define CHECK_TABLE_FULL	16	/* more hosts: the table is summarised */
 
 /* How the check talks to the job that runs it; arg is the job's. */
 struct check_cbs {
@@ -64,6 +66,15 @@ void		 check_free(struct check *);
  */
 void		 check_skew(uint64_t sent, uint64_t elapsed, uint64_t took,
 		    uint64_t at, uint64_t *rtt, int64_t *skew);
+
+/*
+ * The most common of the n strings v (a NULL one, a host without that
+ * answer, is not counted): the index of its first holder, with *count
+ * holders among the *answered. Ties go to the value seen first. -1 when
+ * none answered. A strict majority is 2 * *count > *answered.
+ */
+ssize_t		 check_majority(const char *const *v, size_t n, size_t *count,
+		    size_t *answered);
 
 /*
  * Writes the rows of a table (ncol strings each, NULL shown as "-")

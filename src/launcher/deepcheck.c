@@ -363,7 +363,7 @@ deep_fix(const char *iface, char *buf, size_t len)
 /* The problems of one kind: named hosts first, then the other slow pairs. */
 static void
 deep_verdict_kind(struct deepcheck *dc, int bw, const char *const *names,
-    const char *const *ifaces, struct strv *problems)
+    const char *const *ifaces, struct strv *problems, size_t *named)
 {
 	struct deep_tally	*t = xcalloc(dc->n + 1, sizeof(*t));
 	size_t			 h, k, lines = 0, more = 0;
@@ -383,6 +383,7 @@ deep_verdict_kind(struct deepcheck *dc, int bw, const char *const *names,
 				more++;
 				continue;
 			}
+			named[h]++;
 			deep_host_pairs(dc, h, side, bw, names, pairs,
 			    sizeof(pairs));
 			deep_fix(ifaces[h], fix, sizeof(fix));
@@ -397,6 +398,8 @@ deep_verdict_kind(struct deepcheck *dc, int bw, const char *const *names,
 		if (!(bw ? r->slow_bw : r->slow_rtt) ||
 		    deep_named(t, r->from, 0, bw) || deep_named(t, r->to, 1, bw))
 			continue;
+		named[r->from]++;
+		named[r->to]++;
 		if (lines++ >= DEEP_LINES_MAX) {
 			more++;
 			continue;
@@ -415,19 +418,26 @@ deep_verdict_kind(struct deepcheck *dc, int bw, const char *const *names,
 
 void
 deepcheck_verdict(struct deepcheck *dc, const char *const *names,
-    const char *const *ifaces, struct strv *problems)
+    const char *const *ifaces, struct strv *problems, size_t *named)
 {
-	size_t	k;
+	size_t	k, *nm = named != NULL ? named : xcalloc(dc->n + 1,
+		    sizeof(*nm));
 
 	deep_baselines(dc);
-	for (k = 0; k < dc->nsets * dc->m; k++)
-		if (dc->recs[k].err != NULL)
-			strv_addf(problems, "%s -> %s: the pair test failed: %s: "
-			    "let TCP through between them on the interfaces a "
-			    "run uses (firewall, routes)", names[dc->recs[k].from],
-			    names[dc->recs[k].to], dc->recs[k].err);
-	deep_verdict_kind(dc, 0, names, ifaces, problems);
-	deep_verdict_kind(dc, 1, names, ifaces, problems);
+	for (k = 0; k < dc->nsets * dc->m; k++) {
+		if (dc->recs[k].err == NULL)
+			continue;
+		nm[dc->recs[k].from]++;
+		nm[dc->recs[k].to]++;
+		strv_addf(problems, "%s -> %s: the pair test failed: %s: let "
+		    "TCP through between them on the interfaces a run uses "
+		    "(firewall, routes)", names[dc->recs[k].from],
+		    names[dc->recs[k].to], dc->recs[k].err);
+	}
+	deep_verdict_kind(dc, 0, names, ifaces, problems, nm);
+	deep_verdict_kind(dc, 1, names, ifaces, problems, nm);
+	if (named == NULL)
+		free(nm);
 }
 
 void

@@ -68,10 +68,12 @@ void		 deepcheck_answer(struct deepcheck *, size_t i,
 /*
  * The verdict, once every round is answered: a problem line per slow
  * host, slow link or failed pair, each with its fix, added to problems
- * (names: the hosts'; ifaces: each one's interface, or NULL).
+ * (names: the hosts'; ifaces: each one's interface, or NULL); named[i]
+ * (n slots, or NULL) counts the lines that name host i.
  */
 void		 deepcheck_verdict(struct deepcheck *, const char *const *names,
-		    const char *const *ifaces, struct strv *problems);
+		    const char *const *ifaces, struct strv *problems,
+		    size_t *named);
 
 /*
  * The measurements for people: the pairs as table rows (with rows set)

@@ -85,6 +85,29 @@ else
 	test_skip 'a small /dev/shm or job directory' 'needs root and unshare'
 fi
 
+# In a mount namespace of its own, the test gives the host an RDMA device
+# (a tmpfs over /sys/class with infiniband/mlx5_0) and a strict
+# overcommit (a file bound over /proc/sys/vm/overcommit_memory).
+if command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
+	test_expect_success 'RDMA with a small locked-memory limit, strict overcommit: problems with the fix, exit 78' '
+		echo 2 >oc &&
+		ns="mount -t tmpfs tmpfs /sys/class && mkdir -p /sys/class/infiniband/mlx5_0" &&
+		test_expect_code 78 unshare -m sh -c "$ns && ulimit -l 8192 && exec dtrun --check -v" >out 2>err &&
+		grep -qx "localhost:   rdma=1" out &&
+		grep -qx "dtrun: check: localhost: its locked-memory limit is 8192 KiB, and NCCL registers its buffers for the 1 RDMA device there against it: raise it there (ulimit -l unlimited where the agent starts, LimitMEMLOCK=infinity, or memlock in limits.conf)" err &&
+		if (ulimit -l unlimited) 2>/dev/null; then
+			unshare -m sh -c "$ns && ulimit -l unlimited && exec dtrun --check -v" >out 2>err &&
+			grep -qx "localhost:   memlock=unlimited" out
+		fi &&
+		(ulimit -l 8192 && dtrun --check) >out 2>err &&
+		test_expect_code 78 unshare -m sh -c "mount --bind $PWD/oc /proc/sys/vm/overcommit_memory && exec dtrun --check" >out 2>err &&
+		grep -qx "dtrun: check: localhost: vm.overcommit_memory is 2 (strict): CUDA and PyTorch reserve large virtual ranges and fail there with out of memory: sysctl vm.overcommit_memory=0 (or 1)" err &&
+		grep -qx "dtrun: --check found 1 problem: see above" err
+	'
+else
+	test_skip 'RDMA with a small locked-memory limit, strict overcommit' 'needs root and unshare'
+fi
+
 test_expect_success 'NCCL_SOCKET_IFNAME naming an interface the host lacks: a problem (env or -x)' '
 	test_expect_code 78 env NCCL_SOCKET_IFNAME=nosuch0 dtrun --check true >out 2>err &&
 	test "$(col IFNAME localhost out)" = NONE &&
@@ -124,6 +147,105 @@ test_expect_success 'GPUs: the lines of nvidia-smi -L where it exists; a failing
 	test_expect_code 78 dtrun --check -x PATH="$PWD/bad:$PATH" true >out 2>err &&
 	test "$(col GPUS localhost out)" = FAILED &&
 	grep -qx "dtrun: check: localhost: nvidia-smi -L failed: NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.: check its NVIDIA driver (a reboot after an upgrade, or nvidia-smi there, says more)" err
+'
+
+test_expect_success '-v: the system'"'"'s answers (kernel, glibc, limits, memory), also with --preflight' '
+	dtrun --check -v >out 2>err &&
+	grep -qx "localhost:   kernel=$(uname -r)" out &&
+	grep -q "^localhost:   glibc=[0-9][0-9.]*$" out &&
+	grep -q "^localhost:   memlock=\(unlimited\|[0-9]*\)$" out &&
+	grep -q "^localhost:   rdma=[0-9]*$" out &&
+	grep -qx "localhost:   overcommit=$(cat /proc/sys/vm/overcommit_memory)" out &&
+	if test -r /sys/kernel/mm/transparent_hugepage/enabled; then
+		grep -q "^localhost:   thp=\(always\|madvise\|never\)$" out
+	fi &&
+	grep -q "^localhost:   hugepages=[0-9]*$" out &&
+	(ulimit -l 1024 && dtrun --check -v) >out 2>err &&
+	grep -qx "localhost:   memlock=1024" out &&
+	dtrun --preflight -v --launcher local -H a,b true >out 2>err &&
+	grep -qx "b:   kernel=$(uname -r)" out &&
+	! grep -q "torch\|nccl" out
+'
+
+test_expect_success 'the driver from nvidia-smi, the NCCL version from the name libnccl.so resolves to' '
+	mkdir -p drv lib &&
+	printf "#!/bin/sh\ncase \$1 in -L) echo \"GPU 0: Fake H100 (UUID: GPU-0)\" ;; --query-gpu=driver_version) echo 550.54.15 ;; esac\n" >drv/nvidia-smi &&
+	chmod +x drv/nvidia-smi &&
+	: >lib/libnccl.so.2.21.5 && ln -s libnccl.so.2.21.5 lib/libnccl.so.2 && ln -s libnccl.so.2 lib/libnccl.so &&
+	dtrun --check -v -x PATH="$PWD/drv:$PATH" -x LD_LIBRARY_PATH="$PWD/lib" >out 2>err &&
+	grep -qx "localhost:   driver=550.54.15" out &&
+	grep -qx "localhost:   nccl=$PWD/lib/libnccl.so" out &&
+	grep -qx "localhost:   nccl_version=2.21.5" out &&
+	rm lib/libnccl.so.2 lib/libnccl.so.2.21.5 && : >lib/libnccl.so.2 &&
+	dtrun --check -v -x LD_LIBRARY_PATH="$PWD/lib" >out 2>err &&
+	grep -qx "localhost:   nccl=$PWD/lib/libnccl.so" out &&
+	! grep -q nccl_version= out
+'
+
+# Simulated hosts (the local launcher starts an agent per name of -H):
+# the first $ODD agents to start find odd/nvidia-smi (one A100, driver
+# 535.1), the others even/ (two H100s, 550.2). Which names those are is
+# the start's order: the tests read them from the table.
+odd_agents() {
+	mkdir odd even &&
+	printf "#!/bin/sh\ncase \$1 in -L) echo \"GPU 0: Fake A100 (UUID: GPU-0)\" ;; --query-gpu=driver_version) echo 535.1 ;; esac\n" >odd/nvidia-smi &&
+	printf "#!/bin/sh\ncase \$1 in -L) echo \"GPU 0: Fake H100 (UUID: GPU-0)\"; echo \"GPU 1: Fake H100 (UUID: GPU-1)\" ;; --query-gpu=driver_version) echo 550.2 ;; esac\n" >even/nvidia-smi &&
+	chmod +x odd/nvidia-smi even/nvidia-smi &&
+	cat >agent <<-EOS &&
+	#!/bin/sh
+	d=even
+	for k in \$(seq 1 \$ODD); do mkdir $PWD/lock.\$k 2>/dev/null && { d=odd; break; }; done
+	PATH=$PWD/\$d:\$PATH exec $B/dtrun-agent "\$@"
+	EOS
+	chmod +x agent
+}
+
+test_expect_success 'drift: the host that differs from the majority, named with the value most have' '
+	odd_agents &&
+	test_expect_code 78 env ODD=1 DTRUN_AGENT=$PWD/agent dtrun --launcher local -H a,b,c --check >out 2>err &&
+	h=$(awk "\$10 == 1 { print \$1 }" out) &&
+	test -n "$h" &&
+	grep -qx "dtrun: check: driver on $h is 535.1, 2 of 3 hosts have 550.2: install the same NVIDIA driver everywhere" err &&
+	grep -qx "dtrun: check: gpu_count on $h is 1, 2 of 3 hosts have 2: a GPU missing has usually fallen off the bus (nvidia-smi -L, dmesg there): fix it, or leave those hosts out" err &&
+	grep -qx "dtrun: check: gpu_model on $h is Fake A100, 2 of 3 hosts have Fake H100: run on hosts of one GPU model: the slowest sets every step${Q}s pace" err &&
+	grep -qx "dtrun: --check found 3 problems: see above" err
+'
+
+test_expect_success 'drift: two against two is no majority: each value with its hosts' '
+	odd_agents &&
+	test_expect_code 78 env ODD=2 DTRUN_AGENT=$PWD/agent dtrun --launcher local -H a,b,c,d --check >out 2>err &&
+	o=$(awk "\$10 == 1 { print \$1 }" out | paste -sd " ") &&
+	e=$(awk "\$10 == 2 { print \$1 }" out | paste -sd " ") &&
+	set -- $o $e &&
+	test $# -eq 4 &&
+	if test "$1" = a; then
+		grep -qx "dtrun: check: driver differs, with no majority: 535.1 on $1 and $2; 550.2 on $3 and $4: install the same NVIDIA driver everywhere" err
+	else
+		grep -qx "dtrun: check: driver differs, with no majority: 550.2 on $3 and $4; 535.1 on $1 and $2: install the same NVIDIA driver everywhere" err
+	fi &&
+	grep -q "^dtrun: check: gpu_count differs, with no majority: " err
+'
+
+test_expect_success '40 hosts: the hosts with problems first, one row for the healthy rest; 16 or -v: every row' '
+	odd_agents &&
+	printf "h%d\n" $(seq 1 40) >hf &&
+	test_expect_code 78 env ODD=10 DTRUN_AGENT=$PWD/agent dtrun --launcher local -H hf --iface h17=nosuch0 --check >out 2>err &&
+	head -n 1 out | grep -q "^HOST  *AGENT  *IFACE  *ADDRESS  *RANK0  *SKEW  *COMMAND" &&
+	sed -n "/^HOST/,\$p" out >table &&
+	n=$(awk "NR > 1 && \$1 ~ /^h[0-9]*$/" table | wc -l) &&
+	test $n -ge 10 && test $n -le 11 &&
+	test $(wc -l <table) -eq $((n + 2)) &&
+	tail -n 1 table | grep -q "^$((40 - n)) more hosts  *0\.1\.0  *lo  *127\.0\.0\.1  *ok  *[-+][0-9.]*s\(\.\.[-+][0-9.]*s\)\{0,1\}  *-  *-  *-  *2  " &&
+	sed -n "2,$((n + 1))p" table | grep -q "^h17 " &&
+	test $(sed -n "2,$((n + 1))p" table | awk "\$(NF - 2) == 1" | wc -l) -eq 10 &&
+	grep -q "^dtrun: check: h17: no interface to choose" err &&
+	grep -q "^dtrun: check: gpu_count on h[0-9]*, \(h[0-9]*, \)\{6\}h[0-9]* and 2 more is 1, 30 of 40 hosts have 2: " err &&
+	env ODD=10 DTRUN_AGENT=$PWD/agent dtrun --launcher local -H hf --check -v >out 2>err || test $? = 78 &&
+	test $(grep -c "^h[0-9]*  " out) -eq 40 &&
+	printf "h%d\n" $(seq 1 16) >hf16 &&
+	dtrun --launcher local -H hf16 --check >out 2>err &&
+	test $(wc -l <out) -eq 18 &&
+	grep -qx "no problems on 16 hosts" out
 '
 
 test_expect_success '--setup runs first: its PATH finds the command (as the ranks would); nothing it started is left' '

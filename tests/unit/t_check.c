@@ -112,3 +112,29 @@ TEST(check_skew_allows_for_the_round_trip_and_the_agents_work)
 	CHECK_INT(rtt, 0);
 	CHECK_INT(skew, 0);
 }
+
+TEST(check_majority_counts_answers_and_breaks_ties_by_order)
+{
+	const char	*three[] = { "2.3.1", "2.1.0", "2.3.1", NULL, "2.3.1" };
+	const char	*split[] = { "a", "b", "b", "a" };
+	const char	*none[] = { NULL, NULL };
+	const char	*many[] = { "x", "y", "z", "y", "w" };
+	size_t		 n, ans;
+
+	/* 3 against 1, a host without the answer not counted. */
+	CHECK_INT(check_majority(three, 5, &n, &ans), 0);
+	CHECK_INT(n, 3);
+	CHECK_INT(ans, 4);
+	CHECK(2 * n > ans);
+	/* 2 against 2: no majority; the value seen first leads. */
+	CHECK_INT(check_majority(split, 4, &n, &ans), 0);
+	CHECK_INT(n, 2);
+	CHECK_INT(ans, 4);
+	CHECK(!(2 * n > ans));
+	/* The most common, though not a majority. */
+	CHECK_INT(check_majority(many, 5, &n, &ans), 1);
+	CHECK_INT(n, 2);
+	CHECK_INT(check_majority(none, 2, &n, &ans), -1);
+	CHECK_INT(ans, 0);
+	CHECK_INT(check_majority(none, 0, &n, &ans), -1);
+}

@@ -61,7 +61,7 @@ static size_t
 verdict(struct deepcheck *dc, struct strv *p)
 {
 	memset(p, 0, sizeof(*p));
-	deepcheck_verdict(dc, (const char *const *)names, (const char *const *)ifaces, p);
+	deepcheck_verdict(dc, (const char *const *)names, (const char *const *)ifaces, p, NULL);
 	return p->n;
 }
 
