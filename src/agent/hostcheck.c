@@ -54,10 +54,12 @@
 extern char **environ;
 
 /*
- * The slow part: GPUs and the driver's version, libnccl (its version is
- * in the name its links resolve to: libnccl.so.2.21.5), and a python
- * command's versions, as key=value lines. The interpreter and its code come in the environment,
- * never spliced into the script.
+ * The slow part: GPUs, the driver's version and the GPUs' health (a GPU
+ * with uncorrected ECC errors since its driver loaded; with --deep, DCGM's
+ * quick diagnostic where dcgmi exists), libnccl (its version is in the
+ * name its links resolve to: libnccl.so.2.21.5), and a python command's
+ * versions, as key=value lines. The interpreter and its code come in the
+ * environment, never spliced into the script.
  */
 static const char probe_sh[] =
 "if command -v nvidia-smi >/dev/null 2>&1; then\n"
@@ -65,6 +67,14 @@ static const char probe_sh[] =
 "		printf '%s\\n' \"$o\" | sed -n 's/^GPU /gpu=GPU /p'\n"
 "		v=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)\n"
 "		case $v in [0-9]*.*) echo \"driver=$v\" ;; esac\n"
+"		nvidia-smi --query-gpu=index,ecc.errors.uncorrected.volatile.total "
+"--format=csv,noheader,nounits 2>/dev/null | while IFS=', ' read -r i n; do\n"
+"			case $i$n in *[!0-9]*|'') ;; *) [ \"$n\" -gt 0 ] && echo \"gpu_ecc=$i:$n\" ;; esac\n"
+"		done\n"
+"		if [ -n \"${DTRUN_CHECK_DEEP:-}\" ] && command -v dcgmi >/dev/null 2>&1; then\n"
+"			if d=$(dcgmi diag -r 1 2>&1); then echo dcgm=pass\n"
+"			else echo \"dcgm_err=dcgmi diag -r 1 failed: $(printf '%s\\n' \"$d\" | grep -i -m 1 fail || printf '%s' \"$d\" | head -n 1)\"; fi\n"
+"		fi\n"
 "	else\n"
 "		echo \"gpu_err=nvidia-smi -L failed: $(printf '%s' \"$o\" | head -n 1)\"\n"
 "	fi\n"
@@ -353,6 +363,8 @@ hc_env(struct hostcheck *hc, const struct ap_check *c, const char *py)
 	    dt_environ_merge(&e, c->env, c->nenv) != 0 ||
 	    (py != NULL && (dt_environ_set(&e, "DTRUN_CHECK_PY", py) != 0 ||
 	    dt_environ_set(&e, "DTRUN_CHECK_PYCODE", probe_py) != 0)) ||
+	    ((c->flags & AP_CHK_DEEP) &&
+	    dt_environ_set(&e, "DTRUN_CHECK_DEEP", "1") != 0) ||
 	    (hc->env = dt_environ_take(&e, NULL)) == NULL) {
 		dt_environ_free(&e);
 		return DT_ERR_NOMEM;

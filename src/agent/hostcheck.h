@@ -29,6 +29,8 @@
  *				a python command's interpreter (not FAST)
  *	gpu (one per GPU: nvidia-smi -L), gpu_err (it failed),
  *	driver (nvidia-smi's driver_version of the first GPU),
+ *	gpu_ecc (one per GPU with uncorrected ECC errors: INDEX:COUNT),
+ *	dcgm, dcgm_err (DEEP, where dcgmi exists: its quick diagnostic),
  *	nccl (libnccl.so's path), nccl_version (X.Y.Z when the path
  *	resolves to libnccl.so.X.Y.Z),
  *	probe_err		(not FAST)

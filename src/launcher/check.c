@@ -311,6 +311,34 @@ check_memory_problems(struct check *c, size_t i)
 		    name);
 }
 
+/*
+ * A GPU with uncorrected ECC errors since its driver loaded (the job's
+ * first touch of that memory can kill it), and a failed DCGM diagnostic.
+ */
+static void
+check_gpu_health(struct check *c, size_t i)
+{
+	const struct chost	*ch = &c->hs[i];
+	const char		*name = c->p->hosts[i].name, *v;
+	size_t			 k;
+	int			 gpu;
+	unsigned long		 n;
+
+	for (k = 0; k < ch->nkv; k++) {
+		if (strncmp(ch->kv[k], "gpu_ecc=", 8) != 0 ||
+		    sscanf(ch->kv[k] + 8, "%d:%lu", &gpu, &n) != 2)
+			continue;
+		check_problem(c, "%s: GPU %d has %lu uncorrected ECC error%s "
+		    "since its driver loaded: drain the host and reset the GPU "
+		    "(nvidia-smi -r -i %d), or leave it out (--exclude %s:%d)",
+		    name, gpu, n, n == 1 ? "" : "s", gpu, name, gpu);
+	}
+	if ((v = ch_get(ch, "dcgm_err")) != NULL)
+		check_problem(c, "%s: %s: run dcgmi diag -r 2 there for the "
+		    "details, and leave the host out (--exclude %s) until it "
+		    "passes", name, v, name);
+}
+
 /* The problems of one host's answers. */
 static void
 check_host_problems(struct check *c, size_t i)
@@ -358,6 +386,7 @@ check_host_problems(struct check *c, size_t i)
 	if ((v = ch_get(ch, "gpu_err")) != NULL)
 		check_problem(c, "%s: %s: check its NVIDIA driver (a reboot "
 		    "after an upgrade, or nvidia-smi there, says more)", name, v);
+	check_gpu_health(c, i);
 	if ((v = ch_get(ch, "probe_err")) != NULL)
 		check_problem(c, "%s: %s", name, v);
 	if ((v = ch_get(ch, "setup_err")) != NULL)
@@ -825,6 +854,29 @@ check_names(const struct check *c)
 	return names;
 }
 
+/*
+ * --deep's GPU part, in a line: DCGM's quick diagnostic where dcgmi is;
+ * an NCCL all-reduce across the hosts is not measured by this dtrun.
+ */
+static const char *
+check_deep_gpus(const struct check *c)
+{
+	size_t	i, gpus = 0, dcgm = 0;
+
+	for (i = 0; i < c->p->nhosts; i++) {
+		gpus += kv_count(c->hs[i].kv, c->hs[i].nkv, "gpu") > 0;
+		dcgm += ch_get(&c->hs[i], "dcgm") != NULL ||
+		    ch_get(&c->hs[i], "dcgm_err") != NULL;
+	}
+	if (gpus == 0)
+		return "skipped: no GPU";
+	if (dcgm == 0)
+		return "nvidia-smi's health only (no dcgmi for a diagnostic); "
+		    "the NCCL all-reduce is not measured: TCP figures only";
+	return "nvidia-smi's health and DCGM's quick diagnostic; the NCCL "
+	    "all-reduce is not measured: TCP figures only";
+}
+
 #define NDEEPCOL	6
 
 /* --deep's pairs as a table (a few hosts, or -v), then its summary line. */
@@ -862,6 +914,7 @@ check_deep_print(struct check *c)
 	if (c->p->local)
 		printf("deep: every host is this machine (the local launcher): "
 		    "the figures are its own, no pair is judged\n");
+	printf("deep: GPUs: %s\n", check_deep_gpus(c));
 	free(cells);
 	free(names);
 	strv_free(&out);
@@ -884,12 +937,7 @@ check_deep_verdict(struct check *c)
 			c->hs[i].nproblems++;
 		}
 	}
-	/*
-	 * Locally every "host" is this machine: the pairs share its CPUs and
-	 * loopback, and their figures say nothing of a network.
-	 */
-	if (!c->p->local)
-		deepcheck_verdict(c->deep, names, ifaces, &c->problems, named);
+	deepcheck_verdict(c->deep, names, ifaces, &c->problems, named);
 	for (i = 0; i < c->p->nhosts; i++)
 		c->hs[i].nproblems += named[i];
 	log_debug("--deep: %zu rounds in %llu ms", c->deep_round,
@@ -1031,8 +1079,13 @@ check_deep_start(struct check *c)
 
 	for (i = 0; i < c->p->nhosts; i++)
 		ok[i] = ch_get(&c->hs[i], "deep_listen") != NULL;
+	/*
+	 * Locally every "host" is this machine: the pairs share its CPUs and
+	 * loopback, and their figures say nothing of a network.
+	 */
 	c->deep = deepcheck_new(c->p->nhosts, ok, c->o->deep_bytes != 0 ?
-	    c->o->deep_bytes : DEEP_BYTES_DEFAULT, check_deep_streams(c));
+	    c->o->deep_bytes : DEEP_BYTES_DEFAULT, check_deep_streams(c),
+	    !c->p->local);
 	c->deep_to = xcalloc(c->p->nhosts + 1, sizeof(*c->deep_to));
 	c->deep_t0 = dt_clock_ms(CLOCK_MONOTONIC);
 	free(ok);

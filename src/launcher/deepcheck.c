@@ -48,18 +48,21 @@ struct deepcheck {
 	size_t		*at;		/* host -> j, or SIZE_MAX */
 	double		 base_mbps;	/* the verdict's baselines */
 	uint64_t	 base_rtt_us;
+	int		 judge;		/* 0: figures only, nothing is slow */
 };
 
 static void	deep_baselines(struct deepcheck *);
 
 struct deepcheck *
-deepcheck_new(size_t n, const int *ok, uint64_t bytes, uint32_t streams)
+deepcheck_new(size_t n, const int *ok, uint64_t bytes, uint32_t streams,
+    int judge)
 {
 	struct deepcheck	*dc = xcalloc(1, sizeof(*dc));
 	size_t			 i, s, j, off[DEEP_SETS];
 	static const char *const names[DEEP_SETS] = { "ring", "bisection" };
 
 	dc->n = n;
+	dc->judge = judge;
 	dc->part = xcalloc(n + 1, sizeof(*dc->part));
 	dc->at = xcalloc(n + 1, sizeof(*dc->at));
 	for (i = 0; i < n; i++) {
@@ -126,6 +129,8 @@ deep_next_again(struct deepcheck *dc, size_t *to)
 	const struct deep_round	*r;
 	size_t			 i, j, any;
 
+	if (!dc->judge)
+		return NULL;
 	if (dc->again == 0)
 		deep_baselines(dc);
 	while (dc->again < dc->nrounds) {
@@ -249,10 +254,10 @@ deep_baselines(struct deepcheck *dc)
 	for (k = 0; k < total; k++) {
 		struct deep_rec *r = &dc->recs[k];
 
-		r->slow_rtt = r->rtt_done && r->rtt_us > dc->base_rtt_us *
+		r->slow_rtt = dc->judge && r->rtt_done && r->rtt_us > dc->base_rtt_us *
 		    DEEP_SLOW_RTT_X && r->rtt_us > dc->base_rtt_us +
 		    DEEP_SLOW_RTT_US;
-		r->slow_bw = r->bw_done && r->mbps * 100 < dc->base_mbps *
+		r->slow_bw = dc->judge && r->bw_done && r->mbps * 100 < dc->base_mbps *
 		    DEEP_SLOW_BW_PCT;
 	}
 	free(rtt);

@@ -49,10 +49,11 @@ struct deep_round {
 
 /*
  * A plan over n hosts, of which those with ok[i] set can take part (they
- * listen); bytes and streams for the throughput rounds.
+ * listen); bytes and streams for the throughput rounds. judge 0: figures
+ * only (simulated hosts on one machine), no pair is ever slow.
  */
 struct deepcheck *deepcheck_new(size_t n, const int *ok, uint64_t bytes,
-		    uint32_t streams);
+		    uint32_t streams, int judge);
 void		 deepcheck_free(struct deepcheck *);
 
 /*

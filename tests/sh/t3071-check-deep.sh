@@ -54,6 +54,34 @@ test_expect_success '--preflight=deep measures, then the job runs; bad spellings
 	done
 '
 
+test_expect_success 'GPUs: none here: skipped, said so' '
+	dtrun --check --deep -n 1 true >out 2>err &&
+	grep -qx "deep: GPUs: skipped: no GPU" out
+'
+
+# A fake nvidia-smi with two GPUs, the second with 3 uncorrected ECC
+# errors, and a fake dcgmi whose quick diagnostic fails.
+test_expect_success 'GPUs: uncorrected ECC errors, and with --deep a failed DCGM diagnostic: named, exit 78' '
+	mkdir fake &&
+	cat >fake/nvidia-smi <<-\EOS &&
+	#!/bin/sh
+	case $1 in
+	-L) echo "GPU 0: Fake H100 (UUID: GPU-0)"; echo "GPU 1: Fake H100 (UUID: GPU-1)" ;;
+	--query-gpu=driver_version) echo 550.54.15 ;;
+	--query-gpu=index,ecc.errors.uncorrected.volatile.total) printf "0, 0\n1, 3\n" ;;
+	esac
+	EOS
+	printf "#!/bin/sh\necho \"| Memory | Fail - GPU 1: a page could not be written |\"\nexit 226\n" >fake/dcgmi &&
+	chmod +x fake/nvidia-smi fake/dcgmi &&
+	test_expect_code 78 env PATH=$PWD/fake:$PATH dtrun --check -n 1 true >out 2>err &&
+	grep -qx "dtrun: check: localhost: GPU 1 has 3 uncorrected ECC errors since its driver loaded: drain the host and reset the GPU (nvidia-smi -r -i 1), or leave it out (--exclude localhost:1)" err &&
+	! grep -q dcgmi err &&
+	test_expect_code 78 env PATH=$PWD/fake:$PATH dtrun --check --deep -n 1 true >out 2>err &&
+	grep -qx "dtrun: check: localhost: dcgmi diag -r 1 failed: | Memory | Fail - GPU 1: a page could not be written |: run dcgmi diag -r 2 there for the details, and leave the host out (--exclude localhost) until it passes" err &&
+	test $(grep -c "^dtrun: check: " err) -eq 2 &&
+	grep -qx "deep: GPUs: nvidia-smi${Q}s health and DCGM${Q}s quick diagnostic; the NCCL all-reduce is not measured: TCP figures only" out
+'
+
 if [ "$(id -u)" != 0 ] || why=$(sshd_skip_reason); then
 	test_skip 'four network-namespace hosts' "${why:-needs root}"
 	test_done

@@ -68,7 +68,7 @@ verdict(struct deepcheck *dc, struct strv *p)
 TEST(deepcheck_rounds_are_the_ring_then_the_bisection)
 {
 	int			 ok[6] = { 1, 1, 1, 1, 1, 1 };
-	struct deepcheck	*dc = deepcheck_new(6, ok, 1000, 4);
+	struct deepcheck	*dc = deepcheck_new(6, ok, 1000, 4, 1);
 	const struct deep_round	*r;
 	size_t			 to[6], i, k;
 
@@ -88,7 +88,7 @@ TEST(deepcheck_rounds_are_the_ring_then_the_bisection)
 TEST(deepcheck_leaves_out_a_host_that_does_not_listen)
 {
 	int			 ok[4] = { 1, 0, 1, 1 };
-	struct deepcheck	*dc = deepcheck_new(4, ok, 1000, 1);
+	struct deepcheck	*dc = deepcheck_new(4, ok, 1000, 1, 1);
 	size_t			 to[4];
 
 	/* Three hosts: the ring, then the ring the other way. */
@@ -107,12 +107,12 @@ TEST(deepcheck_leaves_out_a_host_that_does_not_listen)
 
 	/* Two hosts: one set of pairs; one host: none. */
 	ok[2] = 0;
-	dc = deepcheck_new(4, ok, 1000, 1);
+	dc = deepcheck_new(4, ok, 1000, 1, 1);
 	CHECK(deepcheck_next(dc, to) != NULL && deepcheck_next(dc, to) != NULL);
 	CHECK(deepcheck_next(dc, to) == NULL);
 	deepcheck_free(dc);
 	ok[0] = 0;
-	dc = deepcheck_new(4, ok, 1000, 1);
+	dc = deepcheck_new(4, ok, 1000, 1, 1);
 	CHECK(deepcheck_next(dc, to) == NULL);
 	deepcheck_free(dc);
 }
@@ -120,7 +120,7 @@ TEST(deepcheck_leaves_out_a_host_that_does_not_listen)
 TEST(deepcheck_noise_is_no_problem)
 {
 	int			 ok[6] = { 1, 1, 1, 1, 1, 1 };
-	struct deepcheck	*dc = deepcheck_new(6, ok, 1000, 4);
+	struct deepcheck	*dc = deepcheck_new(6, ok, 1000, 4, 1);
 	struct strv		 p, rep = { 0 };
 
 	play(dc, 6, rtt_flat, mbps_flat);
@@ -136,7 +136,7 @@ TEST(deepcheck_noise_is_no_problem)
 TEST(deepcheck_names_the_host_that_sends_slowly)
 {
 	int			 ok[4] = { 1, 1, 1, 1 };
-	struct deepcheck	*dc = deepcheck_new(4, ok, 1000, 4);
+	struct deepcheck	*dc = deepcheck_new(4, ok, 1000, 4, 1);
 	struct strv		 p;
 
 	play(dc, 4, rtt_flat, mbps_c_sends);
@@ -146,12 +146,18 @@ TEST(deepcheck_names_the_host_that_sends_slowly)
 	CHECK(strstr(p.v[0], "ethtool eth1") != NULL);
 	strv_free(&p);
 	deepcheck_free(dc);
+
+	/* Figures only: the same figures are no problem. */
+	dc = deepcheck_new(4, ok, 1000, 4, 0);
+	play(dc, 4, rtt_flat, mbps_c_sends);
+	CHECK_INT(verdict(dc, &p), 0);
+	deepcheck_free(dc);
 }
 
 TEST(deepcheck_names_the_host_whose_round_trips_are_late)
 {
 	int			 ok[4] = { 1, 1, 1, 1 };
-	struct deepcheck	*dc = deepcheck_new(4, ok, 1000, 4);
+	struct deepcheck	*dc = deepcheck_new(4, ok, 1000, 4, 1);
 	struct strv		 p;
 
 	/* Half of the pairs are c's: the baseline stays the healthy half. */
@@ -167,7 +173,7 @@ TEST(deepcheck_names_the_host_whose_round_trips_are_late)
 TEST(deepcheck_names_one_slow_path_and_a_failed_pair)
 {
 	int			 ok[6] = { 1, 1, 1, 1, 1, 1 };
-	struct deepcheck	*dc = deepcheck_new(6, ok, 1000, 4);
+	struct deepcheck	*dc = deepcheck_new(6, ok, 1000, 4, 1);
 	struct strv		 p;
 	const struct deep_round	*r;
 	size_t			 to[6], i;
@@ -180,7 +186,7 @@ TEST(deepcheck_names_one_slow_path_and_a_failed_pair)
 	strv_free(&p);
 	deepcheck_free(dc);
 
-	dc = deepcheck_new(6, ok, 1000, 4);
+	dc = deepcheck_new(6, ok, 1000, 4, 1);
 	r = deepcheck_next(dc, to);
 	for (i = 0; r != NULL && i < 6; i++)
 		deepcheck_answer(dc, i, kv, 1);
