@@ -42,6 +42,14 @@ test_expect_success '--check: a row per node, both reach node1; a command only n
 	! grep -q "dtrun: check: node1" err
 '
 
+test_expect_success '--check --deep: the agents measure node1 -> node2 and back' '
+	in_alloc dtrun --check --deep --deep-bytes 16M --iface lo true >out 2>err &&
+	grep -q "^node1  *node2  *ring  *[0-9.]* ms  *[0-9.]* [MG]bit/s  *-$" out &&
+	grep -q "^node2  *node1  *ring  *[0-9.]* ms  *[0-9.]* [MG]bit/s  *-$" out &&
+	grep -q "^deep: 2 pairs in 2 rounds: " out &&
+	grep -qx "no problems on 2 hosts" out
+'
+
 test_expect_success 'fewer ranks: only the nodes used get an agent' '
 	in_alloc dtrun -n 3 --prefix "" sh -c "echo \$SLURMD_NODENAME" >out &&
 	test "$(sort -u out)" = node1
