@@ -33,7 +33,8 @@
 #define DEEP_PING	1
 #define DEEP_BULK	2
 #define DEEP_IO		(256 * 1024)	/* bytes one read or write moves */
-#define DEEP_READS	4		/* reads per wake-up: fair to others */
+#define DEEP_TURNS	4		/* reads or writes per wake-up: fair
+					   to the rest of the loop */
 
 /* What a BULK reads into and sends from: contents never matter. */
 static uint8_t	deep_scratch[DEEP_IO];
@@ -161,7 +162,7 @@ deep_conn_cb(evutil_socket_t fd, short what, void *arg)
 		deep_conn_free(dc);	/* a silent peer holds nothing */
 		return;
 	}
-	for (i = 0; i < DEEP_READS; i++) {
+	for (i = 0; i < DEEP_TURNS; i++) {
 		r = read(fd, deep_scratch, sizeof(deep_scratch));
 		if (r == -1 && (errno == EAGAIN || errno == EINTR))
 			return;
@@ -418,6 +419,7 @@ deep_stream_write(struct deep_pair *p, struct deep_stream *st)
 {
 	size_t	n;
 	ssize_t	w;
+	int	k;
 
 	if (st->outoff < st->outlen) {
 		w = send(st->fd, st->out + st->outoff, st->outlen - st->outoff,
@@ -432,7 +434,10 @@ deep_stream_write(struct deep_pair *p, struct deep_stream *st)
 		if (st->outoff < st->outlen)
 			return;
 	}
-	while (p->kind == DEEP_BULK && st->sent < st->total) {
+	/* A few writes a wake-up: the loop's heartbeats and listener go on. */
+	for (k = 0; p->kind == DEEP_BULK && st->sent < st->total; k++) {
+		if (k == DEEP_TURNS)
+			return;
 		n = st->total - st->sent < DEEP_IO ? st->total - st->sent :
 		    DEEP_IO;
 		w = send(st->fd, deep_scratch, n, MSG_NOSIGNAL);
