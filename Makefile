@@ -10,6 +10,10 @@
 #   make fuzz-build only build them, into FUZZ_B (the test suite does)
 
 PREFIX	?= /usr/local
+# Where dtrun_progress.py goes: the system python3's own directory for
+# PREFIX (Debian's python3 looks in /usr/local/lib/python3.X/dist-packages).
+PYDIR		?= $(PREFIX)/lib/$(shell /usr/bin/python3 -c 'import sys; \
+	print("python%d.%d" % sys.version_info[:2])' 2>/dev/null || echo python3)/dist-packages
 DESTDIR	?=
 CC	?= cc
 OPT	?= -O2 -g
@@ -181,6 +185,8 @@ install: all
 	install -m 644 completions/dtrun.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dtrun
 	install -m 644 completions/_dtrun $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_dtrun
 	install -m 644 completions/dtrun.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/dtrun.fish
+	install -d $(DESTDIR)$(PYDIR)
+	install -m 644 python/dtrun_progress.py $(DESTDIR)$(PYDIR)/
 
 clean:
 	rm -rf $(B) build-asan $(FUZZ_B)

@@ -7,7 +7,7 @@ _dtrun()
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	opts="--np --nproc-per-node --hosts --hostfile --config --template
 	      --include --exclude --oversubscribe --servers --launcher --prefix
-	      --output-dir --timestamp --escape-output --export --env-file --setup --forward-signals --kill-grace --timeout --heartbeat-timeout --start-timeout --hang-timeout --on-hang --max-restarts --restart-delay --min-np --dry-run --check --preflight --deep --deep-bytes
+	      --output-dir --timestamp --escape-output --export --env-file --setup --forward-signals --kill-grace --timeout --heartbeat-timeout --start-timeout --hang-timeout --on-hang --straggler-threshold --on-straggler --max-restarts --restart-delay --min-np --dry-run --check --preflight --deep --deep-bytes
 	      --framework --iface --seed
 	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-jump --ssh-fanout
 	      --ssh-agent-dir --sync-dst-dir --sync-exclude
@@ -23,7 +23,7 @@ _dtrun()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		--) _command_offset $((i + 1)); return ;;
-		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--env-file|--setup|--forward-signals|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--on-hang|--max-restarts|--restart-delay|--min-np|--deep-bytes|\
+		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--env-file|--setup|--forward-signals|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--on-hang|--straggler-threshold|--on-straggler|--max-restarts|--restart-delay|--min-np|--deep-bytes|\
 		-H|--hosts|--hostfile|-f|--config|--template|--include|--exclude|-s|--servers|\
 		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|-J|--ssh-jump|--ssh-fanout|--ssh-agent-dir|\
 		--framework|--iface|--seed|--sync-dst-dir|--sync-exclude|\
@@ -38,6 +38,7 @@ _dtrun()
 	case $prev in
 	--launcher) COMPREPLY=($(compgen -W "local ssh slurm" -- "$cur")); return ;;
 	--on-hang) COMPREPLY=($(compgen -W "stop report" -- "$cur")); return ;;
+	--on-straggler) COMPREPLY=($(compgen -W "report stack stop" -- "$cur")); return ;;
 	--output-dir|--ssh-agent-dir|--sync-dst-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-H|--hosts|--hostfile|-f|--config|--template|-i|--ssh-identity|-F|--ssh-config)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;

@@ -51,6 +51,8 @@ complete -c dtrun -l heartbeat-timeout -x -d 'a host silent for SECS is lost (0 
 complete -c dtrun -l start-timeout -x -d 'all ranks must join the rendezvous within SECS'
 complete -c dtrun -l hang-timeout -x -d 'no line from any rank for SECS: show stacks, stop (exit 123)'
 complete -c dtrun -l on-hang -x -a 'stop report' -d 'what a hang does'
+complete -c dtrun -l straggler-threshold -x -d 'name a rank this much slower than the median (0.1 or 10%; 0: off)'
+complete -c dtrun -l on-straggler -x -a 'report stack stop' -d 'what a straggler does'
 complete -c dtrun -l max-restarts -x -d 'start the whole job again after a failure, N times in all'
 complete -c dtrun -l restart-delay -x -d 'seconds before the first restart, doubled after'
 complete -c dtrun -l min-np -x -d 'fewest ranks a restart may run after dropping lost hosts'

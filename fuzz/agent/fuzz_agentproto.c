@@ -77,6 +77,7 @@ decode_all(const uint8_t *p, size_t n)
 	struct ap_errfile ef;
 	struct ap_check	 c;
 	struct ap_checked k;
+	struct ap_progress *pv;
 	uint32_t	 a, b;
 	const uint8_t	*rd;
 	size_t		 rdlen;
@@ -114,6 +115,11 @@ decode_all(const uint8_t *p, size_t n)
 	ap_get_empty(p, n);
 	if (ap_get_portlist(p, n, &ports, &a) == 0)
 		free(ports);
+	if (ap_get_progress(p, n, &pv, &a) == 0) {
+		if (a > AP_MAX_RANKS || (a > 0) != (pv != NULL))
+			abort();
+		free(pv);
+	}
 	if (ap_get_check(p, n, &c) == 0) {
 		if (c.env[c.nenv] != NULL)
 			abort();

@@ -340,6 +340,7 @@ main(int argc, char **argv)
 	struct ap_check	 ck = { AP_CHK_GATHER, AP_CHK_FAST, 1700000000000ULL,
 			    "gpu01=ib0,eth0", "10.0.0.1", "python3", "/w", env, 2 };
 	struct ap_checked ckd = { AP_CHK_GATHER, 1700000000001ULL, 12, kv, 2 };
+	struct ap_progress prog[2] = { { 0, 120, 15 }, { 1, 119, 480 } };
 	const char	*dir = argc > 1 ? argv[1] : ".";
 
 	dt_wbuf_init(&b);
@@ -360,6 +361,7 @@ main(int argc, char **argv)
 	ap_put_check(&b, &ck);		emit(dir, "check", &b);
 	ap_put_checked(&b, &ckd);	emit(dir, "checked", &b);
 	ap_put_rdzv(&b, 3, "\0\0\0\x0e\x02", 5); emit(dir, "rdzv", &b);
+	ap_put_progress(&b, prog, 2);	emit(dir, "progress", &b);
 	packed(dir, &b);
 	ap_put_job(&b, &j);
 	ap_put_rank(&b, &r);

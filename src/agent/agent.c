@@ -43,6 +43,7 @@
 #include "agent/record.h"
 #include "common/port.h"
 #include "agent/procs.h"
+#include "agent/progress.h"
 #include "agent/rdzvrelay.h"
 #include "agent/setup.h"
 #include "agent/stacks.h"
@@ -108,12 +109,15 @@ struct agent {
 	struct record	*rec;
 	struct errfiles	*errf;		/* the ranks' error files (JOB's errfile) */
 	struct rdzvrelay *relay;	/* the ranks' rendezvous, if we carry it */
+	struct progress	*progress;	/* the steps ranks report, if dtrun
+					   asked (DTRUN_PROGRESS=agent) */
 	pid_t		 keeper;	/* our parent, see keeper.h; 0: none */
 	uint64_t	 beat_ms;	/* the launcher's heartbeat timeout; 0: none yet */
 };
 
 static void	agent_check(struct agent *);
 static int	agent_relay(struct agent *);
+static int	agent_progress(struct agent *);
 static void	agent_to(struct agent *, enum agent_phase);
 static uint64_t	agent_grace(const struct agent *);
 static int	agent_childless(void);
@@ -579,7 +583,7 @@ agent_build_env(struct agent *a)
 
 	if (agent_base_env(a, 1) != 0)
 		return DT_ERR_NOMEM;
-	if ((rc = agent_relay(a)) != 0)
+	if ((rc = agent_relay(a)) != 0 || (rc = agent_progress(a)) != 0)
 		return rc;
 	agent_errfiles(a);
 	for (i = 0; i < a->nranks; i++) {
@@ -653,6 +657,49 @@ agent_relay(struct agent *a)
 		return DT_ERR_SYS;	/* said */
 	}
 	return dt_environ_set(&a->base_env, "DTRUN_RDZV_ADDR", addr);
+}
+
+/* The ranks' steps of the last second, to dtrun. */
+static void
+agent_progress_send(void *arg, const struct ap_progress *v, uint32_t n)
+{
+	struct agent	*a = arg;
+
+	if (a->link_down || a->finishing)
+		return;
+	ap_put_progress(&a->wb, v, n);
+	agent_flush_wb(a);
+}
+
+/*
+ * DTRUN_PROGRESS=agent: dtrun watches for stragglers. Listen for our
+ * ranks' steps and point their DTRUN_PROGRESS at our socket.
+ */
+static int
+agent_progress(struct agent *a)
+{
+	struct dt_err	 e;
+	const char	*v;
+	char		 addr[160];
+	uint32_t	*ranks;
+	size_t		 i;
+
+	v = dt_environ_get(&a->base_env, "DTRUN_PROGRESS");
+	if (v == NULL || strcmp(v, "agent") != 0 || a->progress != NULL)
+		return 0;
+	if ((ranks = calloc(a->nranks + 1, sizeof(*ranks))) == NULL)
+		return DT_ERR_NOMEM;
+	for (i = 0; i < a->nranks; i++)
+		ranks[i] = a->ranks[i].rank;
+	a->progress = progress_new(a->base, a->job.job_id, ranks, a->nranks,
+	    agent_progress_send, a, addr, sizeof(addr), &e);
+	free(ranks);
+	if (a->progress == NULL) {
+		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: %s", a->host,
+		    e.msg);
+		return DT_ERR_SYS;	/* said */
+	}
+	return dt_environ_set(&a->base_env, "DTRUN_PROGRESS", addr);
 }
 
 /*
@@ -1137,6 +1184,8 @@ agent_forget(struct agent *a)
 	dt_strv_free(a->setup_env);
 	rdzvrelay_free(a->relay);
 	a->relay = NULL;
+	progress_free(a->progress);
+	a->progress = NULL;
 	/* The next attempt chooses its interface again. */
 	while (a->nif_env > 0)
 		free(a->if_env[--a->nif_env]);
@@ -1169,6 +1218,7 @@ agent_done(struct agent *a)
 	a->rec = NULL;
 	errfiles_free(a->errf);
 	a->errf = NULL;
+	progress_flush(a->progress);
 	ap_put_empty(&a->wb, AP_DONE);
 	agent_flush_wb(a);
 	if (a->link_down || a->exiting) {

@@ -3,6 +3,9 @@
  * DTRUN_RDZV_* (dtcomm.h), joins, and shares NCCL unique ids through the
  * key-value store under "dtrun/nccl-id/<i>".
  */
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -12,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/sock.h"
 #include "rendezvous/proto.h"
 #include "rendezvous/auth.h"
 #include "rendezvous/client.h"
@@ -34,6 +38,8 @@ struct dtcomm {
 	struct rdzv_join_info	 ji;
 	int			 nids;
 	uint8_t			*ids;		/* nids ids, once fetched */
+	int			 prog_fd;	/* DTRUN_PROGRESS; -1: not yet,
+						   -2: none */
 };
 
 static __thread char	last_error[sizeof(((struct dt_err *)0)->msg)];
@@ -162,7 +168,9 @@ dtcomm_init(struct dtcomm **cp)
 	if (rank < 0 && lr < 0)
 		return comm_failf(DT_ERR_INVAL, "neither DTRUN_RANK nor a local "
 		    "rank (DTRUN_LOCAL_RANK, LOCAL_RANK, SLURM_LOCALID) is set");
-	if ((c = calloc(1, sizeof(*c))) == NULL)
+	if ((c = calloc(1, sizeof(*c))) != NULL)
+		c->prog_fd = -1;
+	if (c == NULL)
 		return comm_failf(DT_ERR_NOMEM, "out of memory");
 	if ((rc = comm_connect(c)) != 0) {
 		free(c);
@@ -410,11 +418,58 @@ dtcomm_heartbeat(struct dtcomm *c)
 	return 0;
 }
 
+/*
+ * The agent's progress socket (DTRUN_PROGRESS=unix:@NAME), connected;
+ * -2 when there is none: dtrun does not watch for stragglers.
+ */
+static int
+comm_progress_fd(struct dtcomm *c)
+{
+	struct sockaddr_un	 sa;
+	const char		*v = getenv("DTRUN_PROGRESS");
+	socklen_t		 len;
+	int			 fd;
+
+	if (c->prog_fd != -1)
+		return c->prog_fd;
+	c->prog_fd = -2;
+	if (v == NULL || strncmp(v, "unix:@", 6) != 0 ||
+	    (len = sock_abstract(&sa, v + 6)) == 0)
+		return -2;
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1)
+		return -2;
+	if (connect(fd, (struct sockaddr *)&sa, len) == -1) {
+		close(fd);
+		return -2;
+	}
+	return c->prog_fd = fd;
+}
+
+int
+dtcomm_step(struct dtcomm *c, unsigned long long step)
+{
+	char	msg[64];
+	int	fd, n;
+
+	if ((fd = comm_progress_fd(c)) < 0)
+		return 0;
+	n = snprintf(msg, sizeof(msg), "%d %llu", c->ji.rank, step);
+	/*
+	 * Best effort: a full queue or a gone agent drops this step, and
+	 * the next one says as much. Training never waits on it.
+	 */
+	(void)send(fd, msg, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	return 0;
+}
+
 void
 dtcomm_free(struct dtcomm *c)
 {
 	if (c == NULL)
 		return;
+	if (c->prog_fd >= 0)
+		close(c->prog_fd);
 	rdzv_client_free(c->cl);
 	free(c->ids);
 	free(c);

@@ -120,6 +120,15 @@ int		 dtcomm_kv_add(struct dtcomm *c, const char *key,
  */
 int		 dtcomm_heartbeat(struct dtcomm *c);
 
+/*
+ * Tells dtrun's straggler watch that this rank finished step (any
+ * increasing count: steps, batches). Cheap (one datagram to the agent, no
+ * wait) and safe to call every step; without DTRUN_PROGRESS (the watch is
+ * off) it does nothing. Returns 0: a step that cannot be told (the
+ * agent's queue is full) is dropped, never waited for.
+ */
+int		 dtcomm_step(struct dtcomm *c, unsigned long long step);
+
 /* Leaves the job's rendezvous and frees c (NULL is fine). */
 void		 dtcomm_free(struct dtcomm *c);
 

@@ -42,6 +42,12 @@
  */
 #define EXIT_NEED_AGENT	97
 
+/*
+ * --on-straggler stop: dtrun stopped a job that was running, but too
+ * slowly on one rank or host; beside the hang's 123, as the same kind of
+ * verdict on a live job.
+ */
+#define EXIT_STRAGGLER	122
 #define EXIT_HANG	123	/* --hang-timeout found the job hung */
 #define EXIT_TIMEOUT	124	/* --timeout: timeout(1)'s status */
 #define EXIT_RDZV	125	/* ranks never joined the rendezvous */

@@ -108,6 +108,7 @@ attempt_open(struct attempt *r, struct event_base *base, const struct opts *o,
 	r->sig = signals_new(base, o->fwd_signals, &cb->sig);
 	r->stk = stackask_new(base, o, p, hosts, r->ranks, id, a->n, a->output_dir,
 	    &cb->stk);
+	r->strag = straggle_new(base, o, p, r->stk, &cb->strag);
 	dt_err_clear(&e);
 	if (attempt_output(r, base, o, p, a, cb, &e) != 0 ||
 	    (what = attempt_prepare(r, base, o, p, id, a, cb, &e)) != NULL) {
@@ -138,5 +139,6 @@ attempt_close(struct attempt *r)
 	ranks_free(r->ranks);
 	env_release(&r->env);
 	signals_free(r->sig);
+	straggle_free(r->strag);
 	stackask_free(r->stk);
 }

@@ -14,6 +14,7 @@
 #include "launcher/jobrdzv.h"
 #include "launcher/signals.h"
 #include "launcher/stackask.h"
+#include "launcher/straggle.h"
 
 struct event_base;
 struct job_attempt;
@@ -32,6 +33,7 @@ struct attempt {
 	struct status	*st;		/* the terminal's status line */
 	struct signals	*sig;
 	struct stackask	*stk;		/* stack reports, the hang watch */
+	struct straggle	*strag;		/* the straggler watch; or NULL */
 	struct check	*chk;		/* --check, --preflight; or NULL */
 	struct sync	*sync;		/* --sync-dst-dir; or NULL */
 };
@@ -40,6 +42,7 @@ struct attempt {
 struct attempt_cbs {
 	struct signals_cbs	 sig;
 	struct stackask_cbs	 stk;
+	struct straggle_cbs	 strag;
 	struct jobrdzv_cbs	 rdzv;
 	struct check_cbs	 chk;
 	void	(*synced)(void *arg, int code);		/* sync_start's */

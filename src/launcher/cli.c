@@ -110,6 +110,32 @@ parse_size(const char *name, const char *s, uint64_t max, uint64_t *out,
 	return 0;
 }
 
+/*
+ * Parses a fraction for option name: "0.1" or "10%", from 0 (off) up to
+ * 10 (ten times slower).
+ */
+static int
+parse_fraction(const char *name, const char *s, double *out,
+    struct dt_err *e)
+{
+	char	*end;
+	double	 v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end == '%' && end[1] == '\0') {
+		v /= 100;
+		end++;
+	}
+	if (*s == '\0' || *end != '\0' || errno != 0 || !isfinite(v) ||
+	    v < 0 || v > 10)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": want a "
+		    "fraction from 0 (off) to 10, or a percentage (e.g. %s 0.1 "
+		    "or %s 10%%)", name, s, name, name);
+	*out = v;
+	return 0;
+}
+
 /* Parses seconds (decimals allowed, >= 0) for option name. */
 static int
 parse_secs(const char *name, const char *s, double *out, struct dt_err *e)
@@ -628,6 +654,22 @@ cli_opt_run(struct opts *o, int id, struct dt_err *e)
 			    "--on-hang %s: want stop or report",
 			    optarg);
 		break;
+	case OPT_STRAGGLER_THRESHOLD:
+		rc = parse_fraction("--straggler-threshold", optarg,
+		    &o->straggler_threshold, e);
+		break;
+	case OPT_ON_STRAGGLER:
+		if (strcmp(optarg, "report") == 0)
+			o->on_straggler = STRAGGLE_REPORT;
+		else if (strcmp(optarg, "stack") == 0)
+			o->on_straggler = STRAGGLE_STACK;
+		else if (strcmp(optarg, "stop") == 0)
+			o->on_straggler = STRAGGLE_STOP;
+		else
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+			    "--on-straggler %s: want report, stack or stop",
+			    optarg);
+		break;
 	case OPT_MAX_RESTARTS:
 		rc = parse_count("--max-restarts", optarg, 0,
 		    &o->max_restarts, e);
@@ -692,6 +734,7 @@ cli_defaults(struct opts *o)
 	o->max_restarts = -1;
 	o->restart_delay = CLI_RESTART_DELAY;
 	o->fwd_signals = CLI_FWD_DEFAULT;
+	o->straggler_threshold = CLI_STRAGGLER_DEFAULT;
 }
 
 /* One handler per topic; a new option's id goes into its topic's switch. */

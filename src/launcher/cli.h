@@ -19,6 +19,7 @@ struct dt_err;
 /* --max-restarts when engine.yaml says preemptible: true; --restart-delay's default. */
 #define CLI_PREEMPTIBLE_RESTARTS 3
 #define CLI_RESTART_DELAY	1
+#define CLI_STRAGGLER_DEFAULT	0.10	/* --straggler-threshold: 10% slower */
 
 #define CLI_RUN		0
 #define CLI_HELP	1	/* print usage, exit 0 */

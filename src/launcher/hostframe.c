@@ -64,6 +64,7 @@ hostframe_plain(const struct hostframe_ops *op, struct job_host *h,
     uint8_t type, const uint8_t *p, size_t n)
 {
 	struct ap_hello	 hello;
+	struct ap_progress *prog;
 	const uint8_t	*data;
 	size_t		 len;
 	uint32_t	 a, b;
@@ -93,6 +94,12 @@ hostframe_plain(const struct hostframe_ops *op, struct job_host *h,
 		    op->rdzv(h, a, data, len);
 	case AP_HEARTBEAT:
 		return ap_get_heartbeat(p, n, &ms) != 0 ? -1 : 0;
+	case AP_PROGRESS:
+		if (ap_get_progress(p, n, &prog, &a) != 0)
+			return -1;
+		rc = op->progress(h, prog, a);
+		free(prog);
+		return rc;
 	}
 	if (ap_get_empty(p, n) != 0)
 		return -1;

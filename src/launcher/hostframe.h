@@ -44,6 +44,9 @@ struct hostframe_ops {
 	/* A rank's rendezvous bytes on channel chan; none: it ended. */
 	int	(*rdzv)(struct job_host *, uint32_t chan, const uint8_t *,
 		    size_t);
+	/* The steps its ranks reported. */
+	int	(*progress)(struct job_host *, const struct ap_progress *,
+		    uint32_t n);
 };
 
 /*

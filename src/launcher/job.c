@@ -305,6 +305,7 @@ job_start_all(struct job *j)
 		job_send(j->hosts[h]);
 	}
 	stackask_started(j->run.stk);
+	straggle_started(j->run.strag);
 	log_info("started %zu rank%s on %zu host%s (job %s)", j->plan->nranks,
 	    j->plan->nranks == 1 ? "" : "s", j->plan->nhosts,
 	    j->plan->nhosts == 1 ? "" : "s", j->id);
@@ -450,6 +451,8 @@ job_on_output(struct job_host *h, const struct ap_output *out)
 	status_done(j->run.st);
 	stackask_alive(j->run.stk);
 	output_feed(j->run.out, out->rank, out->stream, out->data, out->len);
+	straggle_output(j->run.strag, out->rank, (const char *)out->data,
+	    out->len);
 	return 0;
 }
 
@@ -542,11 +545,28 @@ job_on_rdzv(struct job_host *h, uint32_t chan, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* PROGRESS: the steps h's ranks reported, for the straggler watch. */
+static int
+job_on_progress(struct job_host *h, const struct ap_progress *v, uint32_t n)
+{
+	struct job	*j = h->job;
+	uint32_t	 i;
+
+	for (i = 0; i < n; i++) {
+		/* Only the ranks placed on h: a step is no way to touch others. */
+		if (v[i].rank >= j->plan->nranks ||
+		    j->plan->ranks[v[i].rank].host != h->index)
+			return -1;
+		straggle_step(j->run.strag, v[i].rank, v[i].step, v[i].age_ms);
+	}
+	return 0;
+}
+
 static const struct hostframe_ops job_frame_ops = {
 	job_on_hello, job_on_portlist, job_on_checked, job_on_iface,
 	job_on_prepared, job_on_started, job_on_output, job_on_errfile,
 	job_on_exit, job_on_error, job_on_stack, job_on_stackask, job_on_done,
-	job_on_rdzv
+	job_on_rdzv, job_on_progress
 };
 
 void
@@ -787,6 +807,18 @@ job_stk_then(void *arg, enum stk_then then)
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
 
+/* --on-straggler stop: who was too slow. */
+static void
+job_straggler_stop(void *arg, const char *who)
+{
+	struct job	*j = arg;
+
+	if (job_stopping(j))
+		return;
+	jobend_straggler(&j->je, who);
+	job_stop(j, SIGTERM, j->o->kill_grace);
+}
+
 /* The attempt's results beyond its end's: the hosts lost, the port used. */
 static void
 job_attempt_result(struct job *j)
@@ -857,6 +889,7 @@ job_finish(struct job *j)
 static const struct attempt_cbs job_cbs = {
 	.sig = { job_reaped, job_quit, job_forward, job_signaled, NULL },
 	.stk = { job_stk_stopping, job_stk_then, NULL },
+	.strag = { job_straggler_stop, NULL },
 	.rdzv = { job_rdzv_timeout, job_rdzv_error, job_rdzv_join,
 	    job_rdzv_alive, NULL },
 	.chk = { job_check_done, job_check_quiet, NULL },
@@ -883,7 +916,8 @@ job_run(struct job_scope *sc, const struct opts *o, const struct plan *p,
 	j.ev_timeout = evtimer_new(j.base, timeout_cb, &j);
 	j.ev_watchdog = evtimer_new(j.base, watchdog_cb, &j);
 	j.hosts = agents_attach(sc, &j, p);
-	cb.sig.arg = cb.stk.arg = cb.rdzv.arg = cb.chk.arg = cb.arg = &j;
+	cb.sig.arg = cb.stk.arg = cb.strag.arg = cb.rdzv.arg = cb.chk.arg =
+	    cb.arg = &j;
 	if ((j.je.exit_code = attempt_open(&j.run, j.base, o, p, j.hosts, id,
 	    a, &cb)) == 0) {
 		job_hosts_start(&j);

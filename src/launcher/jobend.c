@@ -179,6 +179,18 @@ jobend_hang(struct jobend *je, double timeout)
 }
 
 int
+jobend_straggler(struct jobend *je, const char *who)
+{
+	struct status_end	*end;
+
+	if ((end = jobend_begin(je, END_STRAGGLER)) != NULL)
+		snprintf(end->how, sizeof(end->how), "%s", who);
+	jobend_cause(je, JC_NONE);
+	jobend_exit(je, EXIT_STRAGGLER);
+	return EXIT_STRAGGLER;
+}
+
+int
 jobend_pipe(struct jobend *je, const char *dir, size_t running, int over)
 {
 	if (dir != NULL) {

@@ -93,6 +93,8 @@ int	jobend_start(struct jobend *, const char *msg, double timeout, int n);
 int	jobend_rdzv(struct jobend *, const char *msg);
 /* --hang-timeout found no rank writing. */
 int	jobend_hang(struct jobend *, double timeout);
+/* --on-straggler stop: who ("rank 5 on gpu07") was too slow. */
+int	jobend_straggler(struct jobend *, const char *who);
 /*
  * dtrun's stdout lost its reader (--output-dir: dir, or NULL): returns 0
  * when the job goes on (the files get everything, or it ended already),

@@ -42,6 +42,9 @@ struct opts {
 	double		 heartbeat_timeout; /* a silent host is lost after; 0 = off */
 	double		 hang_timeout;	/* no line from any rank this long: hung; 0 = off */
 	int		 on_hang_report; /* --on-hang report: keep running */
+	double		 straggler_threshold; /* 0.10: 10% slower; 0 = off */
+	enum straggle_do { STRAGGLE_REPORT, STRAGGLE_STACK, STRAGGLE_STOP }
+			 on_straggler;	/* --on-straggler */
 	int		 max_restarts;	/* --max-restarts; -1 = not given (0) */
 	double		 restart_delay;	/* --restart-delay: the first wait */
 	int		 min_np;	/* --min-np: smallest world after a drop; 0 = -n */

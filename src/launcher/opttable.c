@@ -96,6 +96,15 @@ const struct opt_row opt_table[] = {
 	    "rank's stack (merged) and stop the job, exit 123" },
 	{ "on-hang", 0, V, OPT_ON_HANG, "stop|report", NULL, 0,
 	    "report: print the stacks and keep running" },
+	{ "straggler-threshold", 0, V, OPT_STRAGGLER_THRESHOLD, "FRACTION",
+	    NULL, 0,
+	    "name a rank (or host) whose steps stay this much\n"
+	    "slower than the median for 20 steps, once: 0.1 or 10%\n"
+	    "(default 10%; 0: off); steps from DTRUN_PROGRESS,\n"
+	    "else from the rhythm of the ranks' lines" },
+	{ "on-straggler", 0, V, OPT_ON_STRAGGLER, "report|stack|stop", NULL, 0,
+	    "then: say so (default), show its stack too, or\n"
+	    "stop the job (exit 122)" },
 	{ "max-restarts", 0, V, OPT_MAX_RESTARTS, "N", "maxRestarts", 0,
 	    "when a rank fails, a host is lost or the job hangs,\n"
 	    "stop everything and start the whole job again, at\n"

@@ -47,6 +47,9 @@ env_host(const struct env_ctx *c, int h, struct strv *sv)
 	 */
 	if (c->rdzv_addr != NULL)
 		strv_setf(sv, "DTRUN_RDZV_ADDR", "agent");
+	/* The agent gives the ranks its socket for their steps (progress.h). */
+	if (c->o->straggler_threshold > 0)
+		strv_setf(sv, "DTRUN_PROGRESS", "agent");
 	if (c->o->seeded)
 		strv_setf(sv, "DTRUN_SEED", "%llu",
 		    (unsigned long long)c->o->seed);

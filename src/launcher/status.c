@@ -182,6 +182,10 @@ status_summary(const struct status_end *x, char *buf, size_t len)
 		    "rendezvous within %g s (--start-timeout); %s", x->rank,
 		    x->rank == 1 ? "" : "s", x->timeout, stopped);
 		break;
+	case END_STRAGGLER:
+		snprintf(buf, len, "job failed: stopped for a straggler, %s "
+		    "(--on-straggler stop); %s", x->how, stopped);
+		break;
 	case END_RDZV:
 		snprintf(buf, len, "job failed: the rendezvous could not go "
 		    "on (out of file descriptors, see above); %s", stopped);

@@ -44,12 +44,13 @@ int		 status_color_ok(int fd);
 /* How a failed job ended, for its summary. */
 struct status_end {
 	enum { END_NONE, END_RANK, END_TIMEOUT, END_SIGNAL, END_LOST,
-	    END_HANG, END_START, END_RDZV } cause;
+	    END_HANG, END_START, END_RDZV, END_STRAGGLER } cause;
 	int		 rank;		/* END_RANK; END_START: how many never
 					   joined the rendezvous; END_LOST:
 					   how many ran on the host lost */
 	const char	*host;		/* END_RANK, END_LOST */
-	char		 how[128];	/* END_RANK: "exited with code 3" */
+	char		 how[128];	/* END_RANK: "exited with code 3";
+					   END_STRAGGLER: "rank 5 on gpu07" */
 	double		 timeout;	/* END_TIMEOUT, END_HANG, END_START */
 	int		 signo;		/* END_SIGNAL */
 	size_t		 started;	/* ranks that ever ran */

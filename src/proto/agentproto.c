@@ -146,6 +146,21 @@ ap_put_portlist(struct dt_wbuf *b, const int *ports, uint32_t n)
 }
 
 int
+ap_put_progress(struct dt_wbuf *b, const struct ap_progress *v, uint32_t n)
+{
+	size_t		st = dt_frame_begin(b, AP_PROGRESS);
+	uint32_t	i;
+
+	dt_wbuf_u32(b, n);
+	for (i = 0; i < n; i++) {
+		dt_wbuf_u32(b, v[i].rank);
+		dt_wbuf_u64(b, v[i].step);
+		dt_wbuf_u32(b, v[i].age_ms);
+	}
+	return put_end(b, st);
+}
+
+int
 ap_put_started(struct dt_wbuf *b, uint32_t rank, uint32_t pid)
 {
 	size_t	st = dt_frame_begin(b, AP_STARTED);
@@ -434,6 +449,32 @@ ap_get_portlist(const uint8_t *p, size_t n, int **ports, uint32_t *np)
 		return DT_ERR_NOMEM;
 	for (i = 0; i < k; i++)
 		(*ports)[i] = dt_rbuf_u16(&r);
+	*np = k;
+	return 0;
+}
+
+int
+ap_get_progress(const uint8_t *p, size_t n, struct ap_progress **v,
+    uint32_t *np)
+{
+	struct dt_rbuf	r;
+	uint32_t	i, k;
+
+	*v = NULL;
+	*np = 0;
+	dt_rbuf_init(&r, p, n);
+	k = dt_rbuf_u32(&r);
+	/* The count must match what is there. */
+	if (r.err || k > AP_MAX_RANKS ||
+	    dt_rbuf_left(&r) != (size_t)k * AP_PROGRESS_ITEM)
+		return DT_ERR_PROTO;
+	if (k > 0 && (*v = calloc(k, sizeof(**v))) == NULL)
+		return DT_ERR_NOMEM;
+	for (i = 0; i < k; i++) {
+		(*v)[i].rank = dt_rbuf_u32(&r);
+		(*v)[i].step = dt_rbuf_u64(&r);
+		(*v)[i].age_ms = dt_rbuf_u32(&r);
+	}
 	*np = k;
 	return 0;
 }
@@ -790,6 +831,7 @@ ap_type_name(int t)
 	case AP_STACKASK:	return "STACKASK";
 	case AP_IFACE:		return "IFACE";
 	case AP_ERRFILE:	return "ERRFILE";
+	case AP_PROGRESS:	return "PROGRESS";
 	case AP_CHECK:		return "CHECK";
 	case AP_CHECKED:	return "CHECKED";
 	case AP_AGAIN:		return "AGAIN";

@@ -89,8 +89,9 @@
  * 6: JOB carries pack; PACKED. 7: JOB carries defaults and errfile; ERRFILE.
  * 8: RDZV, the ranks' rendezvous through their agent.
  * 9: CHECK's PAIR step and DEEP flag (--check --deep), with bytes and streams.
+ * 10: PROGRESS, the steps ranks report (DTRUN_PROGRESS).
  */
-#define AP_VERSION	9
+#define AP_VERSION	10
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
 #define AP_MSG_MAX	(16 * 1024 * 1024) /* a JOB or RANK, all its parts */
 #define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
@@ -135,6 +136,7 @@ enum ap_type {
 	/* agent -> launcher */
 	AP_IFACE = 82,		/* the interface this host chose, or why none */
 	AP_ERRFILE = 83,	/* a failed rank's TORCHELASTIC_ERROR_FILE (new in 7) */
+	AP_PROGRESS = 84,	/* the steps ranks reported (new in 10) */
 	/* --check and --preflight (new in 5; numbers apart from the rest) */
 	AP_CHECK = 32,		/* launcher -> agent: a step of the check */
 	AP_CHECKED = 96,	/* agent -> launcher: its answers */
@@ -280,6 +282,17 @@ struct ap_checked {
 	size_t		 nkv;
 };
 
+/*
+ * One rank's last reported step (PROGRESS, in batches): age_ms before the
+ * frame was sent.
+ */
+struct ap_progress {
+	uint32_t	 rank;
+	uint64_t	 step;
+	uint32_t	 age_ms;
+};
+#define AP_PROGRESS_ITEM 16	/* bytes of one on the wire */
+
 struct ap_stop {
 	uint32_t	 signo;		/* first signal (SIGTERM, SIGINT...; SIGKILL = now) */
 	uint64_t	 grace_ms;	/* then SIGKILL after this */
@@ -327,6 +340,8 @@ int	ap_put_stop(struct dt_wbuf *b, const struct ap_stop *);
 int	ap_put_ports(struct dt_wbuf *b, uint32_t n);	/* PORTS: ask for n */
 /* PORTLIST: the n free ports found (a port is an int everywhere, 1 to DT_PORT_MAX). */
 int	ap_put_portlist(struct dt_wbuf *b, const int *ports, uint32_t n);
+int	ap_put_progress(struct dt_wbuf *b, const struct ap_progress *,
+	    uint32_t n);
 int	ap_put_started(struct dt_wbuf *b, uint32_t rank, uint32_t pid);
 int	ap_put_output(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
 	    const void *data, size_t len);
@@ -361,6 +376,9 @@ int	ap_get_u32(const uint8_t *, size_t, uint32_t *);	/* SIGNAL */
 int	ap_get_stop(const uint8_t *, size_t, struct ap_stop *);
 /* PORTLIST: *ports is malloc'd (NULL when n is 0); free it. */
 int	ap_get_portlist(const uint8_t *, size_t, int **ports, uint32_t *n);
+/* PROGRESS: *v is calloc'd (NULL when n is 0). */
+int	ap_get_progress(const uint8_t *, size_t, struct ap_progress **v,
+	    uint32_t *n);
 int	ap_get_started(const uint8_t *, size_t, uint32_t *rank, uint32_t *pid);
 int	ap_get_output(const uint8_t *, size_t, struct ap_output *);
 /* RDZV: n bytes of channel chan's stream; none says the channel ended. */

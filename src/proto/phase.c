@@ -37,6 +37,7 @@ static const struct phase_row phase_rows[] = {
 	{ AP_ERRFILE,	H(HP_PREPARED), H(HP_DONE), 0, 0 },
 	{ AP_EXIT,	H(HP_PREPARED), H(HP_DONE), 0, 0 },
 	{ AP_STACK,	H(HP_PREPARED), H(HP_DONE), 0, 0 },
+	{ AP_PROGRESS,	H(HP_PREPARED), H(HP_DONE), 0, 0 },
 	/* A rank's rendezvous, both ways, while ranks run; a rank's stream
 	   may still be answered after the agent's DONE crossed it. */
 	{ AP_RDZV,	H(HP_PREPARED), H(HP_DONE), H(AGP_RUNNING), H(AGP_IDLE) },

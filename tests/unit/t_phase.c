@@ -12,7 +12,7 @@ static const uint8_t to_agent[] = { AP_JOB, AP_RANK, AP_PREPARE, AP_START,
     AP_SIGNAL, AP_STOP, AP_PORTS, AP_CONT, AP_STACKS, AP_CHECK, AP_AGAIN };
 static const uint8_t to_dtrun[] = { AP_HELLO, AP_PREPARED, AP_STARTED,
     AP_OUTPUT, AP_EXIT, AP_ERROR, AP_DONE, AP_PORTLIST, AP_STACK,
-    AP_STACKASK, AP_IFACE, AP_ERRFILE, AP_CHECKED };
+    AP_STACKASK, AP_IFACE, AP_ERRFILE, AP_CHECKED, AP_PROGRESS };
 
 TEST(phase_each_side_refuses_the_others_frames)
 {

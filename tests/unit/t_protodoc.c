@@ -251,6 +251,20 @@ pd_walk(const char *spec, const uint8_t *p, size_t n, char *out, size_t max)
 			r.off = r.len;
 			o += snprintf(out + o, max - o, "%s=%zu bytes ", name,
 			    len);
+		} else if (sscanf(type, "progress[%63[a-z_]]", cnt) == 1) {
+			/* PROGRESS's items: u32 rank, u64 step, u32 age_ms. */
+			for (k = 0, i = 0; i < nf; i++)
+				if (strcmp(names[i], cnt) == 0)
+					k = vals[i];
+			o += snprintf(out + o, max - o, "%s=[", name);
+			for (i = 0; i < k && !r.err && o < max; i++) {
+				unsigned rk = dt_rbuf_u32(&r);
+				unsigned long long st = dt_rbuf_u64(&r);
+
+				o += snprintf(out + o, max - o, "%s%u:%llu:%u",
+				    i ? "," : "", rk, st, dt_rbuf_u32(&r));
+			}
+			o += snprintf(out + o, max - o, "] ");
 		} else if (sscanf(type, "u16[%63[a-z_]]", cnt) == 1) {
 			for (k = 0, i = 0; i < nf; i++)
 				if (strcmp(names[i], cnt) == 0)
@@ -466,6 +480,14 @@ put_checked(struct dt_wbuf *b)
 }
 
 static void
+put_progress(struct dt_wbuf *b)
+{
+	struct ap_progress	v[2] = { { 3, 120, 15 }, { 4, 119, 480 } };
+
+	ap_put_progress(b, v, 2);
+}
+
+static void
 put_heartbeat(struct dt_wbuf *b)
 {
 	ap_put_heartbeat(b, 15000);
@@ -511,6 +533,7 @@ static const struct {
 	{ AP_CHECKED, put_checked, "step=2 now_ms=8 took_ms=9 "
 	    "kv=[version=1,iface=eth0]" },
 	{ AP_HEARTBEAT, put_heartbeat, "timeout_ms=15000" },
+	{ AP_PROGRESS, put_progress, "n=2 steps=[3:120:15,4:119:480]" },
 	{ AP_PACKED, put_packed, "raw=3960 block=39 bytes" },
 	{ AP_RDZV, put_rdzv, "chan=5 data=4 bytes" },
 };

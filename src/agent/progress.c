@@ -1,0 +1,210 @@
+/*
+ * progress.c -- the steps this host's ranks report (progress.h).
+ *
+ * Datagrams, not streams: a rank that reports never blocks on us and never
+ * holds a descriptor of ours, and one that dies loses nothing but its last
+ * step. The kernel tells each datagram's sender (SO_PASSCRED), so another
+ * user's process is not heard; a rank of ours could claim another's number
+ * anyway, and gains nothing by it.
+ */
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "agent/progress.h"
+#include "common/err.h"
+#include "common/sock.h"
+#include "common/sys.h"
+#include "proto/agentproto.h"
+
+#define PROGRESS_READS	64	/* datagrams a wake-up: fair to the loop */
+
+struct progress_rank {
+	uint32_t	 rank;
+	uint64_t	 step;
+	uint64_t	 ms;		/* when it came, our clock */
+	int		 fresh;		/* not yet sent */
+};
+
+struct progress {
+	int			 fd;
+	struct event		*ev, *timer;
+	struct progress_rank	*r;		/* sorted by rank */
+	size_t			 n;
+	struct ap_progress	*out;
+	progress_send_fn	 send;
+	void			*arg;
+};
+
+static int
+progress_cmp(const void *a, const void *b)
+{
+	const struct progress_rank	*x = a, *y = b;
+
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* One datagram: "RANK STEP", from a process of ours. */
+static void
+progress_take(struct progress *pg, const char *msg, const struct ucred *uc)
+{
+	struct progress_rank	 key, *r;
+	unsigned long long	 step;
+	unsigned		 rank;
+	char			 end;
+
+	if (uc == NULL || uc->uid != getuid() ||
+	    sscanf(msg, "%u %llu%c", &rank, &step, &end) < 2)
+		return;
+	key.rank = rank;
+	if ((r = bsearch(&key, pg->r, pg->n, sizeof(*r), progress_cmp)) == NULL)
+		return;		/* not a rank of this host */
+	r->step = step;
+	r->ms = dt_clock_ms(CLOCK_MONOTONIC);
+	r->fresh = 1;
+}
+
+/* ARGSUSED */
+static void
+progress_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct progress	*pg = arg;
+	char		 buf[PROGRESS_MSG_MAX + 1];
+	union {
+		struct cmsghdr	h;
+		char		b[CMSG_SPACE(sizeof(struct ucred))];
+	}		 cm;
+	struct iovec	 iov = { buf, PROGRESS_MSG_MAX };
+	struct msghdr	 mh;
+	struct cmsghdr	*c;
+	struct ucred	*uc;
+	ssize_t		 n;
+	int		 i;
+
+	for (i = 0; i < PROGRESS_READS; i++) {
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cm.b;
+		mh.msg_controllen = sizeof(cm.b);
+		if ((n = recvmsg(fd, &mh, MSG_DONTWAIT)) < 0)
+			return;		/* EAGAIN: all read */
+		buf[n] = '\0';
+		uc = NULL;
+		for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
+			if (c->cmsg_level == SOL_SOCKET &&
+			    c->cmsg_type == SCM_CREDENTIALS)
+				uc = (struct ucred *)CMSG_DATA(c);
+		progress_take(pg, buf, uc);
+	}
+}
+
+void
+progress_flush(struct progress *pg)
+{
+	uint64_t	now;
+	uint32_t	k = 0;
+	size_t		i;
+
+	if (pg == NULL)
+		return;
+	now = dt_clock_ms(CLOCK_MONOTONIC);
+	for (i = 0; i < pg->n; i++) {
+		if (!pg->r[i].fresh)
+			continue;
+		pg->r[i].fresh = 0;
+		pg->out[k].rank = pg->r[i].rank;
+		pg->out[k].step = pg->r[i].step;
+		pg->out[k++].age_ms = now - pg->r[i].ms > UINT32_MAX ?
+		    UINT32_MAX : (uint32_t)(now - pg->r[i].ms);
+	}
+	if (k > 0)
+		pg->send(pg->arg, pg->out, k);
+}
+
+/* ARGSUSED */
+static void
+progress_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	progress_flush(arg);
+}
+
+struct progress *
+progress_new(struct event_base *base, const char *job_id,
+    const uint32_t *ranks, size_t n, progress_send_fn send, void *arg,
+    char *addr, size_t addrlen, struct dt_err *e)
+{
+	static unsigned		 serial;
+	struct timeval		 tv = { PROGRESS_SEND_MS / 1000,
+				    PROGRESS_SEND_MS % 1000 * 1000 };
+	struct sockaddr_un	 sa;
+	struct progress		*pg;
+	char			 name[sizeof(sa.sun_path) - 1];
+	socklen_t		 len;
+	size_t			 i;
+	int			 one = 1;
+
+	snprintf(name, sizeof(name), "dtrun-prog.%.64s.%d.%u", job_id,
+	    (int)getpid(), ++serial);
+	len = sock_abstract(&sa, name);
+	if ((pg = calloc(1, sizeof(*pg))) == NULL ||
+	    (pg->r = calloc(n + 1, sizeof(*pg->r))) == NULL ||
+	    (pg->out = calloc(n + 1, sizeof(*pg->out))) == NULL) {
+		progress_free(pg);
+		dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	pg->fd = -1;
+	pg->send = send;
+	pg->arg = arg;
+	pg->n = n;
+	for (i = 0; i < n; i++)
+		pg->r[i].rank = ranks[i];
+	qsort(pg->r, n, sizeof(*pg->r), progress_cmp);
+	if ((pg->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1 ||
+	    setsockopt(pg->fd, SOL_SOCKET, SO_PASSCRED, &one,
+	    sizeof(one)) == -1 ||
+	    bind(pg->fd, (struct sockaddr *)&sa, len) == -1) {
+		dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "the ranks' progress "
+		    "socket @%s: %s", name, strerror(errno));
+		progress_free(pg);
+		return NULL;
+	}
+	pg->ev = event_new(base, pg->fd, EV_READ | EV_PERSIST,
+	    progress_read_cb, pg);
+	pg->timer = event_new(base, -1, EV_PERSIST, progress_timer_cb, pg);
+	if (pg->ev == NULL || pg->timer == NULL || event_add(pg->ev, NULL) != 0 ||
+	    event_add(pg->timer, &tv) != 0) {
+		dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
+		progress_free(pg);
+		return NULL;
+	}
+	snprintf(addr, addrlen, "unix:@%s", name);
+	return pg;
+}
+
+void
+progress_free(struct progress *pg)
+{
+	if (pg == NULL)
+		return;
+	if (pg->ev != NULL)
+		event_free(pg->ev);
+	if (pg->timer != NULL)
+		event_free(pg->timer);
+	if (pg->fd >= 0)
+		close(pg->fd);
+	free(pg->r);
+	free(pg->out);
+	free(pg);
+}

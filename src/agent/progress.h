@@ -1,0 +1,39 @@
+/*
+ * progress.h -- the steps this host's ranks report (DTRUN_PROGRESS), for
+ * dtrun's straggler watch. The agent listens on a datagram socket in the
+ * abstract namespace and gives each rank DTRUN_PROGRESS=unix:@NAME; a rank
+ * sends "RANK STEP" (decimal, one datagram per step: the shipped
+ * dtrun_progress.py, or dtcomm_step() of libdtcomm). Only a datagram from
+ * a process of our user, for a rank of this host, counts; the last step of
+ * each rank goes to dtrun once a second, for the ranks that stepped.
+ */
+#ifndef DT_PROGRESS_H
+#define DT_PROGRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ap_progress;
+struct dt_err;
+struct event_base;
+struct progress;
+
+#define PROGRESS_SEND_MS	1000	/* how often the steps go to dtrun */
+#define PROGRESS_MSG_MAX	64	/* bytes of one datagram */
+
+/* Sends the n ranks' steps to dtrun (a PROGRESS); arg is the agent's. */
+typedef void (*progress_send_fn)(void *arg, const struct ap_progress *,
+    uint32_t n);
+
+/*
+ * Listens for the steps of the n ranks (global numbers ranks[0..n)) of
+ * job_id, writing "unix:@NAME" into addr. NULL on failure, e filled.
+ */
+struct progress	*progress_new(struct event_base *, const char *job_id,
+		    const uint32_t *ranks, size_t n, progress_send_fn,
+		    void *arg, char *addr, size_t addrlen, struct dt_err *e);
+/* Sends what is new at once: the ranks are done. */
+void		 progress_flush(struct progress *);
+void		 progress_free(struct progress *);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * straggle.h -- the running job's stragglers: every rank's pace (pace.h)
+ * from its lines and its reported steps, judged every few seconds once the
+ * ranks run; a rank (or a whole host) that stays slower than the others by
+ * --straggler-threshold is named once, with the evidence, and then, by
+ * --on-straggler, its stack is shown or the job is stopped.
+ */
+#ifndef DT_STRAGGLE_H
+#define DT_STRAGGLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct event_base;
+struct opts;
+struct plan;
+struct stackask;
+struct straggle;
+
+#define STRAGGLE_JUDGE_MS	2000	/* how often the paces are judged */
+
+/* How a stop reaches the job; arg is the job's. */
+struct straggle_cbs {
+	/* --on-straggler stop: what names the straggler ("rank 5 on gpu07"). */
+	void	(*stop)(void *arg, const char *who);
+	void	*arg;
+};
+
+/*
+ * The straggler watch of one attempt of p; stk: its stack reports (for
+ * --on-straggler stack). NULL when --straggler-threshold is 0 (off).
+ */
+struct straggle	*straggle_new(struct event_base *, const struct opts *,
+		    const struct plan *p, struct stackask *stk,
+		    const struct straggle_cbs *);
+void		 straggle_free(struct straggle *);
+
+/* The ranks were started: the judging begins. */
+void		 straggle_started(struct straggle *);
+/* Bytes rank wrote (either stream). */
+void		 straggle_output(struct straggle *, size_t rank, const char *,
+		    size_t);
+/* rank reported step age_ms ago (DTRUN_PROGRESS, through its agent). */
+void		 straggle_step(struct straggle *, size_t rank, uint64_t step,
+		    uint64_t age_ms);
+
+#endif
