@@ -44,6 +44,7 @@ struct opts {
 	int		 on_hang_report; /* --on-hang report: keep running */
 	int		 max_restarts;	/* --max-restarts; -1 = not given (0) */
 	double		 restart_delay;	/* --restart-delay: the first wait */
+	int		 restart_same;	/* --restart-on-same-failure */
 	int		 min_np;	/* --min-np: smallest world after a drop; 0 = -n */
 	int		 dry_run;
 	int		 check;		/* --check: check the hosts, run nothing */
