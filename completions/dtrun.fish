@@ -55,6 +55,7 @@ complete -c dtrun -l straggler-threshold -x -d 'name a rank this much slower tha
 complete -c dtrun -l on-straggler -x -a 'report stack stop' -d 'what a straggler does'
 complete -c dtrun -l max-restarts -x -d 'start the whole job again after a failure, N times in all'
 complete -c dtrun -l restart-delay -x -d 'seconds before the first restart, doubled after'
+complete -c dtrun -l restart-on-same-failure -d 'restart even after the same failure twice'
 complete -c dtrun -l min-np -x -d 'fewest ranks a restart may run after dropping lost hosts'
 complete -c dtrun -l dry-run -d 'print the plan and exit'
 complete -c dtrun -l check -d 'check every host (interface, reachability, command, torch, GPUs) and run nothing'

@@ -679,6 +679,9 @@ cli_opt_run(struct opts *o, int id, struct dt_err *e)
 		    &o->restart_delay, e);
 		o->restart_delay_set = 1;
 		break;
+	case OPT_RESTART_SAME:
+		o->restart_same = 1;
+		break;
 	default:
 		return CLI_NOTMINE;
 	}

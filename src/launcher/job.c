@@ -223,6 +223,8 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	struct job	*j = h->job;
 	struct rootcause *rc = ranks_errfile_take(j->run.ranks, x->rank);
 	pid_t		 pid = ranks_pid(j->run.ranks, x->rank);
+	char		*tail = NULL;
+	size_t		 tlen;
 
 	ranks_ended(j->run.ranks, x->rank, job_stopping(j));
 	output_rank_end(j->run.out, x->rank);
@@ -232,10 +234,12 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 		goto out;	/* stopped by us, or after the first failure;
 				   or ending, once the missing ranks' stacks
 				   are in (their peers were told to abort) */
+	tail = ranks_stderr_tail(j->run.ranks, x->rank, &tlen);
 	jobend_exit(&j->je, jobend_rank(&j->je, j->o, x, h->ph->name,
-	    j->plan->ranks[x->rank].local_rank, pid, &rc, job_live(j)));
+	    j->plan->ranks[x->rank].local_rank, pid, &rc, tail, job_live(j)));
 	job_stop(j, SIGTERM, j->o->kill_grace);
 out:
+	free(tail);
 	rootcause_free(rc);
 }
 
@@ -453,6 +457,9 @@ job_on_output(struct job_host *h, const struct ap_output *out)
 	output_feed(j->run.out, out->rank, out->stream, out->data, out->len);
 	straggle_output(j->run.strag, out->rank, (const char *)out->data,
 	    out->len);
+	/* A crash loop is told by the end of a failed rank's stderr. */
+	if (out->stream == 2 && j->o->max_restarts > 0)
+		ranks_stderr(j->run.ranks, out->rank, out->data, out->len);
 	return 0;
 }
 

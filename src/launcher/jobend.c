@@ -69,10 +69,28 @@ jobend_describe(const struct ap_exit *x, char *how, size_t len)
 	return (int)x->code;
 }
 
+/*
+ * The signature of x's failure: from its error file's traceback when it
+ * left one (torch's own words), else from the end of its stderr.
+ */
+static void
+jobend_sig(struct jobend *je, const struct ap_exit *x,
+    const struct rootcause *rc, const char *tail)
+{
+	char	*tb = rc != NULL ? rootcause_traceback(rc) : NULL;
+	const char *text = tb != NULL ? tb : tail;
+
+	/* One that never started is a usage error, never restarted. */
+	if (x->how == AP_EXITED || x->how == AP_SIGNALED)
+		crashsig_make(&je->sig, x->rank, x->how == AP_SIGNALED, x->code,
+		    text, text != NULL ? strlen(text) : 0);
+	free(tb);
+}
+
 int
 jobend_rank(struct jobend *je, const struct opts *o, const struct ap_exit *x,
     const char *host, int local_rank, pid_t pid, struct rootcause **rc,
-    size_t live)
+    const char *tail, size_t live)
 {
 	struct status_end	*end;
 	char			 how[128];
@@ -91,6 +109,7 @@ jobend_rank(struct jobend *je, const struct opts *o, const struct ap_exit *x,
 	end->rank = x->rank;
 	end->host = host;
 	snprintf(end->how, sizeof(end->how), "%s", how);
+	jobend_sig(je, x, *rc, tail);
 	if (*rc == NULL)
 		return code;
 	je->root = *rc;
@@ -232,6 +251,8 @@ jobend_report(struct jobend *je, struct job_attempt *a, size_t started,
 	je->end.stopped = stopped;
 	a->cause = je->cause;
 	a->signaled = je->signals > 0;
+	if (a->cause == JC_RANK)
+		a->sig = je->sig;
 	if (status_summary(&je->end, msg, sizeof(msg)) != NULL) {
 		log_error("%s", msg);
 		snprintf(a->what, sizeof(a->what), "%.*s",

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "launcher/crashsig.h"
 #include "launcher/rootcause.h"
 #include "launcher/status.h"
 
@@ -41,6 +42,7 @@ struct job_attempt {
 	char		**lost;		/* names of the hosts lost (xmalloc'd) */
 	size_t		 nlost;
 	int		 master_port;
+	struct crashsig	 sig;		/* cause JC_RANK: the failure's; else none */
 };
 
 /* Frees what job_run put in a. */
@@ -54,6 +56,7 @@ struct jobend {
 	struct status_end	 end;		/* for the summary */
 	struct rootcause	*root;		/* the first failure's error file */
 	struct rootcause_who	 who;
+	struct crashsig		 sig;		/* the first failed rank's */
 	int			 signals;	/* stop signals dtrun got */
 };
 
@@ -72,12 +75,14 @@ struct status_end *jobend_begin(struct jobend *, int cause);
  * A rank failed first (x, on host, its pid and local rank; live: the
  * ranks a stop now stops): says how it ended ("exited with code 3", "was
  * killed by signal 9 (Killed)"), keeps that for the summary and, if it
- * left one, its error file (*rc, taken when it is the first). Returns the
- * exit status it means (jobend_exit's to set).
+ * left one, its error file (*rc, taken when it is the first), and its
+ * signature (crashsig.h) from that file's traceback, else from tail (the
+ * end of its stderr, or NULL). Returns the exit status it means
+ * (jobend_exit's to set).
  */
 int	jobend_rank(struct jobend *, const struct opts *, const struct ap_exit *x,
 	    const char *host, int local_rank, pid_t pid, struct rootcause **rc,
-	    size_t live);
+	    const char *tail, size_t live);
 
 /*
  * The events that end an attempt: each says so (live: how many ranks a

@@ -47,6 +47,7 @@ struct opts {
 			 on_straggler;	/* --on-straggler */
 	int		 max_restarts;	/* --max-restarts; -1 = not given (0) */
 	double		 restart_delay;	/* --restart-delay: the first wait */
+	int		 restart_same;	/* --restart-on-same-failure */
 	int		 min_np;	/* --min-np: smallest world after a drop; 0 = -n */
 	int		 dry_run;
 	int		 check;		/* --check: check the hosts, run nothing */

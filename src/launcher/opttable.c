@@ -113,6 +113,10 @@ const struct opt_row opt_table[] = {
 	{ "restart-delay", 0, V, OPT_RESTART_DELAY, "SECS", "restartDelay", 0,
 	    "wait before restart K: SECS * 2^(K-1), at most\n"
 	    "max(SECS, 300) (default 1)" },
+	{ "restart-on-same-failure", 0, N, OPT_RESTART_SAME, NULL, NULL, 0,
+	    "restart even when an attempt fails as the one\n"
+	    "before it did (the same rank exit code or signal,\n"
+	    "exception and last frames); by default that stops" },
 	{ "min-np", 0, V, OPT_MIN_NP, "N", NULL, 0,
 	    "a restart may drop lost hosts down to N ranks\n"
 	    "(default: only while -n still fits)" },

@@ -3,6 +3,7 @@
  */
 #include <stdlib.h>
 
+#include "launcher/crashsig.h"
 #include "launcher/ranks.h"
 #include "launcher/rootcause.h"
 #include "util/xmalloc.h"
@@ -13,6 +14,7 @@ struct ranks_one {
 	enum rank_state	 state;
 	pid_t		 pid;
 	struct rootcause *rc;		/* its ERRFILE, until its EXIT */
+	struct crashsig_tail err;	/* its stderr's last bytes, if asked */
 };
 
 struct ranks {
@@ -41,8 +43,10 @@ ranks_free(struct ranks *rk)
 
 	if (rk == NULL)
 		return;
-	for (i = 0; i < rk->n; i++)
+	for (i = 0; i < rk->n; i++) {
 		rootcause_free(rk->r[i].rc);
+		crashsig_tail_free(&rk->r[i].err);
+	}
 	free(rk->r);
 	free(rk);
 }
@@ -118,4 +122,16 @@ ranks_errfile_take(struct ranks *rk, uint32_t r)
 
 	rk->r[r].rc = NULL;
 	return rc;
+}
+
+void
+ranks_stderr(struct ranks *rk, uint32_t r, const void *p, size_t n)
+{
+	crashsig_tail_add(&rk->r[r].err, p, n);
+}
+
+char *
+ranks_stderr_tail(const struct ranks *rk, uint32_t r, size_t *n)
+{
+	return crashsig_tail_text(&rk->r[r].err, n);
 }

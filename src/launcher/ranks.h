@@ -1,7 +1,7 @@
 /*
  * ranks.h -- an attempt's ranks as their agents report them: waiting,
- * running, exited; each one's pid and the error file it left (torch's
- * @record, ERRFILE); and the counts the job's messages and summary use.
+ * running, exited; each one's pid, the error file it left (torch's
+ * @record, ERRFILE) and, when asked, the tail of its stderr; and the counts the job's messages and summary use.
  */
 #ifndef DT_RANKS_H
 #define DT_RANKS_H
@@ -41,5 +41,11 @@ void		 ranks_counts(const struct ranks *, size_t *started,
 void		 ranks_errfile(struct ranks *, uint32_t r, struct rootcause *rc);
 /* r's error file, taken; NULL if it left none. */
 struct rootcause *ranks_errfile_take(struct ranks *, uint32_t r);
+
+/* Keeps the last bytes of what r wrote to stderr (crashsig.h). */
+void		 ranks_stderr(struct ranks *, uint32_t r, const void *p,
+		    size_t n);
+/* Those bytes as a string (malloc'd, *n its length); NULL if none were kept. */
+char		*ranks_stderr_tail(const struct ranks *, uint32_t r, size_t *n);
 
 #endif

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "launcher/cli.h"
+#include "launcher/crashsig.h"
 #include "common/err.h"
 #include "common/exitcodes.h"
 #include "launcher/job.h"
@@ -38,6 +39,7 @@ struct restart_log {
 	int		 rc;
 	char		 what[512];
 	char		 dropped[256];	/* hosts dropped after it */
+	struct crashsig	 sig;		/* a failed rank's signature, or none */
 };
 
 double
@@ -140,7 +142,10 @@ restart_drop(const struct opts *o, struct plan *p,
 	    p->nworkers < before ? " (--min-np)" : "");
 }
 
-/* Prints every attempt: when, how long, how it ended, what was dropped. */
+/*
+ * Prints every attempt: when, how long, how it ended, the traceback's end
+ * of a failed rank, what was dropped.
+ */
 static void
 restart_summary(const struct restart_log *l, int n, int rc)
 {
@@ -152,9 +157,11 @@ restart_summary(const struct restart_log *l, int n, int rc)
 	for (i = 0; i < n; i++) {
 		strftime(when, sizeof(when), "%H:%M:%S",
 		    localtime(&l[i].start));
-		say("  attempt %d at %s, %.1f s, exit %d: %s%s%s%s", i, when,
-		    l[i].secs, l[i].rc, l[i].what, l[i].dropped[0] ?
-		    " (dropped " : "", l[i].dropped, l[i].dropped[0] ? ")" : "");
+		say("  attempt %d at %s, %.1f s, exit %d: %s%s%s%s%s%s%s", i,
+		    when, l[i].secs, l[i].rc, l[i].what, l[i].sig.tb[0] ?
+		    " (" : "", l[i].sig.tb, l[i].sig.tb[0] ? ")" : "",
+		    l[i].dropped[0] ? " (dropped " : "", l[i].dropped,
+		    l[i].dropped[0] ? ")" : "");
 	}
 }
 
@@ -193,13 +200,34 @@ restart_record(const char *id)
 }
 
 /*
+ * True, and says so, when attempt k failed as the one before it did
+ * (prev: its signature, or NULL for the first): it would only fail again.
+ * Only a rank's own failure has a signature, so a lost host, a hang, the
+ * timeout or a signal to dtrun is never the same failure.
+ */
+static int
+restart_same(const struct opts *o, const struct crashsig *prev,
+    const struct job_attempt *a, int k)
+{
+	const struct crashsig	*s = &a->sig;
+
+	if (o->restart_same || prev == NULL || !crashsig_same(prev, s))
+		return 0;
+	log_error("the same failure twice (%s%s%s): not restarting; "
+	    "--max-restarts budget left: %d (--restart-on-same-failure "
+	    "restarts anyway)", s->what, s->tb[0] ? "; " : "", s->tb,
+	    o->max_restarts - k);
+	return 1;
+}
+
+/*
  * Decides after attempt k (exit rc) whether another runs: the cause, the
- * budget, what is left of --timeout. Returns the delay before it, or -1
- * for none.
+ * budget, a failure the same as the last one (prev), what is left of
+ * --timeout. Returns the delay before it, or -1 for none.
  */
 static double
 restart_next(const struct opts *o, const struct job_attempt *a, int k,
-    double deadline, int rc)
+    const struct crashsig *prev, double deadline, int rc)
 {
 	double	delay;
 
@@ -210,6 +238,8 @@ restart_next(const struct opts *o, const struct job_attempt *a, int k,
 		    o->max_restarts, rc);
 		return -1;
 	}
+	if (restart_same(o, prev, a, k))
+		return -1;
 	delay = restart_delay(o->restart_delay, k + 1);
 	if (deadline > 0 && dt_clock_s(CLOCK_MONOTONIC) + delay >= deadline) {
 		log_error("no time left of --timeout %g s for a restart: exit %d",
@@ -273,7 +303,9 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 		snprintf(l[k].what, sizeof(l[k].what), "%.500s", strncmp(a.what,
 		    "job failed: ", 12) == 0 ? a.what + 12 : a.what);
 		port = a.master_port;
-		delay = restart_next(o, &a, k, deadline, rc);
+		l[k].sig = a.sig;
+		delay = restart_next(o, &a, k, k > 0 ? &l[k - 1].sig : NULL,
+		    deadline, rc);
 		if (delay >= 0)
 			restart_drop(o, p, &a, &l[k]);
 		free((char *)a.output_dir);

@@ -8,7 +8,10 @@
  * else restarts: a stop signal to dtrun (INT, TERM, HUP; dtrun-kill), the
  * end of --timeout (which bounds all attempts together), configuration and
  * usage errors (2, 126, 127), an internal error (70), ranks that never
- * joined the rendezvous (125), a closed stdout (141).
+ * joined the rendezvous (125), a closed stdout (141). Nor does an attempt
+ * whose first failed rank failed as the last attempt's did (crashsig.h:
+ * the same exit code or signal, exception and last frames), unless
+ * --restart-on-same-failure: it would only fail again.
  *
  * Every attempt is a fresh job run (job.h): new agents and links, a new
  * rendezvous secret and round, new MASTER_PORT and framework ports; only

@@ -195,6 +195,12 @@ rootcause_name(char **cmd, int ncmd)
 	return s != NULL ? s + 1 : cmd[1];
 }
 
+char *
+rootcause_traceback(const struct rootcause *rc)
+{
+	return rootcause_json_get(rc->data, rc->len, "py_callstack");
+}
+
 /* Appends "  LABEL: " and text's lines, the later ones indented under it. */
 static void
 add_text(struct strv *out, const char *label, const char *text)
@@ -245,7 +251,7 @@ rootcause_lines(const struct rootcause *rc, const struct rootcause_who *w,
 
 	failure_time(rc, when, sizeof(when));
 	/* torch's order: the traceback, else the message, else the file. */
-	if ((tb = rootcause_json_get(rc->data, rc->len, "py_callstack")) == NULL)
+	if ((tb = rootcause_traceback(rc)) == NULL)
 		tb = rootcause_json_get(rc->data, rc->len, "message");
 	strv_addf(out, "%s", bar);
 	strv_addf(out, "%s FAILED", w->name);

@@ -34,6 +34,9 @@ const char	*rootcause_name(char **cmd, int ncmd);
 struct rootcause *rootcause_new(const struct ap_errfile *);
 void		 rootcause_free(struct rootcause *);
 
+/* The traceback torch's @record wrote (py_callstack), malloc'd; NULL if none. */
+char		*rootcause_traceback(const struct rootcause *);
+
 /* Appends the block's lines to out, one string a line. */
 void		 rootcause_lines(const struct rootcause *,
 		     const struct rootcause_who *, struct strv *out);

@@ -68,7 +68,7 @@ test_expect_success 'nothing of an attempt is left when the next starts' '
 # Rank 1 fails only once rank 0 has said its line: else a fast rank 1 could
 # have rank 0 stopped before it says anything.
 test_expect_success 'a restart keeps the agent (the ranks'"'"' parent): one agent for every attempt' '
-	dtrun -n 2 --max-restarts 2 --restart-delay 0 --timeout 60 \
+	dtrun -n 2 --max-restarts 2 --restart-on-same-failure --restart-delay 0 --timeout 60 \
 	    sh -c "echo \"attempt \$DTRUN_RESTART_COUNT agent \$PPID\"; : >r\$RANK.\$DTRUN_RESTART_COUNT; while [ ! -e r0.\$DTRUN_RESTART_COUNT ]; do sleep 0.01; done; test \$RANK = 0 || test \$DTRUN_RESTART_COUNT = 2" >out 2>err &&
 	test "$(sed -n "s/.*attempt [0-2] agent //p" out | sort -u | wc -l)" = 1 &&
 	grep -q "^\[0\] attempt 0 agent " out &&
