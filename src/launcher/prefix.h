@@ -11,11 +11,11 @@ struct dt_err;
 /* What the placeholders stand for. */
 struct prefix_fields {
 	int		 rank;		/* %r */
-	const char	*ranks;		/* %r instead of rank when not NULL ("0-7") */
 	int		 local_rank;	/* %l */
 	int		 attempt;	/* %a: 0, then 1 after the first restart */
 	const char	*host;		/* %h */
 	const char	*stream;	/* %s: "out" or "err" */
+	const char	*ranks;		/* %r instead of rank when not NULL ("0-7") */
 };
 
 /*
