@@ -4,3 +4,9 @@ BENCH_TARGETS += bench-logs
 bench-logs: all
 	bash bench/logs/run.sh $(B) 10
 .PHONY: bench-logs
+
+# How many terminal lines --collapse saves: 64 ranks, 50 steps (bench/logs/collapse.sh).
+BENCH_TARGETS += bench-logs-collapse
+bench-logs-collapse: all
+	bash bench/logs/collapse.sh $(B) 64 50
+.PHONY: bench-logs-collapse

@@ -18,6 +18,7 @@
 
 int		 log_level;
 void		(*log_hook)(void);
+void		(*log_flush)(void);
 static char	 progname[64] = "dtrun";
 
 void
@@ -134,6 +135,8 @@ log_vwrite(const char *tag, const char *fmt, va_list ap)
 	log_escape(buf + n, sizeof(buf) - n - 1, raw);
 	n += strlen(buf + n);
 	buf[n++] = '\n';
+	if (log_flush != NULL)
+		log_flush();
 	if (log_hook != NULL)
 		log_hook();
 	(void)!write(STDERR_FILENO, buf, n);

@@ -7,6 +7,12 @@ extern int	 log_level;
 
 /* When set, called before each message is written (a status line clears itself). */
 extern void	(*log_hook)(void);
+/*
+ * When set, called before each message is written, before log_hook:
+ * forwarded lines held back (--collapse) go out first, so that no message
+ * overtakes what the ranks said before it.
+ */
+extern void	(*log_flush)(void);
 
 /* Sets the "progname: " every message starts with. */
 void		 log_init(const char *progname);

@@ -108,6 +108,8 @@ static const struct cf_key cf_top_keys[] = {
 	{ "prefix", CK_STR, HF_C_PREFIX, OFF(prefix), 0, 0, 0, NULL, NULL },
 	{ "outputDir", CK_STR, HF_C_OUTPUTDIR, OFF(output_dir), 0, 0, 0, NULL,
 	    NULL },
+	{ "collapse", CK_BOOL, HF_C_COLLAPSE, OFF(collapse), 0, 0, 0, NULL,
+	    NULL },
 	{ "framework", CK_CHOICE, HF_C_FRAMEWORK, OFF(framework), 0, 0, 0,
 	    cf_frameworks, NULL },
 	{ "heartbeatTimeout", CK_DURATION, HF_C_HEARTBEAT, OFF(heartbeat_ms),

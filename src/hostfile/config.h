@@ -10,7 +10,7 @@
  * dtrun's own keys: hosts, hostfile, slotsPerHost, launcher, sync {dst,
  * exclude}, ssh {port, user, identityFile, options}, killGrace, timeout,
  * prefix, outputDir, framework, heartbeatTimeout, hangTimeout,
- * maxRestarts, restartDelay, setup, forwardSignals.
+ * maxRestarts, restartDelay, setup, forwardSignals, collapse.
  *
  * A template merges under the config as Determined's schemas.Merge(config,
  * template) does: a value the config leaves out or gives as null ("key:",
@@ -58,6 +58,7 @@ enum hf_cfield {
 	HF_C_RESTARTDELAY,
 	HF_C_SETUP,
 	HF_C_FWDSIGNALS,
+	HF_C_COLLAPSE,
 	HF_C_NFIELDS
 };
 
@@ -106,6 +107,7 @@ struct hf_config {
 	char		*framework;	/* see dtrun.yaml(5) for the names */
 	long long	 heartbeat_ms;	/* heartbeatTimeout; 0 = off */
 	int		 preemptible;	/* preemptible: true */
+	int		 collapse;	/* collapse: true (--collapse) */
 	int		 max_restarts;	/* maxRestarts */
 	long long	 restart_delay_ms; /* restartDelay */
 	char		*setup;		/* setup: a command, once per host */

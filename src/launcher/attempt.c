@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "launcher/output.h"
 #include "launcher/plan.h"
+#include "launcher/prefix.h"
 #include "common/port.h"
 #include "launcher/ranks.h"
 #include "launcher/status.h"
@@ -53,6 +54,11 @@ attempt_output(struct attempt *r, struct event_base *base,
 	oc.attempt = a->n;
 	oc.timestamp = o->timestamp;
 	oc.escape = o->escape_output;
+	/* A merged line has one prefix: it cannot say each rank's host. */
+	oc.collapse = o->collapse && !prefix_per_rank(o->prefix);
+	if (o->collapse && !oc.collapse && a->n == 0)
+		log_notice("--collapse is off: --prefix \"%s\" names each "
+		    "rank's host or local rank (%%h, %%l)", o->prefix);
 	oc.color[0] = status_color_ok(STDOUT_FILENO);
 	oc.color[1] = status_color_ok(STDERR_FILENO);
 	oc.pressure = cb->pressure;

@@ -527,6 +527,9 @@ cli_opt_output(struct opts *o, int id, struct dt_err *e)
 	case OPT_ESCAPE_OUTPUT:
 		o->escape_output = 1;
 		break;
+	case OPT_COLLAPSE:
+		o->collapse = 1;
+		break;
 	case OPT_VERBOSE:
 		o->verbose++;
 		break;

@@ -31,6 +31,7 @@ struct opts {
 	const char	*output_dir;
 	int		 timestamp;
 	int		 escape_output;
+	int		 collapse;	/* --collapse, or collapse: true */
 	char		**exports;	/* "NAME=VALUE", from -x and --env-file */
 	size_t		 nexports;
 	uint64_t	 fwd_signals;	/* --forward-signals: bit 1 << N for signal N */

@@ -55,6 +55,9 @@ const struct opt_row opt_table[] = {
 	    "stdout is closed" },
 	{ "timestamp", 0, N, OPT_TIMESTAMP, NULL, NULL, 0,
 	    "put the time in front of each forwarded line" },
+	{ "collapse", 0, N, OPT_COLLAPSE, NULL, "collapse", 0,
+	    "a line several ranks print at once goes to the\n"
+	    "terminal once, as \"[0-7] line\" (not to --output-dir)" },
 	{ "escape-output", 0, N, OPT_ESCAPE_OUTPUT, NULL, NULL, 0,
 	    "show control characters in ranks' lines as \\xHH\n"
 	    "(for output from hosts you do not trust)" },

@@ -13,6 +13,11 @@
  * go, each behind its prefix, into one flat staging buffer (reused, never
  * allocated per line), which one write(2) hands to the fd when nothing is
  * queued before it; only what the fd does not take is queued.
+ *
+ * With --collapse, whole lines go through collapse.c's table on their way
+ * to the terminal (never to the --output-dir files) and come back out of
+ * it, a group at a time, by output_group; a rank's other pieces ('\r'
+ * segments, long lines) first let out what the rank has held.
  */
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -31,10 +36,12 @@
 #include <event2/event.h>
 
 #include "common/err.h"
+#include "launcher/collapse.h"
 #include "launcher/lines.h"
 #include "common/log.h"
 #include "launcher/output.h"
 #include "launcher/prefix.h"
+#include "launcher/stackrep.h"
 #include "launcher/status.h"
 #include "util/xmalloc.h"
 
@@ -79,10 +86,23 @@ struct output {
 	char		*stage;		/* the chunk's prefixed lines, for cur */
 	size_t		 slen;
 	size_t		 scap;
+	struct collapse	*col;		/* --collapse, or NULL */
+	struct event	*colev;		/* the oldest held group's window */
+	uint64_t	 now;		/* monotonic ms of the chunk (--collapse) */
+	uint64_t	 wall;		/* its wall-clock ms, for --timestamp */
+	int		 busy;		/* in output's code: log_flush waits */
 };
+
+/* The output whose held lines go before dtrun's messages (one job per process). */
+static struct output	*output_held;
 
 static void	sink_write(struct sink *);
 static void	sink_arm(struct sink *);
+static void	output_group(void *, int, const uint32_t *, size_t,
+		    const char *, size_t, uint64_t);
+static void	output_collapse_cb(evutil_socket_t, short, void *);
+static void	output_collapse_arm(struct output *);
+static void	stage_flush(struct output *);
 
 /* ARGSUSED */
 static void
@@ -213,6 +233,26 @@ sink_put(struct sink *s, const char *p, size_t n)
 	return s->broken ? 0 : n;
 }
 
+/*
+ * log_flush: everything held goes out before a message of dtrun's. Not
+ * from inside output's own code (a write error logged while staging): the
+ * stage is in use there, and that message concerns no rank's lines.
+ */
+static void
+output_log_flush(void)
+{
+	struct output	*o = output_held;
+
+	if (o == NULL || o->busy)
+		return;
+	o->busy = 1;
+	collapse_flush(o->col);
+	if (o->slen > 0)
+		stage_flush(o);
+	output_collapse_arm(o);
+	o->busy = 0;
+}
+
 struct output *
 output_new(struct event_base *base, const struct output_cfg *cfg,
     size_t nranks)
@@ -229,6 +269,15 @@ output_new(struct event_base *base, const struct output_cfg *cfg,
 	}
 	sink_init(o, &o->sink[0], STDOUT_FILENO, base);
 	sink_init(o, &o->sink[1], STDERR_FILENO, base);
+	/* One rank has no one to agree with: its lines need not wait. */
+	if (cfg->collapse && nranks > 1) {
+		o->col = collapse_new(nranks, output_group, o);
+		o->colev = evtimer_new(base, output_collapse_cb, o);
+		if (o->colev == NULL)
+			xmalloc((size_t)-1);	/* out of memory: exits */
+		output_held = o;
+		log_flush = output_log_flush;
+	}
 	return o;
 }
 
@@ -361,6 +410,27 @@ stage_flush(struct output *o)
 	}
 }
 
+/* Monotonic milliseconds: --collapse's windows. */
+static uint64_t
+output_now(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Makes sink s (0 stdout, 1 stderr) the one staged for, handing on what was staged for another. */
+static void
+output_to(struct output *o, int s)
+{
+	if (o->cur == &o->sink[s])
+		return;
+	if (o->slen > 0)
+		stage_flush(o);
+	o->cur = &o->sink[s];
+}
+
 /* Stages p[0..n) with control characters escaped (log_escape_mem). */
 static void
 output_add_escaped(struct output *o, const char *p, size_t n)
@@ -397,30 +467,24 @@ output_escaped(struct output *o, const char *a, size_t alen,
 }
 
 /*
- * One whole line or '\r' segment (two parts): stage timestamp, prefix and
- * the bytes; only the bytes if it continues the piece before. Called per
- * line: empty parts are skipped, not copied.
+ * Stages one piece (two parts) for cur behind timestamp ts and prefix pfx
+ * (either may be empty). Called per line: empty parts are skipped, not
+ * copied.
  */
 static void
-output_line(void *arg, const char *a, size_t alen, const char *b, size_t blen,
-    int cont)
+output_put(struct output *o, const char *ts, size_t tslen, const char *pfx,
+    size_t plen, const char *a, size_t alen, const char *b, size_t blen)
 {
-	struct output	*o = arg;
-	struct orank	*r = o->cur_rank;
-	size_t		 plen = cont ? 0 : r->plen[o->cur_stream];
-	size_t		 tslen = cont ? 0 : o->tslen;
-	char		*d;
+	char	*d;
 
-	if (o->cur->broken)
-		return;
 	stage_room(o, tslen + plen + alen + blen);
 	d = o->stage + o->slen;
 	if (tslen > 0) {
-		memcpy(d, o->ts, tslen);
+		memcpy(d, ts, tslen);
 		d += tslen;
 	}
 	if (plen > 0) {
-		memcpy(d, r->pfx[o->cur_stream], plen);
+		memcpy(d, pfx, plen);
 		d += plen;
 	}
 	o->slen = d - o->stage;
@@ -434,25 +498,171 @@ output_line(void *arg, const char *a, size_t alen, const char *b, size_t blen,
 		stage_add(o, b, blen);
 }
 
+/*
+ * --collapse: holds a whole line of the chunk's rank. Returns 0 when held;
+ * -1 when it goes out now, after the lines the rank holds.
+ */
+static int
+output_hold(struct output *o, const char *a, size_t alen, const char *b,
+    size_t blen, int cont)
+{
+	uint32_t	rank = o->cur_rank - o->ranks;
+	const char	*end = blen > 0 ? b + blen - 1 : alen > 0 ? a + alen - 1 :
+			    NULL;
+
+	if (!cont && end != NULL && *end == '\n' && collapse_add(o->col, rank,
+	    o->cur_stream, a, alen, b, blen, o->now, o->wall) == 0)
+		return 0;
+	collapse_flush_rank(o->col, rank);
+	/* What the rank held may have gone to the other stream's sink. */
+	output_to(o, o->cur_stream);
+	return -1;
+}
+
+/*
+ * One whole line or '\r' segment (two parts) of the chunk's rank: stage
+ * timestamp, prefix and the bytes; only the bytes if it continues the
+ * piece before.
+ */
+static void
+output_line(void *arg, const char *a, size_t alen, const char *b, size_t blen,
+    int cont)
+{
+	struct output	*o = arg;
+	struct orank	*r = o->cur_rank;
+
+	if (o->sink[o->cur_stream].broken)
+		return;
+	if (o->col != NULL && output_hold(o, a, alen, b, blen, cont) == 0)
+		return;
+	if (cont)
+		output_put(o, "", 0, "", 0, a, alen, b, blen);
+	else
+		output_put(o, o->ts, o->tslen, r->pfx[o->cur_stream],
+		    r->plen[o->cur_stream], a, alen, b, blen);
+}
+
+/* Writes the --timestamp of wall (ms since the epoch) into ts; returns its length. */
+static size_t
+output_stamp(char *ts, size_t len, uint64_t wall)
+{
+	time_t		t = wall / 1000;
+	struct tm	tm;
+	size_t		n;
+
+	localtime_r(&t, &tm);
+	n = strftime(ts, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	return n + snprintf(ts + n, len - n, ".%03d ", (int)(wall % 1000));
+}
+
+/*
+ * The prefix of a line said by several ranks: the format with the ranks'
+ * ranges for %r ("0-3,5"), in the lowest rank's colour on a terminal.
+ * Returns it malloc'd, its length in *len.
+ */
+static char *
+output_group_prefix(struct output *o, int s, const uint32_t *ranks, size_t n,
+    size_t *len)
+{
+	static const char *const names[2] = { "out", "err" };
+	struct prefix_fields f;
+	char		 rr[1024], *p, *c;
+
+	stk_ranges(rr, sizeof(rr), ranks, n);
+	memset(&f, 0, sizeof(f));
+	f.ranks = rr;
+	f.attempt = o->cfg.attempt;
+	f.host = "";
+	f.stream = names[s];
+	*len = prefix_render(o->cfg.prefix, &f, NULL, 0);
+	p = xmalloc(*len + 1);
+	prefix_render(o->cfg.prefix, &f, p, *len + 1);
+	if (!o->cfg.color[s] || *len == 0)
+		return p;
+	*len = xasprintf(&c, "%s%s\033[0m", status_rank_color(ranks[0]), p);
+	free(p);
+	return c;
+}
+
+/*
+ * collapse_cb: a held line goes out, behind its one rank's prefix as
+ * usual, or behind the ranges of the ranks that said it.
+ */
+static void
+output_group(void *arg, int s, const uint32_t *ranks, size_t n,
+    const char *line, size_t len, uint64_t stamp)
+{
+	struct output	*o = arg;
+	struct orank	*r = &o->ranks[ranks[0]];
+	char		 ts[40], *pfx;
+	size_t		 tslen = 0, plen;
+
+	if (o->sink[s].broken)
+		return;
+	output_to(o, s);
+	if (o->cfg.timestamp)
+		tslen = output_stamp(ts, sizeof(ts), stamp);
+	if (n == 1) {
+		output_put(o, ts, tslen, r->pfx[s], r->plen[s], line, len,
+		    "", 0);
+		return;
+	}
+	pfx = output_group_prefix(o, s, ranks, n, &plen);
+	output_put(o, ts, tslen, pfx, plen, line, len, "", 0);
+	free(pfx);
+}
+
+/* Sets the timer to the end of the oldest held group's window. */
+static void
+output_collapse_arm(struct output *o)
+{
+	uint64_t	d = collapse_deadline(o->col), now = output_now();
+	struct timeval	tv;
+
+	if (d == 0) {
+		event_del(o->colev);
+		return;
+	}
+	d = d > now ? d - now : 0;
+	tv.tv_sec = d / 1000;
+	tv.tv_usec = (d % 1000) * 1000;
+	event_add(o->colev, &tv);
+}
+
+/* ARGSUSED */
+static void
+output_collapse_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct output	*o = arg;
+
+	o->busy = 1;
+	collapse_expire(o->col, output_now());
+	if (o->slen > 0)
+		stage_flush(o);
+	output_collapse_arm(o);
+	o->busy = 0;
+}
+
 /* Sets the state output_line reads for one chunk of rank's stream. */
 static void
 output_select(struct output *o, int rank, int stream)
 {
 	struct timeval	tv;
-	struct tm	tm;
-	size_t		n;
 
+	if (o->slen > 0)
+		stage_flush(o);	/* what output_group left for another sink */
 	o->cur_stream = stream == 2 ? 1 : 0;
 	o->cur = &o->sink[o->cur_stream];
 	o->cur_rank = &o->ranks[rank];
 	o->tslen = 0;
-	if (o->cfg.timestamp) {
+	if (o->cfg.timestamp || o->col != NULL) {
 		gettimeofday(&tv, NULL);
-		localtime_r(&tv.tv_sec, &tm);
-		n = strftime(o->ts, sizeof(o->ts), "%Y-%m-%dT%H:%M:%S", &tm);
-		o->tslen = n + snprintf(o->ts + n, sizeof(o->ts) - n, ".%03d ",
-		    (int)(tv.tv_usec / 1000));
+		o->wall = (uint64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
 	}
+	if (o->cfg.timestamp)
+		o->tslen = output_stamp(o->ts, sizeof(o->ts), o->wall);
+	if (o->col != NULL)
+		o->now = output_now();
 }
 
 /* Writes all of p to a regular file, retrying short writes. */
@@ -506,14 +716,12 @@ output_trim(struct output *o)
 	}
 }
 
-void
-output_feed(struct output *o, int rank, int stream, const void *p, size_t n)
+/* output_feed, once the rank is known good. */
+static void
+output_chunk(struct output *o, int rank, int stream, const void *p, size_t n)
 {
-	struct orank	*r;
+	struct orank	*r = &o->ranks[rank];
 
-	if (rank < 0 || (size_t)rank >= o->nranks)
-		return;
-	r = &o->ranks[rank];
 	output_select(o, rank, stream);
 	if (r->fd[o->cur_stream] >= 0)
 		write_all(r->fd[o->cur_stream], p, n);
@@ -523,8 +731,25 @@ output_feed(struct output *o, int rank, int stream, const void *p, size_t n)
 	stage_flush(o);
 	if (o->pool.held > OUTPUT_HELD_MAX)
 		output_trim(o);
+	if (o->col != NULL)
+		output_collapse_arm(o);
 }
 
+void
+output_feed(struct output *o, int rank, int stream, const void *p, size_t n)
+{
+	if (rank < 0 || (size_t)rank >= o->nranks)
+		return;
+	o->busy = 1;
+	output_chunk(o, rank, stream, p, n);
+	o->busy = 0;
+}
+
+/*
+ * A rank's unfinished last lines. Held ones (--collapse) stay held: a
+ * rank that ended well says nothing more, and a message of dtrun's about
+ * its end lets them out first (log_flush).
+ */
 void
 output_rank_end(struct output *o, int rank)
 {
@@ -532,6 +757,7 @@ output_rank_end(struct output *o, int rank)
 
 	if (rank < 0 || (size_t)rank >= o->nranks)
 		return;
+	o->busy = 1;
 	for (s = 0; s < 2; s++) {
 		if (o->ranks[rank].lines[s].cap == 0)
 			continue;	/* nothing held, not even a buffer */
@@ -539,6 +765,9 @@ output_rank_end(struct output *o, int rank)
 		lines_flush(&o->ranks[rank].lines[s], output_line, o);
 		stage_flush(o);
 	}
+	if (o->col != NULL)
+		output_collapse_arm(o);
+	o->busy = 0;
 }
 
 /* Blocks until the sink is written out or ms pass, then restores the fd's flags. */
@@ -577,6 +806,14 @@ output_finish(struct output *o, int ms)
 
 	for (i = 0; i < o->nranks; i++)
 		output_rank_end(o, i);
+	if (o->col != NULL) {
+		o->busy = 1;
+		collapse_flush(o->col);
+		if (o->slen > 0)
+			stage_flush(o);
+		event_del(o->colev);
+		o->busy = 0;
+	}
 	sink_finish(&o->sink[0], ms);
 	sink_finish(&o->sink[1], ms);
 }
@@ -604,6 +841,13 @@ output_free(struct output *o)
 		}
 		evbuffer_free(o->sink[s].buf);
 	}
+	if (output_held == o) {
+		output_held = NULL;
+		log_flush = NULL;
+	}
+	collapse_free(o->col);
+	if (o->colev != NULL)
+		event_free(o->colev);
 	free(o->ranks);
 	free(o->stage);
 	free(o);

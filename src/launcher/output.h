@@ -18,6 +18,7 @@ struct output_cfg {
 	int		 attempt;	/* the prefix's %a */
 	int		 timestamp;	/* --timestamp */
 	int		 escape;	/* --escape-output */
+	int		 collapse;	/* --collapse (prefix without %h, %l) */
 	int		 color[2];	/* colour the prefix on stdout, stderr */
 	/* Called with 1 when too much is queued (stop reading agents), 0 when drained. */
 	void		(*pressure)(void *arg, int on);

@@ -31,6 +31,21 @@ prefix_check(const char *fmt, struct dt_err *e)
 	return 0;
 }
 
+int
+prefix_per_rank(const char *fmt)
+{
+	const char	*p;
+
+	for (p = fmt; *p != '\0'; p++) {
+		if (*p != '%' || p[1] == '\0')
+			continue;
+		if (p[1] == 'l' || p[1] == 'h')
+			return 1;
+		p++;	/* past "%%" too */
+	}
+	return 0;
+}
+
 /* Appends s to buf at *off, keeping the result NUL-terminated. */
 static void
 put(char *buf, size_t len, size_t *off, const char *s, size_t n)
@@ -62,6 +77,11 @@ prefix_render(const char *fmt, const struct prefix_fields *f, char *buf,
 		}
 		switch (*++p) {
 		case 'r':
+			if (f->ranks != NULL) {
+				put(buf, len, &off, f->ranks, strlen(f->ranks));
+				break;
+			}
+			/* FALLTHROUGH */
 		case 'l':
 		case 'a':
 			n = snprintf(num, sizeof(num), "%d", *p == 'r' ?

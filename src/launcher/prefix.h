@@ -15,6 +15,7 @@ struct prefix_fields {
 	int		 attempt;	/* %a: 0, then 1 after the first restart */
 	const char	*host;		/* %h */
 	const char	*stream;	/* %s: "out" or "err" */
+	const char	*ranks;		/* %r instead of rank when not NULL ("0-7") */
 };
 
 /*
@@ -23,6 +24,12 @@ struct prefix_fields {
  * with e naming the bad placeholder and the fix.
  */
 int	prefix_check(const char *fmt, struct dt_err *e);
+
+/*
+ * Nonzero when a checked FORMAT says something that differs between ranks
+ * other than the rank (%l, %h): a line said by several ranks cannot carry it.
+ */
+int	prefix_per_rank(const char *fmt);
 
 /*
  * Renders a checked FORMAT into buf (always NUL-terminated, truncated to

@@ -11,7 +11,7 @@
 
 TEST(prefix_render_placeholders)
 {
-	struct prefix_fields f = { 12, 3, 2, "gpu01", "err" };
+	struct prefix_fields f = { 12, 3, 2, "gpu01", "err", NULL };
 	char	buf[64];
 	size_t	n;
 
@@ -28,6 +28,19 @@ TEST(prefix_render_placeholders)
 	CHECK_STR(buf, "abcd");
 	f.rank = 7;
 	CHECK_INT(prefix_render("%r", &f, NULL, 0), 1);
+	/* A line several ranks said (--collapse): their ranges for %r. */
+	f.ranks = "0-3,5";
+	prefix_render("[%r] %%r", &f, buf, sizeof(buf));
+	CHECK_STR(buf, "[0-3,5] %r");
+}
+
+TEST(prefix_per_rank_fields)
+{
+	CHECK_INT(prefix_per_rank("[%r] "), 0);
+	CHECK_INT(prefix_per_rank("%r|%s|%a %%h "), 0);
+	CHECK_INT(prefix_per_rank("%h:%r "), 1);
+	CHECK_INT(prefix_per_rank("[%l]"), 1);
+	CHECK_INT(prefix_per_rank(""), 0);
 }
 
 TEST(prefix_check_errors)
