@@ -265,7 +265,8 @@ progress_new(struct event_base *base, const char *job_id,
 void
 progress_flush(struct progress *pg)
 {
-	struct ap_progress	v[2] = { { 0, 7, 12 }, { 1, 9, 0 } };
+	struct ap_progress	v[2] = { { 0, 1, 7, 12, 100, 2048 },
+				    { 1, 0, 9, 0, 0, 0 } };
 
 	if (pg == NULL)
 		return;

@@ -340,7 +340,8 @@ main(int argc, char **argv)
 	struct ap_check	 ck = { AP_CHK_GATHER, AP_CHK_FAST, 1700000000000ULL,
 			    "gpu01=ib0,eth0", "10.0.0.1", "python3", "/w", env, 2 };
 	struct ap_checked ckd = { AP_CHK_GATHER, 1700000000001ULL, 12, kv, 2 };
-	struct ap_progress prog[2] = { { 0, 120, 15 }, { 1, 119, 480 } };
+	struct ap_progress prog[2] = { { 0, 1, 120, 15, 2500, 81920 },
+			    { 1, 0, 119, 480, 2400, 80000 } };
 	const char	*dir = argc > 1 ? argv[1] : ".";
 
 	dt_wbuf_init(&b);

@@ -997,6 +997,7 @@ agent_start(struct agent *a)
 		r->pid = pid;
 		a->live++;
 		record_add(a->rec, r->rank, pid);
+		progress_started(a->progress, r->rank, pid);
 		ap_put_started(&a->wb, r->rank, pid);
 		/* Batch STARTED frames: one write for many ranks. */
 		if (a->wb.len > DT_WRITE_BATCH)

@@ -20,6 +20,7 @@
 
 #include <event2/event.h>
 
+#include "agent/procs.h"
 #include "agent/progress.h"
 #include "common/err.h"
 #include "common/sock.h"
@@ -30,6 +31,7 @@
 
 struct progress_rank {
 	uint32_t	 rank;
+	pid_t		 pid;		/* 0: not running */
 	uint64_t	 step;
 	uint64_t	 ms;		/* when it came, our clock */
 	int		 fresh;		/* not yet sent */
@@ -108,24 +110,84 @@ progress_read_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/*
+ * Adds process pid's CPU time (ms) and resident memory (KiB) to *cpu and
+ * *rss, then its children's, down the tree: only what the rank runs is
+ * read, never all of /proc. *left bounds how many processes are.
+ */
+static void
+progress_usage(pid_t pid, uint64_t *cpu, uint64_t *rss, int *left)
+{
+	struct proc_info	 pi;
+	unsigned long		 size, res;
+	char			 path[96], buf[4096], *p, *end;
+	long			 tck = sysconf(_SC_CLK_TCK);
+	long			 c;
+	FILE			*f;
+
+	if (*left <= 0 || proc_info(pid, &pi) != 0 || pi.uid != getuid())
+		return;
+	(*left)--;
+	*cpu += pi.cpu * 1000 / (tck > 0 ? (unsigned long)tck : 100);
+	snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
+	if ((f = fopen(path, "re")) != NULL) {
+		if (fscanf(f, "%lu %lu", &size, &res) == 2)
+			*rss += (uint64_t)res * (sysconf(_SC_PAGESIZE) / 1024);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid,
+	    (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	if (fgets(buf, sizeof(buf), f) != NULL)
+		for (p = buf; (c = strtol(p, &end, 10)) > 0 && end != p; p = end)
+			progress_usage((pid_t)c, cpu, rss, left);
+	fclose(f);
+}
+
+void
+progress_started(struct progress *pg, uint32_t rank, pid_t pid)
+{
+	struct progress_rank	key, *r;
+
+	key.rank = rank;
+	if (pg != NULL && (r = bsearch(&key, pg->r, pg->n, sizeof(*r),
+	    progress_cmp)) != NULL)
+		r->pid = pid;
+}
+
 void
 progress_flush(struct progress *pg)
 {
-	uint64_t	now;
-	uint32_t	k = 0;
-	size_t		i;
+	struct ap_progress	*o;
+	uint64_t		 now, cpu, rss;
+	uint32_t		 k = 0;
+	size_t			 i;
+	int			 left;
 
 	if (pg == NULL)
 		return;
 	now = dt_clock_ms(CLOCK_MONOTONIC);
 	for (i = 0; i < pg->n; i++) {
-		if (!pg->r[i].fresh)
+		if (!pg->r[i].fresh && pg->r[i].pid <= 0)
 			continue;
+		o = &pg->out[k++];
+		memset(o, 0, sizeof(*o));
+		o->rank = pg->r[i].rank;
+		o->fresh = pg->r[i].fresh;
+		o->step = pg->r[i].step;
+		o->age_ms = now - pg->r[i].ms > UINT32_MAX ? UINT32_MAX :
+		    (uint32_t)(now - pg->r[i].ms);
 		pg->r[i].fresh = 0;
-		pg->out[k].rank = pg->r[i].rank;
-		pg->out[k].step = pg->r[i].step;
-		pg->out[k++].age_ms = now - pg->r[i].ms > UINT32_MAX ?
-		    UINT32_MAX : (uint32_t)(now - pg->r[i].ms);
+		cpu = rss = 0;
+		left = PROGRESS_PROCS_MAX;
+		if (pg->r[i].pid > 0)
+			progress_usage(pg->r[i].pid, &cpu, &rss, &left);
+		/* A rank that ended reads as none: it stays that way. */
+		if (left == PROGRESS_PROCS_MAX)
+			pg->r[i].pid = 0;
+		o->cpu_ms = cpu;
+		o->rss_kb = rss > UINT32_MAX ? UINT32_MAX : (uint32_t)rss;
 	}
 	if (k > 0)
 		pg->send(pg->arg, pg->out, k);

@@ -4,11 +4,14 @@
  * abstract namespace and gives each rank DTRUN_PROGRESS=unix:@NAME; a rank
  * sends "RANK STEP" (decimal, one datagram per step: the shipped
  * dtrun_progress.py, or dtcomm_step() of libdtcomm). Only a datagram from
- * a process of our user, for a rank of this host, counts; the last step of
- * each rank goes to dtrun once a second, for the ranks that stepped.
+ * a process of our user, for a rank of this host, counts. Once a second
+ * every running rank's last step goes to dtrun, with the CPU time and
+ * memory of its processes (dtrun top).
  */
 #ifndef DT_PROGRESS_H
 #define DT_PROGRESS_H
+
+#include <sys/types.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +23,7 @@ struct progress;
 
 #define PROGRESS_SEND_MS	1000	/* how often the steps go to dtrun */
 #define PROGRESS_MSG_MAX	64	/* bytes of one datagram */
+#define PROGRESS_PROCS_MAX	64	/* processes of a rank counted */
 
 /* Sends the n ranks' steps to dtrun (a PROGRESS); arg is the agent's. */
 typedef void (*progress_send_fn)(void *arg, const struct ap_progress *,
@@ -32,6 +36,8 @@ typedef void (*progress_send_fn)(void *arg, const struct ap_progress *,
 struct progress	*progress_new(struct event_base *, const char *job_id,
 		    const uint32_t *ranks, size_t n, progress_send_fn,
 		    void *arg, char *addr, size_t addrlen, struct dt_err *e);
+/* rank runs as pid (the root of its processes): its usage is sent too. */
+void		 progress_started(struct progress *, uint32_t rank, pid_t pid);
 /* Sends what is new at once: the ranks are done. */
 void		 progress_flush(struct progress *);
 void		 progress_free(struct progress *);

@@ -19,6 +19,7 @@
 #include "launcher/ranks.h"
 #include "launcher/status.h"
 #include "launcher/sync.h"
+#include "launcher/topview.h"
 
 /*
  * A fresh MASTER_PORT (and MXNet's root port) for a restart: the last
@@ -115,6 +116,7 @@ attempt_open(struct attempt *r, struct event_base *base, const struct opts *o,
 	r->stk = stackask_new(base, o, p, hosts, r->ranks, id, a->n, a->output_dir,
 	    &cb->stk);
 	r->strag = straggle_new(base, o, p, r->stk, &cb->strag);
+	r->top = topview_new(p, r->ranks, r->strag, a->n);
 	dt_err_clear(&e);
 	if (attempt_output(r, base, o, p, a, cb, &e) != 0 ||
 	    (what = attempt_prepare(r, base, o, p, id, a, cb, &e)) != NULL) {
@@ -145,6 +147,7 @@ attempt_close(struct attempt *r)
 	ranks_free(r->ranks);
 	env_release(&r->env);
 	signals_free(r->sig);
+	topview_free(r->top);
 	straggle_free(r->strag);
 	stackask_free(r->stk);
 }

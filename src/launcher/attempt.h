@@ -23,6 +23,7 @@ struct output;
 struct ranks;
 struct status;
 struct sync;
+struct topview;
 
 struct attempt {
 	struct env_ctx	 env;		/* what the ranks' variables are made of */
@@ -34,6 +35,7 @@ struct attempt {
 	struct signals	*sig;
 	struct stackask	*stk;		/* stack reports, the hang watch */
 	struct straggle	*strag;		/* the straggler watch; or NULL */
+	struct topview	*top;		/* what dtrun top shows */
 	struct check	*chk;		/* --check, --preflight; or NULL */
 	struct sync	*sync;		/* --sync-dst-dir; or NULL */
 };

@@ -41,6 +41,8 @@
 #include "launcher/ranks.h"
 #include "launcher/rootcause.h"
 #include "launcher/status.h"
+#include "launcher/topsrv.h"
+#include "launcher/topview.h"
 #include "launcher/sync.h"
 #include "common/sys.h"
 #include "common/wire.h"
@@ -552,11 +554,12 @@ job_on_rdzv(struct job_host *h, uint32_t chan, const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* PROGRESS: the steps h's ranks reported, for the straggler watch. */
+/* PROGRESS: h's ranks' steps (the straggler watch) and usage (dtrun top). */
 static int
 job_on_progress(struct job_host *h, const struct ap_progress *v, uint32_t n)
 {
 	struct job	*j = h->job;
+	uint64_t	 now = dt_clock_ms(CLOCK_MONOTONIC);
 	uint32_t	 i;
 
 	for (i = 0; i < n; i++) {
@@ -564,7 +567,11 @@ job_on_progress(struct job_host *h, const struct ap_progress *v, uint32_t n)
 		if (v[i].rank >= j->plan->nranks ||
 		    j->plan->ranks[v[i].rank].host != h->index)
 			return -1;
-		straggle_step(j->run.strag, v[i].rank, v[i].step, v[i].age_ms);
+		if (v[i].fresh)
+			straggle_step(j->run.strag, v[i].rank, v[i].step,
+			    v[i].age_ms);
+		topview_usage(j->run.top, v[i].rank, v[i].cpu_ms, v[i].rss_kb,
+		    now);
 	}
 	return 0;
 }
@@ -927,12 +934,14 @@ job_run(struct job_scope *sc, const struct opts *o, const struct plan *p,
 	    cb.arg = &j;
 	if ((j.je.exit_code = attempt_open(&j.run, j.base, o, p, j.hosts, id,
 	    a, &cb)) == 0) {
+		topsrv_attach(a->top, j.run.top);
 		job_hosts_start(&j);
 		if (a->timeout > 0)
 			timer_arm(j.ev_timeout, a->timeout);
 		if (j.nat[HP_DONE] < p->nhosts)
 			event_base_dispatch(j.base);
 	}
+	topsrv_attach(a->top, NULL);
 	job_finish(&j);
 	return j.je.exit_code;
 }

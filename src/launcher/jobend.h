@@ -34,6 +34,7 @@ struct job_attempt {
 	const char	*output_dir;	/* this attempt's, or NULL */
 	double		 timeout;	/* what is left of --timeout; 0 = none */
 	int		 prev_port;	/* the last attempt's MASTER_PORT, or 0 */
+	struct topsrv	*top;		/* dtrun top's socket, or NULL */
 	/* Filled by job_run. */
 	enum job_cause	 cause;
 	int		 signaled;	/* dtrun got a stop signal: no restart */

@@ -20,6 +20,7 @@
 #include "launcher/restart.h"
 #include "launcher/signals.h"
 #include "launcher/sync.h"
+#include "launcher/topcli.h"
 #include "common/sys.h"
 
 /* Makes a unique job id into buf. */
@@ -73,6 +74,9 @@ main(int argc, char **argv)
 	int		rc;
 
 	log_init("dtrun");
+	/* A subcommand, not a command to run: dtrun top [JOB]. */
+	if (argc > 1 && strcmp(argv[1], "top") == 0)
+		return topcli_main(argc - 1, argv + 1);
 	rc = cli_parse(argc, argv, &o, &e);
 	if (rc == CLI_HELP || rc == CLI_LIST) {
 		(rc == CLI_HELP ? cli_usage : cli_list)(stdout);

@@ -46,6 +46,7 @@ struct pace_rank {
 	size_t			 head, n;
 	uint64_t		 slow_since;	/* 0: not slow */
 	int			 named;
+	uint64_t		 out_ms;	/* its last output */
 };
 
 struct pace {
@@ -163,6 +164,7 @@ pace_output(struct pace *pc, size_t rank, const char *p, size_t n,
 	if (rank >= pc->nranks)
 		return;
 	r = &pc->r[rank];
+	r->out_ms = now_ms;
 	if (r->exact)
 		return;
 	for (i = 0; i < n; i++) {
@@ -304,4 +306,22 @@ pace_judge(struct pace *pc, uint64_t now_ms, struct pace_slow *out,
 	}
 	free(cur);
 	return k;
+}
+
+void
+pace_peek(struct pace *pc, size_t rank, uint64_t now_ms, struct pace_now *pn)
+{
+	const struct pace_rank	*r;
+	size_t			 steps = 0;
+
+	memset(pn, 0, sizeof(*pn));
+	if (pc == NULL || rank >= pc->nranks)
+		return;
+	r = &pc->r[rank];
+	if (r->n > 0)
+		pn->step = r->ring[(r->head + PACE_RING - 1) % PACE_RING].step;
+	pn->secs = pace_secs(r, now_ms, &steps);
+	pn->line_ms = r->out_ms;
+	pn->exact = r->exact;
+	pn->named = r->named;
 }

@@ -57,6 +57,19 @@ void		 pace_step(struct pace *, size_t rank, uint64_t step,
 void		 pace_output(struct pace *, size_t rank, const char *p,
 		    size_t n, uint64_t now_ms);
 
+/* What dtrun top shows of one rank. */
+struct pace_now {
+	uint64_t	 step;		/* last step (or line count); 0: none */
+	double		 secs;		/* per step over the window; 0: unknown */
+	uint64_t	 line_ms;	/* its last output; 0: none yet */
+	int		 exact;
+	int		 named;		/* named a straggler */
+};
+
+/* Rank's pace at now_ms (0: as of its last step, for one that ended). */
+void		 pace_peek(struct pace *, size_t rank, uint64_t now_ms,
+		    struct pace_now *);
+
 /*
  * Judges at now_ms: the ranks named slow now (each at most once), up to
  * max of them into out. Returns how many.

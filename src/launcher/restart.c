@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/agents.h"
 #include "launcher/cli.h"
 #include "launcher/crashsig.h"
 #include "common/err.h"
@@ -28,6 +29,7 @@
 #include "launcher/plan.h"
 #include "agent/record.h"
 #include "launcher/restart.h"
+#include "launcher/topsrv.h"
 #include "launcher/signals.h"
 #include "common/sys.h"
 #include "util/xmalloc.h"
@@ -271,6 +273,7 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 	struct restart_log	*l = NULL;
 	struct record		*rec = NULL;
 	struct job_scope	*sc;
+	struct topsrv		*top;
 	double			 t0, deadline = 0, delay;
 	int			 k, rc, port = 0, stop;
 
@@ -280,6 +283,7 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 	}
 	if (o->max_restarts > 0)
 		rec = restart_record(id);
+	top = topsrv_new(agents_base(sc), id);
 	if (o->timeout > 0)
 		deadline = dt_clock_s(CLOCK_MONOTONIC) + o->timeout;
 	signals_hold(1);
@@ -288,6 +292,7 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 		a.n = k;
 		a.max = o->max_restarts > 0 ? o->max_restarts : 0;
 		a.prev_port = port;
+		a.top = top;
 		a.output_dir = restart_dir(o, k);
 		/* Spent already (a tiny --timeout): it still ends the job. */
 		if (deadline > 0 &&
@@ -318,6 +323,7 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 		}
 	}
 	/* The agents exit as their links close. */
+	topsrv_free(top);
 	job_scope_free(sc);
 	if (k > 0)
 		restart_summary(l, k + 1, rc);

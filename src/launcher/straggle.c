@@ -220,3 +220,14 @@ straggle_step(struct straggle *st, size_t rank, uint64_t step,
 	now = straggle_now();
 	pace_step(st->pace, rank, step, now > age_ms ? now - age_ms : 0);
 }
+
+void
+straggle_peek(struct straggle *st, size_t rank, int live,
+    struct pace_now *pn)
+{
+	if (st == NULL) {
+		memset(pn, 0, sizeof(*pn));
+		return;
+	}
+	pace_peek(st->pace, rank, live ? straggle_now() : 0, pn);
+}

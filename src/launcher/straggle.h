@@ -13,6 +13,7 @@
 
 struct event_base;
 struct opts;
+struct pace_now;
 struct plan;
 struct stackask;
 struct straggle;
@@ -40,6 +41,12 @@ void		 straggle_started(struct straggle *);
 /* Bytes rank wrote (either stream). */
 void		 straggle_output(struct straggle *, size_t rank, const char *,
 		    size_t);
+/*
+ * rank's pace now (dtrun top); live 0: it ended, its silence since is no
+ * slowness. Zeros when the watch is off.
+ */
+void		 straggle_peek(struct straggle *, size_t rank, int live,
+		    struct pace_now *);
 /* rank reported step age_ms ago (DTRUN_PROGRESS, through its agent). */
 void		 straggle_step(struct straggle *, size_t rank, uint64_t step,
 		    uint64_t age_ms);

@@ -283,15 +283,20 @@ struct ap_checked {
 };
 
 /*
- * One rank's last reported step (PROGRESS, in batches): age_ms before the
- * frame was sent.
+ * One running rank, once a second (PROGRESS, in batches): its last
+ * reported step (fresh: new since the last PROGRESS), which came age_ms
+ * before the frame was sent, and the CPU time and resident memory of its
+ * processes.
  */
 struct ap_progress {
 	uint32_t	 rank;
+	uint8_t		 fresh;
 	uint64_t	 step;
 	uint32_t	 age_ms;
+	uint64_t	 cpu_ms;
+	uint32_t	 rss_kb;
 };
-#define AP_PROGRESS_ITEM 16	/* bytes of one on the wire */
+#define AP_PROGRESS_ITEM 29	/* bytes of one on the wire */
 
 struct ap_stop {
 	uint32_t	 signo;		/* first signal (SIGTERM, SIGINT...; SIGKILL = now) */

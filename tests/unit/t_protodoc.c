@@ -252,17 +252,20 @@ pd_walk(const char *spec, const uint8_t *p, size_t n, char *out, size_t max)
 			o += snprintf(out + o, max - o, "%s=%zu bytes ", name,
 			    len);
 		} else if (sscanf(type, "progress[%63[a-z_]]", cnt) == 1) {
-			/* PROGRESS's items: u32 rank, u64 step, u32 age_ms. */
+			/* PROGRESS's items, each as the document lists them. */
 			for (k = 0, i = 0; i < nf; i++)
 				if (strcmp(names[i], cnt) == 0)
 					k = vals[i];
 			o += snprintf(out + o, max - o, "%s=[", name);
 			for (i = 0; i < k && !r.err && o < max; i++) {
-				unsigned rk = dt_rbuf_u32(&r);
+				unsigned rk = dt_rbuf_u32(&r), fr = dt_rbuf_u8(&r);
 				unsigned long long st = dt_rbuf_u64(&r);
+				unsigned age = dt_rbuf_u32(&r);
+				unsigned long long cpu = dt_rbuf_u64(&r);
 
-				o += snprintf(out + o, max - o, "%s%u:%llu:%u",
-				    i ? "," : "", rk, st, dt_rbuf_u32(&r));
+				o += snprintf(out + o, max - o, "%s%u:%u:%llu:%u:"
+				    "%llu:%u", i ? "," : "", rk, fr, st, age, cpu,
+				    dt_rbuf_u32(&r));
 			}
 			o += snprintf(out + o, max - o, "] ");
 		} else if (sscanf(type, "u16[%63[a-z_]]", cnt) == 1) {
@@ -482,7 +485,8 @@ put_checked(struct dt_wbuf *b)
 static void
 put_progress(struct dt_wbuf *b)
 {
-	struct ap_progress	v[2] = { { 3, 120, 15 }, { 4, 119, 480 } };
+	struct ap_progress	v[2] = { { 3, 1, 120, 15, 2500, 81920 },
+				    { 4, 0, 119, 480, 2400, 80000 } };
 
 	ap_put_progress(b, v, 2);
 }
@@ -533,7 +537,8 @@ static const struct {
 	{ AP_CHECKED, put_checked, "step=2 now_ms=8 took_ms=9 "
 	    "kv=[version=1,iface=eth0]" },
 	{ AP_HEARTBEAT, put_heartbeat, "timeout_ms=15000" },
-	{ AP_PROGRESS, put_progress, "n=2 steps=[3:120:15,4:119:480]" },
+	{ AP_PROGRESS, put_progress, "n=2 ranks=[3:1:120:15:2500:81920,"
+	    "4:0:119:480:2400:80000]" },
 	{ AP_PACKED, put_packed, "raw=3960 block=39 bytes" },
 	{ AP_RDZV, put_rdzv, "chan=5 data=4 bytes" },
 };

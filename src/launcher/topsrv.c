@@ -1,0 +1,232 @@
+/*
+ * topsrv.c -- the socket dtrun top reads a running job through (topsrv.h).
+ *
+ * Each connection is one request and one answer, so a viewer that goes
+ * away costs nothing, and the job never waits on one: the answer is
+ * queued in a bufferevent and the connection closed once it is written
+ * (or after TOPSRV_WAIT_S). The directory is the records' (0700, ours,
+ * checked by record_dir); the peer's uid is checked too.
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "agent/record.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "common/sys.h"
+#include "launcher/topsrv.h"
+#include "launcher/topview.h"
+#include "util/xmalloc.h"
+
+struct topsrv {
+	struct event_base	*base;
+	char			*job_id;
+	char			 path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int			 fd;
+	struct event		*ev;
+	struct topview		*view;
+	int			 nclients;
+};
+
+struct topcli {
+	struct topsrv		*srv;
+	struct bufferevent	*bev;
+	int			 answered;
+};
+
+static void
+topcli_free(struct topcli *c)
+{
+	c->srv->nclients--;
+	bufferevent_free(c->bev);
+	free(c);
+}
+
+/* The answer to one request line. */
+static char *
+topsrv_answer(struct topsrv *s, const char *req)
+{
+	int	json = strcmp(req, "json") == 0;
+	char	*a;
+
+	if (s->view != NULL)
+		return topview_render(s->view, s->job_id, json,
+		    dt_clock_ms(CLOCK_MONOTONIC));
+	if (json && asprintf(&a, "{\"job\": \"%s\", \"attempt\": null, "
+	    "\"ranks\": []}\n", s->job_id) >= 0)
+		return a;
+	if (!json && asprintf(&a, "job %s: between attempts, restarting\n",
+	    s->job_id) >= 0)
+		return a;
+	return NULL;
+}
+
+/* ARGSUSED */
+static void
+topcli_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct topcli	*c = arg;
+	struct evbuffer	*in = bufferevent_get_input(bev);
+	char		*line, *a;
+	size_t		 n;
+
+	if (c->answered)
+		return;
+	if ((line = evbuffer_readln(in, &n, EVBUFFER_EOL_LF)) == NULL) {
+		if (evbuffer_get_length(in) > TOPSRV_REQ_MAX)
+			topcli_free(c);
+		return;
+	}
+	c->answered = 1;
+	a = n <= TOPSRV_REQ_MAX ? topsrv_answer(c->srv, line) : NULL;
+	free(line);
+	if (a == NULL) {
+		topcli_free(c);
+		return;
+	}
+	bufferevent_write(bev, a, strlen(a));
+	free(a);
+	bufferevent_disable(bev, EV_READ);
+}
+
+/* ARGSUSED */
+static void
+topcli_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct topcli	*c = arg;
+
+	if (c->answered)
+		topcli_free(c);		/* all written */
+}
+
+/* ARGSUSED */
+static void
+topcli_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	topcli_free(arg);		/* closed, failed or too slow */
+}
+
+/* ARGSUSED */
+static void
+topsrv_accept_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct topsrv	*s = arg;
+	struct topcli	*c;
+	struct ucred	 uc;
+	socklen_t	 l = sizeof(uc);
+	struct timeval	 tv = { TOPSRV_WAIT_S, 0 };
+	int		 cfd;
+
+	while ((cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK |
+	    SOCK_CLOEXEC)) >= 0) {
+		if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &l) != 0 ||
+		    uc.uid != getuid() || s->nclients >= TOPSRV_CLIENTS) {
+			close(cfd);
+			continue;
+		}
+		c = xcalloc(1, sizeof(*c));
+		c->srv = s;
+		if ((c->bev = bufferevent_socket_new(s->base, cfd,
+		    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+			close(cfd);
+			free(c);
+			continue;
+		}
+		s->nclients++;
+		bufferevent_setcb(c->bev, topcli_read_cb, topcli_write_cb,
+		    topcli_event_cb, c);
+		bufferevent_set_timeouts(c->bev, &tv, &tv);
+		bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	}
+	/* Out of descriptors: stop, rather than wake at once forever. */
+	if (errno == EMFILE || errno == ENFILE)
+		event_del(s->ev);
+}
+
+struct topsrv *
+topsrv_new(struct event_base *base, const char *job_id)
+{
+	struct sockaddr_un	 sa;
+	struct topsrv		*s;
+	struct dt_err		 e;
+	const char		*dir;
+	mode_t			 old;
+	int			 rc;
+
+	dt_err_clear(&e);
+	if (record_dir(&dir, &e) != 0) {
+		log_info("dtrun top: no socket: %s", e.msg);
+		return NULL;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->fd = -1;
+	s->base = base;
+	s->job_id = xstrdup(job_id);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if ((size_t)snprintf(s->path, sizeof(s->path), "%s/%s%s", dir, job_id,
+	    TOPSRV_SUFFIX) >= sizeof(s->path)) {
+		log_info("dtrun top: no socket: %s is too long a directory", dir);
+		s->path[0] = '\0';
+		topsrv_free(s);
+		return NULL;
+	}
+	memcpy(sa.sun_path, s->path, strlen(s->path) + 1);
+	if ((s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1) {
+		log_info("dtrun top: no socket: %s", strerror(errno));
+		s->path[0] = '\0';
+		topsrv_free(s);
+		return NULL;
+	}
+	/* Owner-only from its first moment, as the directory is. */
+	old = umask(077);
+	rc = bind(s->fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (rc == -1 || listen(s->fd, TOPSRV_CLIENTS) == -1) {
+		log_info("dtrun top: no socket %s: %s", s->path, strerror(errno));
+		if (rc == -1)
+			s->path[0] = '\0';	/* not ours to remove */
+		topsrv_free(s);
+		return NULL;
+	}
+	s->ev = event_new(base, s->fd, EV_READ | EV_PERSIST, topsrv_accept_cb,
+	    s);
+	event_add(s->ev, NULL);
+	return s;
+}
+
+void
+topsrv_free(struct topsrv *s)
+{
+	if (s == NULL)
+		return;
+	if (s->ev != NULL)
+		event_free(s->ev);
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->path[0] != '\0')
+		unlink(s->path);
+	free(s->job_id);
+	free(s);
+}
+
+void
+topsrv_attach(struct topsrv *s, struct topview *tv)
+{
+	if (s != NULL)
+		s->view = tv;
+}

@@ -1,0 +1,29 @@
+/*
+ * topsrv.h -- the socket dtrun top reads a running job through:
+ * JOBID.top in the records' directory (record.h: this user's, mode 0700),
+ * a Unix stream socket that answers each connection of our own user with
+ * one view of the job and closes it. The request is one line: "table" or
+ * "json". Between attempts, the answer says the job is restarting.
+ */
+#ifndef DT_TOPSRV_H
+#define DT_TOPSRV_H
+
+#include <stdint.h>
+
+struct event_base;
+struct topsrv;
+struct topview;
+
+#define TOPSRV_SUFFIX		".top"
+#define TOPSRV_REQ_MAX		16	/* bytes of a request line */
+#define TOPSRV_WAIT_S		5	/* a client slower than this: closed */
+#define TOPSRV_CLIENTS		16	/* at once */
+
+/* Listens for job_id's viewers; NULL (said at -v) when it cannot. */
+struct topsrv	*topsrv_new(struct event_base *, const char *job_id);
+/* Stops listening and removes the socket. */
+void		 topsrv_free(struct topsrv *);
+/* The attempt running now (NULL: none, between attempts). */
+void		 topsrv_attach(struct topsrv *, struct topview *);
+
+#endif

@@ -1,0 +1,101 @@
+#!/bin/bash
+# t4061-top.sh -- dtrun top: a running job seen from another process through
+# its socket (owner-only), as a table or JSON, a row per rank with its pace,
+# CPU and memory; refreshed until the job ends. Locally and over loopback
+# ssh hosts.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sshd.sh"
+
+STEP=$B/helpers/stepper
+# A runtime directory of its own: no other job's socket is seen here.
+XDG_RUNTIME_DIR=$TRASH/run
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+export XDG_RUNTIME_DIR
+# start_job ARGS... -- dtrun ARGS in the background; its pid in $JOB_PID,
+# once its socket is there ($SOCK) and it answers.
+start_job() {
+	dtrun "$@" >job.out 2>job.err &
+	JOB_PID=$!
+	test_at_exit "kill $JOB_PID 2>/dev/null"
+	wait_for 20 sh -c "dtrun top --once >/dev/null 2>&1"
+}
+rundir() {
+	echo "$XDG_RUNTIME_DIR/dtrun"
+}
+
+test_expect_success 'a table: a row per rank, its state, step, pace, CPU and memory; the socket is owner-only' '
+	start_job -n 4 "$STEP" -p 0.1 -n 150 &&
+	sleep 6 &&
+	dtrun top --once >view &&
+	head -n 1 view | grep -q "^job [0-9a-f-]*, attempt 0, 4 ranks$" &&
+	sed -n 2p view | grep -q "^RANK  *HOST  *STATE  *STEP  *S/STEP  *LINE  *CPU%  *RSS  *RESTARTS$" &&
+	for r in 0 1 2 3; do
+		grep -q "^$r  *localhost  *running  *[0-9][0-9]*  *0\.[0-9]*  *[0-9.]*s  *[0-9]*  *[0-9.]*M  *0$" view || return 1
+	done &&
+	test $(wc -l <view) -eq 6 &&
+	id=$(sed -n "s/^job \([^,]*\),.*/\1/p" view) &&
+	test "$(stat -c %a "$(rundir)/$id.top")" = 700 &&
+	dtrun top "$id" --once >view2 &&
+	head -n 1 view2 | grep -q "^job $id," &&
+	wait $JOB_PID &&
+	test ! -e "$(rundir)/$id.top"
+'
+
+test_expect_success '--json: one object, parsed; the straggler first' '
+	start_job -n 4 --straggler-threshold 10% "$STEP" -p 0.1 -c -s 3 -n 400 &&
+	wait_for 60 grep -q "^dtrun: straggler: rank 3 " job.err &&
+	dtrun top --json >view.json &&
+	python3 -c "
+import json, sys
+v = json.load(open(\"view.json\"))
+rs = v[\"ranks\"]
+assert v[\"attempt\"] == 0 and len(rs) == 4, v
+assert sorted(r[\"rank\"] for r in rs) == [0, 1, 2, 3], rs
+assert rs[0][\"rank\"] == 3 and rs[0][\"straggler\"], rs[0]
+for r in rs:
+    assert r[\"host\"] == \"localhost\" and r[\"state\"] == \"running\", r
+    assert r[\"steps_reported\"] and r[\"step\"] > 0 and r[\"secs_per_step\"] > 0, r
+    assert r[\"rss_kib\"] > 0 and r[\"cpu_percent\"] is not None, r
+" &&
+	kill $JOB_PID && wait $JOB_PID || true
+'
+
+test_expect_success 'refreshing until the job ends; no job, a wrong one, two jobs: said, with the exit status' '
+	start_job -n 2 "$STEP" -p 0.1 -n 40 &&
+	dtrun top >views &&
+	test $(grep -c "^job .*, attempt 0, 2 ranks$" views) -ge 1 &&
+	tail -n 1 views | grep -qx "job ended" &&
+	test_expect_code 1 dtrun top 2>err &&
+	grep -q "^dtrun top: no job of yours runs here" err &&
+	test_expect_code 1 dtrun top nosuch-job 2>err &&
+	grep -q "^dtrun top: .*/nosuch-job.top: no job answers there" err &&
+	start_job -n 1 sleep 30 && a=$JOB_PID &&
+	start_job -n 1 sleep 30 && b=$JOB_PID &&
+	test_expect_code 2 dtrun top --once 2>err &&
+	grep -q "^dtrun top: 2 jobs run here (above): name one, dtrun top JOB$" err &&
+	kill $a $b && wait $a $b || true &&
+	test_expect_code 2 dtrun top --bad 2>err &&
+	grep -qx "dtrun top: --bad: usage: dtrun top \[--json\] \[--once\] \[JOB\]" err
+'
+
+if why=$(sshd_skip_reason); then
+	test_skip 'ssh: a job on three loopback hosts' "$why"
+	test_done
+fi
+sshd_start || { echo "could not start sshd"; exit 1; }
+AGENTS=$TRASH/agents
+
+test_expect_success 'ssh: a job on three loopback hosts, a row per rank with its host' '
+	dtrun_ssh --ssh-agent-dir "$AGENTS" -H 127.0.0.1,127.0.0.2,127.0.0.3 "$STEP" -p 0.1 -n 200 >job.out 2>job.err &
+	JOB_PID=$! &&
+	test_at_exit "kill $JOB_PID 2>/dev/null" &&
+	wait_for 30 sh -c "dtrun top --once | grep -q \"^2  *127.0.0.3  *running  *[0-9]\"" &&
+	sleep 6 &&
+	dtrun top --once >view &&
+	for h in 1 2 3; do
+		grep -q "^$((h - 1))  *127.0.0.$h  *running  *[0-9][0-9]*  *[0-9.]*  *[0-9.]*s  *[0-9]*  *[0-9.]*M  *0$" view || return 1
+	done &&
+	wait $JOB_PID
+'
+
+test_done
