@@ -146,7 +146,7 @@ AGENTS=$TRASH/agents
 SSH_ARGS+=(--ssh-agent-dir "$AGENTS")
 
 test_expect_success 'over ssh: a lost host'"'"'s place goes to the spare' '
-	SLEEP=0 dtrun "${SSH_ARGS[@]}" -v -H 127.0.0.1,127.0.0.2,127.0.0.3 --spares 1 \
+	SLEEP=0 dtrun "${SSH_ARGS[@]}" -x SLEEP -v -H 127.0.0.1,127.0.0.2,127.0.0.3 --spares 1 \
 	    --max-restarts 1 --restart-delay 0 --timeout 60 --prefix "" "$R" >out 2>err & d=$! &&
 	ranks_at 0 2 &&
 	test -n "$(agent_of 127.0.0.3)" &&
@@ -157,7 +157,7 @@ test_expect_success 'over ssh: a lost host'"'"'s place goes to the spare' '
 	grep -qx "attempt 1 rank 1 node 1 local 0 host 127.0.0.3 nnodes 2 world 2" out &&
 	grep -q "^dtrun:   attempt 1: 127.0.0.2 was lost; spare 127.0.0.3 took its place$" err &&
 	wait_gone 5 pids/* &&
-	! agents_alive
+	wait_for 5 eval "! agents_alive"
 '
 
 test_done
