@@ -110,7 +110,7 @@ struct hf_config {
 	int		 preemptible;	/* preemptible: true */
 	int		 collapse;	/* collapse: true (--collapse) */
 	int		 max_restarts;	/* maxRestarts */
-	int		 spares;	/* spares: hosts held back for lost ones */
+	int		 spares;	/* spares: held back for lost hosts */
 	long long	 restart_delay_ms; /* restartDelay */
 	char		*setup;		/* setup: a command, once per host */
 	char		**fwd_signals;	/* forwardSignals: names, unchecked */

@@ -148,8 +148,9 @@ plan_split(struct plan *p, const struct opts *o, int given,
 		    o->spares);
 	if (nspare >= n && nspare > 0)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--spares %d "
-		    "leaves no host for the ranks (%zu host%s in all; the spares are "
-		    "the last of the list): give fewer spares or more hosts",
+		    "leaves no host for the ranks (%zu host%s in all; the "
+		    "spares are the last of the list): give fewer spares or "
+		    "more hosts",
 		    o->spares, n, n == 1 ? "" : "s");
 	p->nuse = n - nspare;
 	p->nspare = nspare;
@@ -164,7 +165,7 @@ plan_split(struct plan *p, const struct opts *o, int given,
 	return 0;
 }
 
-/* Places np workers over p->use[0..nuse) (a shallow view of p->hs), in its order. */
+/* Places np workers over the hosts use[0..nuse) of p->hs, in that order. */
 static int
 plan_place(struct plan *p, const size_t *use, size_t nuse, int np,
     struct hf_plan *out, struct dt_err *e)

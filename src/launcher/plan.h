@@ -43,7 +43,7 @@ struct plan_swap {
 };
 
 struct plan {
-	struct plan_host *hosts;	/* the nnodes with ranks, then the spares */
+	struct plan_host *hosts;	/* nnodes with ranks, then spares */
 	size_t		 nhosts;	/* every host with an agent */
 	size_t		 nnodes;	/* hosts with ranks: NNODES */
 	struct plan_rank *ranks;
@@ -55,9 +55,9 @@ struct plan {
 	/* What the ranks were placed over, so a restart can place them again. */
 	struct hf_hosts	 hs;
 	struct hf_place_opts po;
-	size_t		*use;		/* hs indices the ranks go over, in order */
+	size_t		*use;		/* hs indices placed over, in order */
 	size_t		 nuse;
-	size_t		*spare;		/* hs indices of the spares left, in order */
+	size_t		*spare;		/* hs indices of the spares left */
 	size_t		 nspare;
 	struct plan_swap *swaps;	/* the last plan_drop's */
 	size_t		 nswaps;

@@ -39,7 +39,8 @@ struct restart_log {
 	int		 rc;
 	char		 what[512];
 	char		 dropped[256];	/* hosts dropped after it */
-	char		 swapped[512];	/* "gpu03 was lost; spare gpu09 took its place" */
+	char		 swapped[512];	/* "gpu03 was lost; spare gpu09 took
+					   its place" */
 	struct crashsig	 sig;		/* a failed rank's signature, or none */
 };
 
@@ -135,7 +136,7 @@ restart_say_drop(const struct opts *o, const struct plan *p,
     const struct job_attempt *a, struct restart_log *l, int before)
 {
 	char	*gone[64];
-	char	 names[256];
+	char	 names[256] = "", runs[128];
 	size_t	 i, n = 0, off = 0;
 
 	for (i = 0; i < p->nswaps; i++) {
@@ -149,16 +150,18 @@ restart_say_drop(const struct opts *o, const struct plan *p,
 	for (i = 0; i < a->nlost && n < 64; i++)
 		if (!restart_swapped(p, a->lost[i]))
 			gone[n++] = a->lost[i];
-	if (n > 0) {
-		restart_names(names, sizeof(names), gone, n);
-		snprintf(l->dropped, sizeof(l->dropped), "%s", names);
-		log_warn("dropped lost host%s %s%s", n == 1 ? "" : "s", names,
-		    o->spares > 0 && p->nspare == 0 ? " (no spare left)" : "");
-	}
-	log_warn("the next attempt runs %d rank%s on %zu host%s%s",
-	    p->nworkers, p->nworkers == 1 ? "" : "s", p->nnodes,
+	snprintf(runs, sizeof(runs), "the next attempt runs %d rank%s on %zu "
+	    "host%s%s", p->nworkers, p->nworkers == 1 ? "" : "s", p->nnodes,
 	    p->nnodes == 1 ? "" : "s", p->nworkers < before ?
 	    " (--min-np)" : "");
+	if (n == 0) {
+		log_warn("%s", runs);
+		return;
+	}
+	restart_names(names, sizeof(names), gone, n);
+	snprintf(l->dropped, sizeof(l->dropped), "%s", names);
+	log_warn("dropped lost host%s %s%s: %s", n == 1 ? "" : "s", names,
+	    o->spares > 0 && p->nspare == 0 ? " (no spare left)" : "", runs);
 }
 
 /*
