@@ -7,7 +7,7 @@ _dtrun()
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	opts="--np --nproc-per-node --hosts --hostfile --config --template
 	      --include --exclude --oversubscribe --servers --launcher --prefix
-	      --output-dir --timestamp --collapse --escape-output --export --env-file --setup --forward-signals --kill-grace --timeout --heartbeat-timeout --start-timeout --hang-timeout --on-hang --straggler-threshold --on-straggler --max-restarts --restart-delay --restart-on-same-failure --min-np --dry-run --check --preflight --deep --deep-bytes
+	      --output-dir --timestamp --collapse --escape-output --export --env-file --setup --forward-signals --kill-grace --timeout --heartbeat-timeout --start-timeout --hang-timeout --on-hang --straggler-threshold --on-straggler --max-restarts --restart-delay --restart-on-same-failure --min-np --spares --dry-run --check --preflight --deep --deep-bytes
 	      --framework --iface --seed
 	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-jump --ssh-fanout
 	      --ssh-agent-dir --sync-dst-dir --sync-exclude
@@ -23,7 +23,7 @@ _dtrun()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		--) _command_offset $((i + 1)); return ;;
-		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--env-file|--setup|--forward-signals|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--on-hang|--straggler-threshold|--on-straggler|--max-restarts|--restart-delay|--min-np|--deep-bytes|\
+		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--env-file|--setup|--forward-signals|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--on-hang|--straggler-threshold|--on-straggler|--max-restarts|--restart-delay|--min-np|--spares|--deep-bytes|\
 		-H|--hosts|--hostfile|-f|--config|--template|--include|--exclude|-s|--servers|\
 		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|-J|--ssh-jump|--ssh-fanout|--ssh-agent-dir|\
 		--framework|--iface|--seed|--sync-dst-dir|--sync-exclude|\
@@ -61,7 +61,7 @@ _dtrun()
 		local given=${cur%"${cur##*[,=]}"}
 		COMPREPLY=($(compgen -P "$given" -W "$(ls /sys/class/net 2>/dev/null)" -- "${cur##*[,=]}"))
 		return ;;
-	-n|--np|--nproc-per-node|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--max-restarts|--restart-delay|--min-np|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout|--seed|--sync-exclude) return ;;
+	-n|--np|--nproc-per-node|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--max-restarts|--restart-delay|--min-np|--spares|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout|--seed|--sync-exclude) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

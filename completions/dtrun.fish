@@ -58,6 +58,7 @@ complete -c dtrun -l max-restarts -x -d 'start the whole job again after a failu
 complete -c dtrun -l restart-delay -x -d 'seconds before the first restart, doubled after'
 complete -c dtrun -l restart-on-same-failure -d 'restart even after the same failure twice'
 complete -c dtrun -l min-np -x -d 'fewest ranks a restart may run after dropping lost hosts'
+complete -c dtrun -l spares -x -d 'the last N hosts run no rank and stand in for lost hosts'
 complete -c dtrun -l dry-run -d 'print the plan and exit'
 complete -c dtrun -l check -d 'check every host (interface, reachability, command, torch, GPUs) and run nothing'
 complete -c dtrun -l preflight -d 'check the hosts quickly before a job of several hosts (--preflight=deep: the network too)'

@@ -116,6 +116,8 @@ static const struct cf_key cf_top_keys[] = {
 	    0, 0, 0, NULL, NULL },
 	{ "maxRestarts", CK_INT, HF_C_MAXRESTARTS, OFF(max_restarts), 0, 0,
 	    1000000, NULL, NULL },
+	{ "spares", CK_INT, HF_C_SPARES, OFF(spares), 0, 0, HF_RANKS_MAX,
+	    NULL, NULL },
 	{ "restartDelay", CK_DURATION, HF_C_RESTARTDELAY,
 	    OFF(restart_delay_ms), 0, 0, 0, NULL, NULL },
 	{ "setup", CK_STR, HF_C_SETUP, OFF(setup), 0, 0, 0, NULL, NULL },

@@ -10,7 +10,7 @@
  * dtrun's own keys: hosts, hostfile, slotsPerHost, launcher, sync {dst,
  * exclude}, ssh {port, user, identityFile, options}, killGrace, timeout,
  * prefix, outputDir, framework, heartbeatTimeout, hangTimeout,
- * maxRestarts, restartDelay, setup, forwardSignals, collapse.
+ * maxRestarts, restartDelay, setup, forwardSignals, collapse, spares.
  *
  * A template merges under the config as Determined's schemas.Merge(config,
  * template) does: a value the config leaves out or gives as null ("key:",
@@ -59,6 +59,7 @@ enum hf_cfield {
 	HF_C_SETUP,
 	HF_C_FWDSIGNALS,
 	HF_C_COLLAPSE,
+	HF_C_SPARES,
 	HF_C_NFIELDS
 };
 
@@ -109,6 +110,7 @@ struct hf_config {
 	int		 preemptible;	/* preemptible: true */
 	int		 collapse;	/* collapse: true (--collapse) */
 	int		 max_restarts;	/* maxRestarts */
+	int		 spares;	/* spares: held back for lost hosts */
 	long long	 restart_delay_ms; /* restartDelay */
 	char		*setup;		/* setup: a command, once per host */
 	char		**fwd_signals;	/* forwardSignals: names, unchecked */

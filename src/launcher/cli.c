@@ -441,6 +441,9 @@ cli_opt_hosts(struct opts *o, int id, struct dt_err *e)
 	case OPT_MIN_NP:
 		rc = parse_count("--min-np", optarg, 1, &o->min_np, e);
 		break;
+	case OPT_SPARES:
+		rc = parse_count("--spares", optarg, 0, &o->spares, e);
+		break;
 	default:
 		return CLI_NOTMINE;
 	}
@@ -738,6 +741,7 @@ cli_defaults(struct opts *o)
 	o->start_timeout = 300;
 	o->heartbeat_timeout = CLI_HEARTBEAT_DEFAULT;
 	o->max_restarts = -1;
+	o->spares = -1;
 	o->restart_delay = CLI_RESTART_DELAY;
 	o->fwd_signals = CLI_FWD_DEFAULT;
 	o->straggler_threshold = CLI_STRAGGLER_DEFAULT;

@@ -32,8 +32,8 @@ fw_pytorch_host(const struct env_ctx *c, int h, struct strv *sv)
 	strv_setf(sv, "LOCAL_WORLD_SIZE", "%d", p->hosts[h].nworkers);
 	strv_setf(sv, "NODE_RANK", "%d", h);
 	strv_setf(sv, "GROUP_RANK", "%d", h);
-	strv_setf(sv, "GROUP_WORLD_SIZE", "%zu", p->nhosts);
-	strv_setf(sv, "NNODES", "%zu", p->nhosts);
+	strv_setf(sv, "GROUP_WORLD_SIZE", "%zu", p->nnodes);
+	strv_setf(sv, "NNODES", "%zu", p->nnodes);
 	strv_setf(sv, "ROLE_WORLD_SIZE", "%d", p->nworkers);
 	/* torchrun's role, when none is named, is "default". */
 	strv_setf(sv, "ROLE_NAME", "default");

@@ -229,7 +229,7 @@ jobrdzv_start(struct jobrdzv *r, struct event_base *base,
 	cfg.secret = secret;
 	cfg.secret_len = sizeof(secret);
 	cfg.world = p->nworkers;
-	cfg.nnodes = p->nhosts;
+	cfg.nnodes = p->nnodes;	/* the spares join nothing */
 	cfg.ranks = ri;
 	cfg.start_timeout = o->start_timeout;
 	cfg.start_on_first_join = 1;

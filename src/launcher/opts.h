@@ -50,6 +50,8 @@ struct opts {
 	double		 restart_delay;	/* --restart-delay: the first wait */
 	int		 restart_same;	/* --restart-on-same-failure */
 	int		 min_np;	/* --min-np: smallest world after a drop; 0 = -n */
+	int		 spares;	/* --spares: hosts that wait for a lost
+				   one's place; -1 = not given (0) */
 	int		 dry_run;
 	int		 check;		/* --check: check the hosts, run nothing */
 	int		 preflight;	/* --preflight: a quick check before a job */

@@ -123,6 +123,10 @@ const struct opt_row opt_table[] = {
 	{ "min-np", 0, V, OPT_MIN_NP, "N", NULL, 0,
 	    "a restart may drop lost hosts down to N ranks\n"
 	    "(default: only while -n still fits)" },
+	{ "spares", 0, V, OPT_SPARES, "N", "spares", 0,
+	    "the last N hosts run no rank: a restart after a\n"
+	    "lost host puts one in its place (its ranks and\n"
+	    "NODE_RANK) instead of dropping it (default 0)" },
 	{ "dry-run", 0, N, OPT_DRY_RUN, NULL, NULL, 0,
 	    "print the plan, one line per rank, and exit" },
 	{ "check", 0, N, OPT_CHECK, NULL, NULL, 0,

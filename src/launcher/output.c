@@ -307,7 +307,7 @@ output_rank(struct output *o, int rank, int local_rank, const char *host,
 	size_t		 n;
 	int		 s;
 
-	memset(&f, 0, sizeof(f));	/* no ranks: this one rank's own */
+	memset(&f, 0, sizeof(f));	/* f.ranks NULL: %r is this rank */
 	f.rank = rank;
 	f.local_rank = local_rank;
 	f.attempt = o->cfg.attempt;

@@ -83,7 +83,17 @@ plan_devices(const int *ids, int n)
 	return s;
 }
 
-/* Copies the library's plan into ours. */
+/* The spare hs->v[k] as a host with an agent and no rank. */
+static void
+plan_spare_host(struct plan_host *ph, const struct hf_host *sh)
+{
+	ph->name = xstrdup(sh->name);
+	ph->user = sh->user ? xstrdup(sh->user) : NULL;
+	ph->port = sh->port;
+	ph->ranks = xcalloc(1, sizeof(int));
+}
+
+/* Copies the library's plan into ours, the spares left after its hosts. */
 static void
 plan_from_hf(struct plan *p)
 {
@@ -91,15 +101,19 @@ plan_from_hf(struct plan *p)
 	struct plan_host	*ph;
 	size_t			 i;
 
-	p->nhosts = h->nhosts;
-	p->hosts = xcalloc(h->nhosts, sizeof(*p->hosts));
+	p->nnodes = h->nhosts;
+	p->nhosts = h->nhosts + p->nspare;
+	p->hosts = xcalloc(p->nhosts ? p->nhosts : 1, sizeof(*p->hosts));
+	for (i = 0; i < p->nspare; i++)
+		plan_spare_host(&p->hosts[h->nhosts + i], &p->hs.v[p->spare[i]]);
 	for (i = 0; i < h->nhosts; i++) {
 		ph = &p->hosts[i];
 		ph->name = xstrdup(h->hosts[i].name);
 		ph->user = h->hosts[i].user ? xstrdup(h->hosts[i].user) : NULL;
 		ph->port = h->hosts[i].port;
 		ph->nworkers = h->host_nworkers[i];
-		ph->ranks = xcalloc(h->host_nprocs[i], sizeof(int));
+		ph->ranks = xcalloc(h->host_nprocs[i] ? h->host_nprocs[i] : 1,
+		    sizeof(int));
 		if (h->hosts[i].slot_ids != NULL)
 			ph->devices = plan_devices(h->hosts[i].slot_ids,
 			    h->hosts[i].nslot_ids);
@@ -115,6 +129,61 @@ plan_from_hf(struct plan *p)
 		ph = &p->hosts[h->ranks[i].host];
 		ph->ranks[ph->nranks++] = i;
 	}
+}
+
+/*
+ * Sets the last --spares hosts of hs apart. They must leave a host for
+ * the ranks, and need hosts to come from: this machine alone has none.
+ */
+static int
+plan_split(struct plan *p, const struct opts *o, int given,
+    struct dt_err *e)
+{
+	size_t	i, n = p->hs.n, nspare = o->spares > 0 ? (size_t)o->spares : 0;
+
+	if (nspare > 0 && !given)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--spares %d: "
+		    "this machine is the only host; name the hosts, spares last "
+		    "(-H a,b,spare or --hostfile), or leave --spares out",
+		    o->spares);
+	if (nspare >= n && nspare > 0)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--spares %d "
+		    "leaves no host for the ranks (%zu host%s in all; the "
+		    "spares are the last of the list): give fewer spares or "
+		    "more hosts",
+		    o->spares, n, n == 1 ? "" : "s");
+	p->nuse = n - nspare;
+	p->nspare = nspare;
+	p->use = xcalloc(n ? n : 1, sizeof(*p->use));
+	p->spare = xcalloc(n ? n : 1, sizeof(*p->spare));
+	for (i = 0; i < n; i++) {
+		if (i < p->nuse)
+			p->use[i] = i;
+		else
+			p->spare[i - p->nuse] = i;
+	}
+	return 0;
+}
+
+/* Places np workers over the hosts use[0..nuse) of p->hs, in that order. */
+static int
+plan_place(struct plan *p, const size_t *use, size_t nuse, int np,
+    struct hf_plan *out, struct dt_err *e)
+{
+	struct hf_hosts		view;
+	struct hf_place_opts	po = p->po;
+	size_t			i;
+	int			rc;
+
+	memset(&view, 0, sizeof(view));
+	view.v = xcalloc(nuse ? nuse : 1, sizeof(*view.v));
+	for (i = 0; i < nuse; i++)
+		view.v[view.n++] = p->hs.v[use[i]];
+	po.np = np;
+	memset(out, 0, sizeof(*out));
+	rc = hf_place(&view, &po, out, e);
+	free(view.v);
+	return rc;
 }
 
 int
@@ -139,6 +208,8 @@ plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 		    "an engine.yaml to merge under (-f FILE)");
 	if (rc == 0)
 		rc = plan_hosts(hs, o, c, &given, e);
+	if (rc == 0)
+		rc = plan_split(p, o, given, e);
 	if (rc == 0 && o->launcher == LAUNCH_AUTO)
 		o->launcher = given ? LAUNCH_SSH : LAUNCH_LOCAL;
 	if (rc == 0 && o->launcher == LAUNCH_SLURM && hf_slurm_job_id() == NULL)
@@ -161,14 +232,13 @@ plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 			    "--nproc-per-node %d disagree on one local host "
 			    "(give one of them)", o->np, o->nproc_per_node);
 		if (rc == 0)
-			rc = hf_place(hs, po, &p->hf, e);
+			rc = plan_place(p, p->use, p->nuse, po->np, &p->hf, e);
 	}
 	if (rc == 0) {
 		plan_from_hf(p);
 		p->local = o->launcher == LAUNCH_LOCAL;
 		p->np = p->nworkers;
-		p->dropped = xcalloc(hs->n ? hs->n : 1, 1);
-		rc = peer_nnodes_check(o, p->nhosts, e);
+		rc = peer_nnodes_check(o, p->nnodes, e);
 	}
 	return rc;
 }
@@ -190,28 +260,77 @@ plan_free_placed(struct plan *p)
 	hf_plan_free(&p->hf);
 	p->hosts = NULL;
 	p->ranks = NULL;
-	p->nhosts = p->nranks = 0;
+	p->nhosts = p->nnodes = p->nranks = 0;
 }
 
-/* Places np workers over the hosts not dropped (a shallow view of p->hs). */
-static int
-plan_place_kept(struct plan *p, int np, struct hf_plan *out, struct dt_err *e)
+/* The index of k in v[0..n), or -1. */
+static long
+plan_index(const size_t *v, size_t n, size_t k)
 {
-	struct hf_hosts		view;
-	struct hf_place_opts	po = p->po;
-	size_t			i;
-	int			rc;
+	size_t	i;
 
-	memset(&view, 0, sizeof(view));
-	view.v = xcalloc(p->hs.n ? p->hs.n : 1, sizeof(*view.v));
-	for (i = 0; i < p->hs.n; i++)
-		if (!p->dropped[i])
-			view.v[view.n++] = p->hs.v[i];
-	po.np = np;
-	memset(out, 0, sizeof(*out));
-	rc = hf_place(&view, &po, out, e);
-	free(view.v);
-	return rc;
+	for (i = 0; i < n; i++)
+		if (v[i] == k)
+			return (long)i;
+	return -1;
+}
+
+/* Removes v[i] from v[0..*n), keeping the order. */
+static void
+plan_cut(size_t *v, size_t *n, size_t i)
+{
+	memmove(v + i, v + i + 1, (*n - i - 1) * sizeof(*v));
+	(*n)--;
+}
+
+/* Forgets the last plan_drop's swaps. */
+static void
+plan_swaps_free(struct plan *p)
+{
+	size_t	i;
+
+	for (i = 0; i < p->nswaps; i++) {
+		free(p->swaps[i].lost);
+		free(p->swaps[i].spare);
+	}
+	free(p->swaps);
+	p->swaps = NULL;
+	p->nswaps = 0;
+}
+
+/*
+ * Takes the hosts named in names out of use (a copy of p->use) and spare:
+ * a lost host's place goes to the first spare left, noted in p->swaps.
+ */
+static void
+plan_replace(struct plan *p, char *const *names, size_t n, size_t *use,
+    size_t *nuse, size_t *spare, size_t *nspare)
+{
+	struct plan_swap	*sw;
+	long			 k, at;
+	size_t			 i;
+
+	for (i = 0; i < n; i++) {
+		if ((k = hf_hosts_find(&p->hs, names[i])) < 0)
+			continue;
+		if ((at = plan_index(spare, *nspare, (size_t)k)) >= 0) {
+			plan_cut(spare, nspare, (size_t)at);
+			continue;
+		}
+		if ((at = plan_index(use, *nuse, (size_t)k)) < 0)
+			continue;
+		if (*nspare == 0) {
+			plan_cut(use, nuse, (size_t)at);
+			continue;
+		}
+		use[at] = spare[0];
+		plan_cut(spare, nspare, 0);
+		p->swaps = xreallocarray(p->swaps, p->nswaps + 1,
+		    sizeof(*p->swaps));
+		sw = &p->swaps[p->nswaps++];
+		sw->lost = xstrdup(names[i]);
+		sw->spare = xstrdup(p->hs.v[use[at]].name);
+	}
 }
 
 int
@@ -219,29 +338,38 @@ plan_drop(struct plan *p, char *const *names, size_t n, int min_np,
     struct dt_err *e)
 {
 	struct hf_plan	hf;
-	size_t		i;
-	long		k;
+	size_t		cap = p->hs.n ? p->hs.n : 1, nuse = p->nuse;
+	size_t		nspare = p->nspare;
+	size_t		*use = xcalloc(cap, sizeof(*use));
+	size_t		*spare = xcalloc(cap, sizeof(*spare));
 	int		rc;
 
-	for (i = 0; i < n; i++)
-		if ((k = hf_hosts_find(&p->hs, names[i])) >= 0)
-			p->dropped[k] = 2;	/* 2: dropped now, undone below */
-	rc = plan_place_kept(p, p->np, &hf, e);
+	memcpy(use, p->use, p->nuse * sizeof(*use));
+	memcpy(spare, p->spare, p->nspare * sizeof(*spare));
+	plan_swaps_free(p);
+	plan_replace(p, names, n, use, &nuse, spare, &nspare);
+	rc = plan_place(p, use, nuse, p->np, &hf, e);
 	if (rc == DT_ERR_RANGE && min_np > 0) {
 		hf_plan_free(&hf);
-		rc = plan_place_kept(p, 0, &hf, e);
+		rc = plan_place(p, use, nuse, 0, &hf, e);
 		if (rc == 0 && (hf.nworkers < min_np || hf.nworkers > p->np))
 			rc = dt_errf(e, NULL, 0, 0, DT_ERR_RANGE, "the other "
 			    "hosts take %d rank%s, not the %d of --min-np",
 			    hf.nworkers, hf.nworkers == 1 ? "" : "s", min_np);
 	}
-	for (i = 0; i < p->hs.n; i++)
-		if (p->dropped[i] == 2)
-			p->dropped[i] = rc == 0;
 	if (rc != 0) {
 		hf_plan_free(&hf);
+		plan_swaps_free(p);
+		free(use);
+		free(spare);
 		return rc;
 	}
+	free(p->use);
+	free(p->spare);
+	p->use = use;
+	p->nuse = nuse;
+	p->spare = spare;
+	p->nspare = nspare;
 	plan_free_placed(p);
 	p->hf = hf;
 	plan_from_hf(p);
@@ -294,8 +422,10 @@ plan_print(const struct plan *p, const struct opts *o, const char *job_id)
 	printf("# dtrun plan: job %s, %zu process%s (%d worker%s) on %zu "
 	    "host%s, launcher %s\n", job_id, p->nranks,
 	    p->nranks == 1 ? "" : "es", p->nworkers,
-	    p->nworkers == 1 ? "" : "s", p->nhosts, p->nhosts == 1 ? "" : "s",
+	    p->nworkers == 1 ? "" : "s", p->nnodes, p->nnodes == 1 ? "" : "s",
 	    kinds[o->launcher]);
+	for (r = p->nnodes; r < p->nhosts; r++)
+		printf("# spare %s: an agent, no rank\n", p->hosts[r].name);
 	printf("# RANK HOST LOCAL_RANK COMMAND\n");
 	for (r = 0; r < p->nranks; r++) {
 		hf_plan_line(&p->hf, r, line, sizeof(line));
@@ -315,6 +445,8 @@ plan_free(struct plan *p)
 	plan_free_placed(p);
 	hf_config_free(&p->cfg);
 	hf_hosts_free(&p->hs);
-	free(p->dropped);
+	free(p->use);
+	free(p->spare);
+	plan_swaps_free(p);
 	memset(p, 0, sizeof(*p));
 }

@@ -3,6 +3,8 @@
  * command line, engine.yaml and the hostfile library's placement. Workers
  * come first (rank = index, host-major: one host's workers are contiguous),
  * then MXNet's parameter servers and scheduler when -s asks for them.
+ * After the hosts with ranks come the spares (--spares): hosts with an
+ * agent and no rank, each ready to take a lost host's place at a restart.
  */
 #ifndef DT_PLAN_H
 #define DT_PLAN_H
@@ -34,9 +36,16 @@ struct plan_rank {
 	int	 role;		/* HF_ROLE_* */
 };
 
+/* A spare that took a lost host's place (plan_drop). */
+struct plan_swap {
+	char	*lost;
+	char	*spare;
+};
+
 struct plan {
-	struct plan_host *hosts;
-	size_t		 nhosts;
+	struct plan_host *hosts;	/* nnodes with ranks, then spares */
+	size_t		 nhosts;	/* every host with an agent */
+	size_t		 nnodes;	/* hosts with ranks: NNODES */
 	struct plan_rank *ranks;
 	size_t		 nranks;	/* every process */
 	int		 nworkers;	/* WORLD_SIZE */
@@ -46,7 +55,12 @@ struct plan {
 	/* What the ranks were placed over, so a restart can place them again. */
 	struct hf_hosts	 hs;
 	struct hf_place_opts po;
-	char		*dropped;	/* per hs host: dropped after it was lost */
+	size_t		*use;		/* hs indices placed over, in order */
+	size_t		 nuse;
+	size_t		*spare;		/* hs indices of the spares left */
+	size_t		 nspare;
+	struct plan_swap *swaps;	/* the last plan_drop's */
+	size_t		 nswaps;
 	int		 np;		/* workers asked for (-n, or every slot) */
 };
 
@@ -62,8 +76,10 @@ int	plan_on_loopback(const struct plan *);
 /* True for a host name that is this machine's loopback (127.x, localhost). */
 int	plan_loopback_name(const char *);
 /*
- * For a restart: drops the hosts named in names[0..n) and places the
- * ranks again over the others: as many workers as first asked, or, when
+ * For a restart: the hosts named in names[0..n) were lost. Each takes the
+ * first spare left into its place (p->swaps says which), or is dropped
+ * when none is; a lost spare is only dropped. Then the ranks are placed
+ * again, in the same host order: as many workers as first asked, or, when
  * that does not fit and min_np > 0, as many as the other slots take, down
  * to min_np. Returns 0, or DT_ERR_RANGE with e saying why they do not fit
  * (p is then unchanged: those hosts are kept for the next attempt).

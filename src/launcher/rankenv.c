@@ -39,7 +39,7 @@ env_host(const struct env_ctx *c, int h, struct strv *sv)
 	strv_setf(sv, "DTRUN_WORLD_SIZE", "%d", p->nworkers);
 	strv_setf(sv, "DTRUN_LOCAL_WORLD_SIZE", "%d", p->hosts[h].nworkers);
 	strv_setf(sv, "DTRUN_NODE_RANK", "%d", h);
-	strv_setf(sv, "DTRUN_NNODES", "%zu", p->nhosts);
+	strv_setf(sv, "DTRUN_NNODES", "%zu", p->nnodes);
 	/*
 	 * The ranks reach the rendezvous through their agent, which gives
 	 * them its socket's address: no rank holds the job secret

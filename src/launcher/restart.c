@@ -41,6 +41,8 @@ struct restart_log {
 	int		 rc;
 	char		 what[512];
 	char		 dropped[256];	/* hosts dropped after it */
+	char		 swapped[512];	/* "gpu03 was lost; spare gpu09 took
+					   its place" */
 	struct crashsig	 sig;		/* a failed rank's signature, or none */
 };
 
@@ -115,9 +117,58 @@ restart_names(char *buf, size_t len, char *const *v, size_t n)
 		    v[i]);
 }
 
+/* True if plan_drop gave lost host name a spare's place. */
+static int
+restart_swapped(const struct plan *p, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < p->nswaps; i++)
+		if (strcmp(p->swaps[i].lost, name) == 0)
+			return 1;
+	return 0;
+}
+
 /*
- * Drops a's lost hosts from the plan when the others still take the job;
- * says what was dropped (into l too), or why they are kept.
+ * After plan_drop: says which spare took which lost host's place (into
+ * l->swapped too), and which lost hosts were dropped for want of one.
+ */
+static void
+restart_say_drop(const struct opts *o, const struct plan *p,
+    const struct job_attempt *a, struct restart_log *l, int before)
+{
+	char	*gone[64];
+	char	 names[256] = "", runs[128];
+	size_t	 i, n = 0, off = 0;
+
+	for (i = 0; i < p->nswaps; i++) {
+		log_warn("spare %s takes the place of lost host %s (its ranks "
+		    "and NODE_RANK)", p->swaps[i].spare, p->swaps[i].lost);
+		if (off < sizeof(l->swapped))
+			off += snprintf(l->swapped + off, sizeof(l->swapped) -
+			    off, "%s%s was lost; spare %s took its place",
+			    i ? "; " : "", p->swaps[i].lost, p->swaps[i].spare);
+	}
+	for (i = 0; i < a->nlost && n < 64; i++)
+		if (!restart_swapped(p, a->lost[i]))
+			gone[n++] = a->lost[i];
+	snprintf(runs, sizeof(runs), "the next attempt runs %d rank%s on %zu "
+	    "host%s%s", p->nworkers, p->nworkers == 1 ? "" : "s", p->nnodes,
+	    p->nnodes == 1 ? "" : "s", p->nworkers < before ?
+	    " (--min-np)" : "");
+	if (n == 0) {
+		log_warn("%s", runs);
+		return;
+	}
+	restart_names(names, sizeof(names), gone, n);
+	snprintf(l->dropped, sizeof(l->dropped), "%s", names);
+	log_warn("dropped lost host%s %s%s: %s", n == 1 ? "" : "s", names,
+	    o->spares > 0 && p->nspare == 0 ? " (no spare left)" : "", runs);
+}
+
+/*
+ * Gives a's lost hosts' places to spares, or drops them when the others
+ * still take the job; says what changed (into l too), or why they are kept.
  */
 static void
 restart_drop(const struct opts *o, struct plan *p,
@@ -137,11 +188,7 @@ restart_drop(const struct opts *o, struct plan *p,
 		    "them", dt_err_str(&e, msg, sizeof(msg)));
 		return;
 	}
-	snprintf(l->dropped, sizeof(l->dropped), "%s", names);
-	log_warn("dropped lost host%s %s: the next attempt runs %d rank%s on "
-	    "%zu host%s%s", a->nlost == 1 ? "" : "s", names, p->nworkers,
-	    p->nworkers == 1 ? "" : "s", p->nhosts, p->nhosts == 1 ? "" : "s",
-	    p->nworkers < before ? " (--min-np)" : "");
+	restart_say_drop(o, p, a, l, before);
 }
 
 /*
@@ -157,6 +204,9 @@ restart_summary(const struct restart_log *l, int n, int rc)
 
 	say("%d attempts (%d restart%s):", n, n - 1, n == 2 ? "" : "s");
 	for (i = 0; i < n; i++) {
+		/* What changed before it: the spares it runs on. */
+		if (i > 0 && l[i - 1].swapped[0] != '\0')
+			say("  attempt %d: %s", i, l[i - 1].swapped);
 		strftime(when, sizeof(when), "%H:%M:%S",
 		    localtime(&l[i].start));
 		say("  attempt %d at %s, %.1f s, exit %d: %s%s%s%s%s%s%s", i,

@@ -17,9 +17,11 @@
  * rendezvous secret and round, new MASTER_PORT and framework ports; only
  * the job id stays. Before attempt K (K >= 1) dtrun waits --restart-delay
  * SECS * 2^(K-1), at most max(SECS, 300) seconds; INT, TERM or HUP during
- * that wait end the job at once with 128+N. Lost hosts are dropped when
- * the others still take -n ranks (or --min-np); otherwise they are tried
- * again. The exit status is the last attempt's.
+ * that wait end the job at once with 128+N. A lost host's place goes to
+ * a spare while one is left (--spares: its ranks, NODE_RANK and local
+ * ranks); otherwise lost hosts are dropped when the others still take -n
+ * ranks (or --min-np), or else tried again. The exit status is the last
+ * attempt's.
  */
 #ifndef DT_RESTART_H
 #define DT_RESTART_H

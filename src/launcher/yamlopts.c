@@ -126,6 +126,8 @@ yamlopts_apply(struct opts *o, struct hf_config *c, struct dt_err *e)
 		o->max_restarts = c->max_restarts;
 	else if (o->max_restarts < 0 && c->preemptible)
 		o->max_restarts = CLI_PREEMPTIBLE_RESTARTS;
+	if (o->spares < 0 && hf_config_has(c, HF_C_SPARES))
+		o->spares = c->spares;
 	if (!o->restart_delay_set && hf_config_has(c, HF_C_RESTARTDELAY))
 		o->restart_delay = c->restart_delay_ms / 1000.0;
 	if (!o->prefix_set && hf_config_has(c, HF_C_PREFIX)) {

@@ -26,8 +26,8 @@ static struct plan_rank	ranks[4] = {
 	{ .host = 0, .local_rank = 2, .slot = 2, .role = HF_ROLE_WORKER },
 	{ .host = 1, .local_rank = 0, .slot = 0, .role = HF_ROLE_WORKER },
 };
-static struct plan	two = { .hosts = hosts, .nhosts = 2, .ranks = ranks,
-			    .nranks = 4, .nworkers = 4 };
+static struct plan	two = { .hosts = hosts, .nhosts = 2, .nnodes = 2,
+			    .ranks = ranks, .nranks = 4, .nworkers = 4 };
 static int		wports[4] = { 5000, 5001, 5002, 6000 };
 
 /* A context for plan p with frameworks fw and the user's -x list. */
@@ -127,8 +127,8 @@ TEST(env_tf_config_local_and_escaped)
 				     .nworkers = 2 } };
 	static struct plan_rank	 r1[2] = { { .host = 0, .local_rank = 0 },
 				     { .host = 0, .local_rank = 1, .slot = 1 } };
-	struct plan		 one = { .hosts = h1, .nhosts = 1, .ranks = r1,
-				     .nranks = 2, .nworkers = 2, .local = 1 };
+	struct plan		 one = { .hosts = h1, .nhosts = 1, .nnodes = 1,
+				     .ranks = r1, .nranks = 2, .nworkers = 2, .local = 1 };
 	struct opts		 o = { 0 };
 	struct env_ctx		 c;
 	char			*tf;
@@ -284,8 +284,8 @@ TEST(env_cuda_visible_devices_from_filter)
 		{ .host = 0, .local_rank = 1, .slot = 3 },
 		{ .host = 1, .local_rank = 0, .slot = 0 },
 	};
-	struct plan		 p = { .hosts = h, .nhosts = 2, .ranks = r,
-				     .nranks = 3, .nworkers = 3 };
+	struct plan		 p = { .hosts = h, .nhosts = 2, .nnodes = 2,
+				     .ranks = r, .nranks = 3, .nworkers = 3 };
 	char			*x[] = { "CUDA_VISIBLE_DEVICES=7" };
 	struct opts		 o = { 0 };
 	struct env_ctx		 c;
