@@ -263,6 +263,13 @@ progress_new(struct event_base *base, const char *job_id,
 }
 
 void
+progress_started(struct progress *pg, uint32_t rank, pid_t pid)
+{
+	if (pg != NULL && pg != (struct progress *)&progress_dummy)
+		abort();
+}
+
+void
 progress_flush(struct progress *pg)
 {
 	struct ap_progress	v[2] = { { 0, 1, 7, 12, 100, 2048 },
