@@ -9,13 +9,15 @@ dtrun then measures every rank's seconds per step exactly, instead of from
 the rhythm of its output lines, and names a rank (or host) that stays
 slower than the others (dtrun --straggler-threshold, --on-straggler).
 Under dtrun, DTRUN_PROGRESS names the agent's datagram socket on this
-host; each call sends one datagram, "RANK STEP", and never waits. Without
+host; each call sends one datagram, "RANK STEP MS" (MS: time.monotonic()
+in milliseconds, the host's CLOCK_MONOTONIC), and never waits. Without
 dtrun (or with its watch off) every call does nothing. Standard library
 only; one file, installed by dtrun's "make install".
 """
 
 import os
 import socket
+import time
 
 __all__ = ["step"]
 
@@ -51,6 +53,9 @@ def step(n=None):
     if not _sock:
         return
     try:
-        _sock.send(b"%d %d" % (_rank, _count))
+        # With the step's own time (CLOCK_MONOTONIC, as the agent's):
+        # the agent reads its socket now and then, not at once.
+        _sock.send(b"%d %d %d" % (_rank, _count,
+                                  int(time.monotonic() * 1000)))
     except OSError:
         pass  # a full queue or a gone agent: the next step says as much

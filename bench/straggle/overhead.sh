@@ -6,8 +6,9 @@
 # 30), run with the watch off (--straggler-threshold 0) and on (the
 # default: every output byte hashed, paces judged every 2 s, the agent's
 # PROGRESS each second with every rank's CPU and memory read from /proc).
-# The CPU of dtrun and its agent (not the ranks': schedstat of the pids
-# found under dtrun) is compared; prints
+# The CPU of dtrun and its agent (not the ranks': the schedstat of dtrun
+# and of the dtrun-agent processes below it, read until each exits) is
+# compared; prints
 #   "straggler watch, 100 ranks, lines: off 412 ms, on 455 ms: +0.14% of a core (+0.14% per 100 ranks)"
 # Numbers are this machine's, at this moment.
 set -eu
@@ -15,9 +16,23 @@ B=$(cd "${1:-build}" && pwd)
 N=${2:-100}
 SECS=${3:-30}
 STEPS=$((SECS * 10))
-# cpu_ms PID -- user+system ms of a live process (its own threads only).
+# cpu_ms PID... -- ms on a CPU of live processes (schedstat: ns, not the
+# 10 ms ticks of /proc/PID/stat; each is one thread).
 cpu_ms() {
-	awk '{ print int(($14 + $15) * 1000 / '"$(getconf CLK_TCK)"') }' "/proc/$1/stat"
+	local p t=0 v
+	for p in "$@"; do
+		v=$(awk '{ print int($1 / 1000000) }' "/proc/$p/schedstat" 2>/dev/null) || v=0
+		t=$((t + ${v:-0}))
+	done
+	echo "$t"
+}
+# agents PID -- the dtrun-agent processes below PID (its keeper and agent).
+agents() {
+	local c
+	for c in $(pgrep -P "$1" dtrun-agent); do
+		echo "$c"
+		agents "$c"
+	done
 }
 # one MODE ARGS... -- dtrun's and its agent's CPU ms for one job.
 one() {
@@ -27,11 +42,11 @@ one() {
 	    $mode -p 0.1 -n "$STEPS" >/dev/null 2>&1 &
 	d=$!
 	sleep 1
-	a=$(pgrep -P "$d" dtrun-agent | head -n 1)
+	a=$(agents "$d")
 	t0=0
 	# Sample until the end: the last reading before each exits.
 	while kill -0 "$d" 2>/dev/null; do
-		t1=$(( $(cpu_ms "$d" 2>/dev/null || echo 0) + $(cpu_ms "$a" 2>/dev/null || echo 0) ))
+		t1=$(cpu_ms "$d" $a)
 		[ "$t1" -gt "$t0" ] && t0=$t1
 		sleep 0.5
 	done

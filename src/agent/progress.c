@@ -27,7 +27,9 @@
 #include "common/sys.h"
 #include "proto/agentproto.h"
 
-#define PROGRESS_READS	64	/* datagrams a wake-up: fair to the loop */
+#define PROGRESS_READS	4096	/* datagrams a wake-up, at most */
+#define PROGRESS_READ_MS 250	/* between two reads of the socket */
+#define PROGRESS_RCVBUF	(1 << 20) /* datagrams queued between reads */
 
 struct progress_rank {
 	uint32_t	 rank;
@@ -39,7 +41,8 @@ struct progress_rank {
 
 struct progress {
 	int			 fd;
-	struct event		*ev, *timer;
+	struct event		*ev, *timer, *rearm;
+	uint64_t		 used_at;	/* usage last read */
 	struct progress_rank	*r;		/* sorted by rank */
 	size_t			 n;
 	struct ap_progress	*out;
@@ -64,14 +67,20 @@ progress_take(struct progress *pg, const char *msg, const struct ucred *uc)
 	unsigned		 rank;
 	char			 end;
 
+	uint64_t		 now = dt_clock_ms(CLOCK_MONOTONIC);
+	unsigned long long	 at = 0;
+	int			 k;
+
 	if (uc == NULL || uc->uid != getuid() ||
-	    sscanf(msg, "%u %llu%c", &rank, &step, &end) < 2)
+	    (k = sscanf(msg, "%u %llu %llu%c", &rank, &step, &at, &end)) < 2)
 		return;
 	key.rank = rank;
 	if ((r = bsearch(&key, pg->r, pg->n, sizeof(*r), progress_cmp)) == NULL)
 		return;		/* not a rank of this host */
 	r->step = step;
-	r->ms = dt_clock_ms(CLOCK_MONOTONIC);
+	/* The rank's own time of the step (one clock per host), if sane. */
+	r->ms = k >= 3 && at <= now && now - at < PROGRESS_SEND_MS * 60 ? at :
+	    now;
 	r->fresh = 1;
 }
 
@@ -80,6 +89,7 @@ static void
 progress_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct progress	*pg = arg;
+	struct timeval	 pause = { 0, PROGRESS_READ_MS * 1000 };
 	char		 buf[PROGRESS_MSG_MAX + 1];
 	union {
 		struct cmsghdr	h;
@@ -92,6 +102,12 @@ progress_read_cb(evutil_socket_t fd, short what, void *arg)
 	ssize_t		 n;
 	int		 i;
 
+	/*
+	 * All that came, then a pause before the next read: a rank's step
+	 * carries its own time, so reading late loses nothing, and at most
+	 * 1000 / PROGRESS_READ_MS wake-ups a second however fast ranks step.
+	 */
+	evtimer_add(pg->rearm, &pause);
 	for (i = 0; i < PROGRESS_READS; i++) {
 		memset(&mh, 0, sizeof(mh));
 		mh.msg_iov = &iov;
@@ -163,22 +179,28 @@ progress_flush(struct progress *pg)
 	uint64_t		 now, cpu, rss;
 	uint32_t		 k = 0;
 	size_t			 i;
-	int			 left;
+	int			 left, usage;
 
 	if (pg == NULL)
 		return;
 	now = dt_clock_ms(CLOCK_MONOTONIC);
+	/* /proc is read less often than steps go: it costs more. */
+	if ((usage = now - pg->used_at >= PROGRESS_USAGE_MS))
+		pg->used_at = now;
 	for (i = 0; i < pg->n; i++) {
-		if (!pg->r[i].fresh && pg->r[i].pid <= 0)
+		if (!pg->r[i].fresh && (pg->r[i].pid <= 0 || !usage))
 			continue;
 		o = &pg->out[k++];
 		memset(o, 0, sizeof(*o));
 		o->rank = pg->r[i].rank;
-		o->fresh = pg->r[i].fresh;
+		o->flags = pg->r[i].fresh ? AP_PROG_STEP : 0;
 		o->step = pg->r[i].step;
 		o->age_ms = now - pg->r[i].ms > UINT32_MAX ? UINT32_MAX :
 		    (uint32_t)(now - pg->r[i].ms);
 		pg->r[i].fresh = 0;
+		if (!usage)
+			continue;
+		o->flags |= AP_PROG_USAGE;
 		cpu = rss = 0;
 		left = PROGRESS_PROCS_MAX;
 		if (pg->r[i].pid > 0)
@@ -200,6 +222,15 @@ progress_timer_cb(evutil_socket_t fd, short what, void *arg)
 	progress_flush(arg);
 }
 
+/* ARGSUSED */
+static void
+progress_rearm_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct progress	*pg = arg;
+
+	event_add(pg->ev, NULL);
+}
+
 struct progress *
 progress_new(struct event_base *base, const char *job_id,
     const uint32_t *ranks, size_t n, progress_send_fn send, void *arg,
@@ -213,7 +244,7 @@ progress_new(struct event_base *base, const char *job_id,
 	char			 name[sizeof(sa.sun_path) - 1];
 	socklen_t		 len;
 	size_t			 i;
-	int			 one = 1;
+	int			 one = 1, rcvbuf = PROGRESS_RCVBUF;
 
 	snprintf(name, sizeof(name), "dtrun-prog.%.64s.%d.%u", job_id,
 	    (int)getpid(), ++serial);
@@ -242,10 +273,13 @@ progress_new(struct event_base *base, const char *job_id,
 		progress_free(pg);
 		return NULL;
 	}
-	pg->ev = event_new(base, pg->fd, EV_READ | EV_PERSIST,
-	    progress_read_cb, pg);
+	/* Room for a burst between two reads (the kernel may cap it). */
+	setsockopt(pg->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	pg->ev = event_new(base, pg->fd, EV_READ, progress_read_cb, pg);
 	pg->timer = event_new(base, -1, EV_PERSIST, progress_timer_cb, pg);
-	if (pg->ev == NULL || pg->timer == NULL || event_add(pg->ev, NULL) != 0 ||
+	pg->rearm = evtimer_new(base, progress_rearm_cb, pg);
+	if (pg->ev == NULL || pg->timer == NULL || pg->rearm == NULL ||
+	    event_add(pg->ev, NULL) != 0 ||
 	    event_add(pg->timer, &tv) != 0) {
 		dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
 		progress_free(pg);
@@ -264,6 +298,8 @@ progress_free(struct progress *pg)
 		event_free(pg->ev);
 	if (pg->timer != NULL)
 		event_free(pg->timer);
+	if (pg->rearm != NULL)
+		event_free(pg->rearm);
 	if (pg->fd >= 0)
 		close(pg->fd);
 	free(pg->r);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/err.h"
@@ -449,12 +450,16 @@ comm_progress_fd(struct dtcomm *c)
 int
 dtcomm_step(struct dtcomm *c, unsigned long long step)
 {
-	char	msg[64];
-	int	fd, n;
+	struct timespec	ts;
+	char		msg[96];
+	int		fd, n;
 
 	if ((fd = comm_progress_fd(c)) < 0)
 		return 0;
-	n = snprintf(msg, sizeof(msg), "%d %llu", c->ji.rank, step);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	/* The step's own time: the agent reads its socket now and then. */
+	n = snprintf(msg, sizeof(msg), "%d %llu %llu", c->ji.rank, step,
+	    (unsigned long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 	/*
 	 * Best effort: a full queue or a gone agent drops this step, and
 	 * the next one says as much. Training never waits on it.

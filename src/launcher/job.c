@@ -567,11 +567,12 @@ job_on_progress(struct job_host *h, const struct ap_progress *v, uint32_t n)
 		if (v[i].rank >= j->plan->nranks ||
 		    j->plan->ranks[v[i].rank].host != h->index)
 			return -1;
-		if (v[i].fresh)
+		if (v[i].flags & AP_PROG_STEP)
 			straggle_step(j->run.strag, v[i].rank, v[i].step,
 			    v[i].age_ms);
-		topview_usage(j->run.top, v[i].rank, v[i].cpu_ms, v[i].rss_kb,
-		    now);
+		if (v[i].flags & AP_PROG_USAGE)
+			topview_usage(j->run.top, v[i].rank, v[i].cpu_ms,
+			    v[i].rss_kb, now);
 	}
 	return 0;
 }

@@ -29,10 +29,11 @@ struct pace;
 #define PACE_MIN_GROUP	3	/* ranks paced alike, for a median */
 /*
  * How late a step may still be seen: a line comes at once; reported steps
- * come from the agent once a second (progress.h), and then travel.
+ * come from the agent once a second (progress.h), then travel, and wait
+ * their turn in a busy dtrun.
  */
 #define PACE_UNSEEN_LINE_MS	200
-#define PACE_UNSEEN_EXACT_MS	1500
+#define PACE_UNSEEN_EXACT_MS	2500
 #define PACE_SHAPE_MAX	48	/* bytes of a line's shape kept to show */
 
 /* A rank named slow. */

@@ -154,7 +154,7 @@ ap_put_progress(struct dt_wbuf *b, const struct ap_progress *v, uint32_t n)
 	dt_wbuf_u32(b, n);
 	for (i = 0; i < n; i++) {
 		dt_wbuf_u32(b, v[i].rank);
-		dt_wbuf_u8(b, v[i].fresh);
+		dt_wbuf_u8(b, v[i].flags);
 		dt_wbuf_u64(b, v[i].step);
 		dt_wbuf_u32(b, v[i].age_ms);
 		dt_wbuf_u64(b, v[i].cpu_ms);
@@ -475,7 +475,7 @@ ap_get_progress(const uint8_t *p, size_t n, struct ap_progress **v,
 		return DT_ERR_NOMEM;
 	for (i = 0; i < k; i++) {
 		(*v)[i].rank = dt_rbuf_u32(&r);
-		(*v)[i].fresh = dt_rbuf_u8(&r);
+		(*v)[i].flags = dt_rbuf_u8(&r);
 		(*v)[i].step = dt_rbuf_u64(&r);
 		(*v)[i].age_ms = dt_rbuf_u32(&r);
 		(*v)[i].cpu_ms = dt_rbuf_u64(&r);

@@ -283,14 +283,15 @@ struct ap_checked {
 };
 
 /*
- * One running rank, once a second (PROGRESS, in batches): its last
- * reported step (fresh: new since the last PROGRESS), which came age_ms
- * before the frame was sent, and the CPU time and resident memory of its
- * processes.
+ * One rank in a PROGRESS: with AP_PROG_STEP its last reported step, which
+ * came age_ms before the frame was sent; with AP_PROG_USAGE the CPU time
+ * and resident memory of its processes, read now.
  */
+#define AP_PROG_STEP	0x1
+#define AP_PROG_USAGE	0x2
 struct ap_progress {
 	uint32_t	 rank;
-	uint8_t		 fresh;
+	uint8_t		 flags;		/* AP_PROG_* */
 	uint64_t	 step;
 	uint32_t	 age_ms;
 	uint64_t	 cpu_ms;

@@ -30,7 +30,7 @@ test_expect_success 'a table: a row per rank, its state, step, pace, CPU and mem
 	head -n 1 view | grep -q "^job [0-9a-f-]*, attempt 0, 4 ranks$" &&
 	sed -n 2p view | grep -q "^RANK  *HOST  *STATE  *STEP  *S/STEP  *LINE  *CPU%  *RSS  *RESTARTS$" &&
 	for r in 0 1 2 3; do
-		grep -q "^$r  *localhost  *running  *[0-9][0-9]*  *0\.[0-9]*  *[0-9.]*s  *[0-9]*  *[0-9.]*M  *0$" view || return 1
+		grep -q "^$r  *localhost  *running  *[0-9][0-9]*  *0\.[0-9]*  *[0-9.]*s  *[0-9-]*  *[0-9.]*M  *0$" view || return 1
 	done &&
 	test $(wc -l <view) -eq 6 &&
 	id=$(sed -n "s/^job \([^,]*\),.*/\1/p" view) &&
@@ -93,7 +93,7 @@ test_expect_success 'ssh: a job on three loopback hosts, a row per rank with its
 	sleep 6 &&
 	dtrun top --once >view &&
 	for h in 1 2 3; do
-		grep -q "^$((h - 1))  *127.0.0.$h  *running  *[0-9][0-9]*  *[0-9.]*  *[0-9.]*s  *[0-9]*  *[0-9.]*M  *0$" view || return 1
+		grep -q "^$((h - 1))  *127.0.0.$h  *running  *[0-9][0-9]*  *[0-9.]*  *[0-9.]*s  *[0-9-]*  *[0-9.]*M  *0$" view || return 1
 	done &&
 	wait $JOB_PID
 '
