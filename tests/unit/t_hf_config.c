@@ -38,7 +38,8 @@ cfg_dump(const struct hf_config *c, char *buf, size_t len)
 		"sync.exclude", "ssh.port", "ssh.user", "ssh.identityFile",
 		"ssh.options", "killGrace", "timeout", "prefix", "outputDir",
 		"framework", "heartbeatTimeout", "hangTimeout", "preemptible",
-		"maxRestarts", "restartDelay"
+		"maxRestarts", "restartDelay", "setup", "forwardSignals",
+		"collapse", "spares"
 	};
 	const struct hf_host	*h;
 	size_t			 n = 0, i;
@@ -95,6 +96,13 @@ cfg_dump(const struct hf_config *c, char *buf, size_t len)
 		case HF_C_MAXRESTARTS: OUT(" %d", c->max_restarts); break;
 		case HF_C_RESTARTDELAY: OUT(" %lldms", c->restart_delay_ms);
 			break;
+		case HF_C_SETUP: OUT(" %s", c->setup); break;
+		case HF_C_FWDSIGNALS:
+			n = cfg_list(buf, n, len, c->fwd_signals,
+			    c->nfwd_signals);
+			break;
+		case HF_C_COLLAPSE: OUT(" %d", c->collapse); break;
+		case HF_C_SPARES: OUT(" %d", c->spares); break;
 		}
 		OUT(" @%s:%d:%d\n", c->pos[f].file, c->pos[f].line,
 		    c->pos[f].col);
@@ -172,7 +180,7 @@ cfg_bad(const char *rel)
 
 TEST(hf_config_samples)
 {
-	CHECK_INT(t_hf_each("yaml", ".yaml", cfg_good), 9);
+	CHECK_INT(t_hf_each("yaml", ".yaml", cfg_good), 10);
 }
 
 TEST(hf_config_bad_samples)
