@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/environ.h"
 #include "launcher/deepcheck.h"
 #include "util/strv.h"
 #include "util/xmalloc.h"
@@ -169,18 +170,6 @@ deepcheck_next(struct deepcheck *dc, size_t *to)
 	return &dc->cur;
 }
 
-/* The answer named key, or NULL. */
-static const char *
-deep_kv(char *const *kv, size_t n, const char *key)
-{
-	size_t	i, l = strlen(key);
-
-	for (i = 0; i < n; i++)
-		if (strncmp(kv[i], key, l) == 0 && kv[i][l] == '=')
-			return kv[i] + l + 1;
-	return NULL;
-}
-
 void
 deepcheck_answer(struct deepcheck *dc, size_t i, char *const *kv, size_t nkv)
 {
@@ -193,25 +182,28 @@ deepcheck_answer(struct deepcheck *dc, size_t i, char *const *kv, size_t nkv)
 	if (dc->nrun == 0 || i >= dc->n || dc->at[i] == SIZE_MAX)
 		return;
 	rec = &dc->recs[dc->cur_set * dc->m + dc->at[i]];
-	if ((v = deep_kv(kv, nkv, "pair_err")) != NULL) {
+	if ((v = dt_env_find(kv, nkv, "pair_err")) != NULL) {
 		if (rec->err == NULL)
 			rec->err = xstrdup(v);
 		return;
 	}
 	/* Measured again: the better figure stands. */
-	if (r->bytes == 0 && (v = deep_kv(kv, nkv, "pair_rtt_us")) != NULL) {
+	if (r->bytes == 0 &&
+	    (v = dt_env_find(kv, nkv, "pair_rtt_us")) != NULL) {
 		rtt = strtoull(v, NULL, 10);
 		if (!rec->rtt_done || rtt < rec->rtt_us)
 			rec->rtt_us = rtt;
 		rec->rtt_done = 1;
-	} else if (r->bytes > 0 && (v = deep_kv(kv, nkv, "pair_bytes")) !=
-	    NULL && (us = deep_kv(kv, nkv, "pair_us")) != NULL) {
+	} else if (r->bytes > 0 &&
+	    (v = dt_env_find(kv, nkv, "pair_bytes")) != NULL &&
+	    (us = dt_env_find(kv, nkv, "pair_us")) != NULL) {
 		/* bits per microsecond are Mbit/s */
 		mbps = strtoull(us, NULL, 10) == 0 ? 0 :
 		    strtoull(v, NULL, 10) * 8.0 / strtoull(us, NULL, 10);
 		if (!rec->bw_done || mbps > rec->mbps) {
 			rec->mbps = mbps;
-			rec->capped = deep_kv(kv, nkv, "pair_capped") != NULL;
+			rec->capped = dt_env_find(kv, nkv, "pair_capped") !=
+			    NULL;
 		}
 		rec->bw_done = 1;
 	}
