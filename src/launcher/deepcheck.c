@@ -128,6 +128,7 @@ static const struct deep_round *
 deep_next_again(struct deepcheck *dc, size_t *to)
 {
 	const struct deep_round	*r;
+	struct deep_rec		*rec;
 	size_t			 i, j, any;
 
 	if (!dc->judge)
@@ -139,8 +140,9 @@ deep_next_again(struct deepcheck *dc, size_t *to)
 		dc->cur_set = (dc->again - 1) / 2;
 		for (i = 0, any = 0; i < dc->n; i++) {
 			j = dc->at[i];
-			to[i] = j != SIZE_MAX && deep_slow(&dc->recs[dc->cur_set *
-			    dc->m + j], r) ? dc->recs[dc->cur_set * dc->m + j].to :
+			rec = j == SIZE_MAX ? NULL :
+			    &dc->recs[dc->cur_set * dc->m + j];
+			to[i] = rec != NULL && deep_slow(rec, r) ? rec->to :
 			    SIZE_MAX;
 			any += to[i] != SIZE_MAX;
 		}
@@ -246,11 +248,11 @@ deep_baselines(struct deepcheck *dc)
 	for (k = 0; k < total; k++) {
 		struct deep_rec *r = &dc->recs[k];
 
-		r->slow_rtt = dc->judge && r->rtt_done && r->rtt_us > dc->base_rtt_us *
-		    DEEP_SLOW_RTT_X && r->rtt_us > dc->base_rtt_us +
-		    DEEP_SLOW_RTT_US;
-		r->slow_bw = dc->judge && r->bw_done && r->mbps * 100 < dc->base_mbps *
-		    DEEP_SLOW_BW_PCT;
+		r->slow_rtt = dc->judge && r->rtt_done &&
+		    r->rtt_us > dc->base_rtt_us * DEEP_SLOW_RTT_X &&
+		    r->rtt_us > dc->base_rtt_us + DEEP_SLOW_RTT_US;
+		r->slow_bw = dc->judge && r->bw_done &&
+		    r->mbps * 100 < dc->base_mbps * DEEP_SLOW_BW_PCT;
 	}
 	free(rtt);
 	free(bw);
@@ -384,16 +386,18 @@ deep_verdict_kind(struct deepcheck *dc, int bw, const char *const *names,
 			deep_host_pairs(dc, h, side, bw, names, pairs,
 			    sizeof(pairs));
 			deep_fix(ifaces[h], fix, sizeof(fix));
-			strv_addf(problems, "%s: %s: %s; the median pair %s: %s",
-			    names[h], !bw ? "slow round trips with every peer" :
-			    side == 0 ? "slow to send" : "slow to receive", pairs,
-			    base, fix);
+			strv_addf(problems, "%s: %s: %s; the median pair %s: "
+			    "%s", names[h], !bw ?
+			    "slow round trips with every peer" : side == 0 ?
+			    "slow to send" : "slow to receive", pairs, base,
+			    fix);
 		}
 	for (k = 0; k < dc->nsets * dc->m; k++) {
 		const struct deep_rec *r = &dc->recs[k];
 
 		if (!(bw ? r->slow_bw : r->slow_rtt) ||
-		    deep_named(t, r->from, 0, bw) || deep_named(t, r->to, 1, bw))
+		    deep_named(t, r->from, 0, bw) ||
+		    deep_named(t, r->to, 1, bw))
 			continue;
 		named[r->from]++;
 		named[r->to]++;
@@ -401,9 +405,10 @@ deep_verdict_kind(struct deepcheck *dc, int bw, const char *const *names,
 			more++;
 			continue;
 		}
-		strv_addf(problems, "%s -> %s: %s, the median pair %s: the path "
-		    "between them is slow (%s there: ethtool, tc qdisc show; "
-		    "the switch ports and routes between them)", names[r->from],
+		strv_addf(problems, "%s -> %s: %s, the median pair %s: "
+		    "the path between them is slow (%s there: ethtool, tc "
+		    "qdisc show; the switch ports and routes between them)",
+		    names[r->from],
 		    names[r->to], deep_figure(r, bw, fig, sizeof(fig)), base,
 		    bw ? "throughput" : "round trip");
 	}
