@@ -25,16 +25,22 @@
 
 #include "agent/deeppair.h"
 #include "common/err.h"
+#include "common/mac.h"
 #include "common/sys.h"
 #include "common/wire.h"
 
 #define DEEP_MAGIC	"DTDP"
+#define DEEP_LABEL	"dtrun deep pair 1"	/* what the MAC is for */
 #define DEEP_HDR	16
+#define DEEP_HELLO	(DEEP_HDR + DT_SHA256_LEN)	/* with its MAC */
 #define DEEP_PING	1
 #define DEEP_BULK	2
 #define DEEP_IO		(256 * 1024)	/* bytes one read or write moves */
 #define DEEP_TURNS	4		/* reads or writes per wake-up: fair
 					   to the rest of the loop */
+#define DEEP_ACCEPTS	64		/* accepts per wake-up, likewise */
+#define DEEP_PAUSE_MS	100		/* out of descriptors, none to shed:
+					   the listener rests this long */
 
 /* What a BULK reads into and sends from: contents never matter. */
 static uint8_t	deep_scratch[DEEP_IO];
@@ -78,13 +84,21 @@ deep_parse(const char *target, struct sockaddr_in *sin)
 
 /* The listener. */
 
+/* Connections of one kind, oldest first. */
+struct deep_list {
+	struct deep_conn	*head, *tail;
+	size_t			 n;
+};
+
 struct deep_conn {
 	struct deep_srv		*srv;
 	struct deep_conn	*prev, *next;
 	int			 fd;
+	int			 proven;	/* its hello's MAC was good */
 	struct event		*ev;
-	uint8_t			 hdr[DEEP_HDR];
-	size_t			 got;		/* of hdr */
+	uint8_t			 nonce[DEEP_NONCE_LEN];
+	uint8_t			 hello[DEEP_HELLO];
+	size_t			 got;		/* of hello */
 	uint32_t		 kind;
 	uint64_t		 left;		/* BULK: bytes still to come */
 };
@@ -92,43 +106,98 @@ struct deep_conn {
 struct deep_srv {
 	struct event_base	*base;
 	int			 fd;
+	int			 reserve;	/* a spare fd (dt_accept_shed) */
 	struct event		*ev;
-	struct deep_conn	*conns;
-	size_t			 nconns;
+	struct event		*relisten;	/* ev paused: out of fds */
+	uint8_t			 key[DEEP_KEY_LEN];
+	uint8_t			 nbase[8];	/* nonces: this, then a count */
+	uint64_t		 nseq;
+	struct deep_list	 pending;	/* still to prove themselves */
+	struct deep_list	 proven;
+	size_t			 max_pending, max_proven;
 };
+
+static void
+deep_list_add(struct deep_list *l, struct deep_conn *dc)
+{
+	dc->prev = l->tail;
+	dc->next = NULL;
+	if (l->tail != NULL)
+		l->tail->next = dc;
+	else
+		l->head = dc;
+	l->tail = dc;
+	l->n++;
+}
+
+static void
+deep_list_del(struct deep_list *l, struct deep_conn *dc)
+{
+	if (dc->prev != NULL)
+		dc->prev->next = dc->next;
+	else
+		l->head = dc->next;
+	if (dc->next != NULL)
+		dc->next->prev = dc->prev;
+	else
+		l->tail = dc->prev;
+	l->n--;
+}
 
 static void
 deep_conn_free(struct deep_conn *dc)
 {
 	struct deep_srv	*s = dc->srv;
 
-	if (dc->prev != NULL)
-		dc->prev->next = dc->next;
-	else
-		s->conns = dc->next;
-	if (dc->next != NULL)
-		dc->next->prev = dc->prev;
-	s->nconns--;
+	deep_list_del(dc->proven ? &s->proven : &s->pending, dc);
 	event_free(dc->ev);
 	close(dc->fd);
 	free(dc);
 }
 
-/* The header is in: 0, or -1 when it is not one of ours. */
-static int
-deep_conn_header(struct deep_conn *dc)
+/* The MAC a hello carries, over the nonce and its header. */
+static void
+deep_mac(const uint8_t *key, const uint8_t *nonce, const uint8_t *hdr,
+    uint8_t out[DT_SHA256_LEN])
 {
-	if (memcmp(dc->hdr, DEEP_MAGIC, 4) != 0)
-		return -1;
-	dc->kind = dt_be32(dc->hdr + 4);
-	dc->left = (uint64_t)dt_be32(dc->hdr + 8) << 32 | dt_be32(dc->hdr + 12);
-	if (dc->kind != DEEP_PING && dc->kind != DEEP_BULK)
-		return -1;
-	return dc->kind == DEEP_BULK && dc->left > DEEP_BYTES_MAX ? -1 : 0;
+	const void	*p[3] = { DEEP_LABEL, nonce, hdr };
+	size_t		 len[3] = { sizeof(DEEP_LABEL) - 1, DEEP_NONCE_LEN,
+			    DEEP_HDR };
+
+	dt_hmac_sha256(key, DEEP_KEY_LEN, 3, p, len, out);
 }
 
 /*
- * Takes n bytes read after the header: a PING's are echoed at once (a
+ * The hello is in: 0, and the connection counts among the proven, or -1
+ * when it is not one of ours (or there is no room for it).
+ */
+static int
+deep_conn_hello(struct deep_conn *dc)
+{
+	struct deep_srv	*s = dc->srv;
+	struct timeval	 idle = { DEEP_SRV_IDLE_S, 0 };
+	uint8_t		 mac[DT_SHA256_LEN];
+
+	deep_mac(s->key, dc->nonce, dc->hello, mac);
+	if (!dt_memeq_ct(mac, dc->hello + DEEP_HDR, DT_SHA256_LEN) ||
+	    memcmp(dc->hello, DEEP_MAGIC, 4) != 0)
+		return -1;
+	dc->kind = dt_be32(dc->hello + 4);
+	dc->left = (uint64_t)dt_be32(dc->hello + 8) << 32 |
+	    dt_be32(dc->hello + 12);
+	if ((dc->kind != DEEP_PING && dc->kind != DEEP_BULK) ||
+	    (dc->kind == DEEP_BULK && dc->left > DEEP_BYTES_MAX) ||
+	    s->proven.n >= s->max_proven)
+		return -1;
+	deep_list_del(&s->pending, dc);
+	dc->proven = 1;
+	deep_list_add(&s->proven, dc);
+	event_add(dc->ev, &idle);	/* from now on: silent this long */
+	return 0;
+}
+
+/*
+ * Takes n bytes read after the hello: a PING's are echoed at once (a
  * pinger reads each answer before it sends again, so the echo never
  * waits), a BULK's counted, and its last one answered. -1: close.
  */
@@ -155,83 +224,119 @@ deep_conn_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct deep_conn	*dc = arg;
 	ssize_t			 r;
-	size_t			 off;
 	int			 i;
 
 	if (what & EV_TIMEOUT) {
-		deep_conn_free(dc);	/* a silent peer holds nothing */
+		deep_conn_free(dc);	/* silent, or never proven: gone */
 		return;
 	}
 	for (i = 0; i < DEEP_TURNS; i++) {
-		r = read(fd, deep_scratch, sizeof(deep_scratch));
+		/* Until it is proven, not a byte past the hello. */
+		r = read(fd, deep_scratch, dc->proven ? sizeof(deep_scratch) :
+		    DEEP_HELLO - dc->got);
 		if (r == -1 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (r <= 0) {
 			deep_conn_free(dc);
 			return;
 		}
-		off = 0;
-		if (dc->got < DEEP_HDR) {
-			off = (size_t)r < DEEP_HDR - dc->got ? (size_t)r :
-			    DEEP_HDR - dc->got;
-			memcpy(dc->hdr + dc->got, deep_scratch, off);
-			dc->got += off;
-			if (dc->got == DEEP_HDR && deep_conn_header(dc) != 0) {
+		if (!dc->proven) {
+			memcpy(dc->hello + dc->got, deep_scratch, r);
+			dc->got += r;
+			if (dc->got == DEEP_HELLO && deep_conn_hello(dc) != 0) {
 				deep_conn_free(dc);
 				return;
 			}
+			continue;
 		}
-		if ((size_t)r > off && dc->got == DEEP_HDR &&
-		    deep_conn_take(dc, deep_scratch + off, r - off) != 0) {
+		if (deep_conn_take(dc, deep_scratch, r) != 0) {
 			deep_conn_free(dc);
 			return;
 		}
 	}
 }
 
+/* Takes connection c: it is sent its challenge, and must answer it. */
+static void
+deep_take(void *arg, int c)
+{
+	struct deep_srv		*s = arg;
+	struct deep_conn	*dc;
+	struct timeval		 tv = { DEEP_AUTH_S, 0 };
+	int			 one = 1;
+
+	/* Room first: the stranger that waited longest goes. */
+	if (s->pending.n >= s->max_pending)
+		deep_conn_free(s->pending.head);
+	if ((dc = calloc(1, sizeof(*dc))) == NULL) {
+		close(c);
+		return;
+	}
+	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	dc->srv = s;
+	dc->fd = c;
+	memcpy(dc->nonce, s->nbase, sizeof(s->nbase));
+	deep_put_be(dc->nonce + sizeof(s->nbase), s->nseq++, 8);
+	/* A new socket's buffer is empty: the challenge goes whole. */
+	if (send(c, dc->nonce, DEEP_NONCE_LEN, MSG_NOSIGNAL) != DEEP_NONCE_LEN ||
+	    (dc->ev = event_new(s->base, c, EV_READ | EV_PERSIST, deep_conn_cb,
+	    dc)) == NULL) {
+		close(c);
+		free(dc);
+		return;
+	}
+	event_add(dc->ev, &tv);
+	deep_list_add(&s->pending, dc);
+}
+
+/* ARGSUSED */
+static void
+deep_relisten_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct deep_srv	*s = arg;
+
+	event_add(s->ev, NULL);
+}
+
+/* Out of descriptors: an unproven connection goes first (1), if any. */
+static int
+deep_shed(void *arg)
+{
+	struct deep_srv	*s = arg;
+
+	if (s->pending.head == NULL)
+		return 0;
+	deep_conn_free(s->pending.head);
+	return 1;
+}
+
 /* ARGSUSED */
 static void
 deep_accept_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct deep_srv		*s = arg;
-	struct deep_conn	*dc;
-	struct timeval		 idle = { DEEP_SRV_IDLE_S, 0 };
-	int			 c, one = 1;
+	struct deep_srv	*s = arg;
+	struct timeval	 tv = { 0, DEEP_PAUSE_MS * 1000 };
 
-	while ((c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-		if (s->nconns >= DEEP_SRV_CONNS ||
-		    (dc = calloc(1, sizeof(*dc))) == NULL) {
-			close(c);
-			continue;
-		}
-		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		dc->srv = s;
-		dc->fd = c;
-		if ((dc->ev = event_new(s->base, c, EV_READ | EV_PERSIST,
-		    deep_conn_cb, dc)) == NULL) {
-			close(c);
-			free(dc);
-			continue;
-		}
-		event_add(dc->ev, &idle);
-		dc->next = s->conns;
-		if (s->conns != NULL)
-			s->conns->prev = dc;
-		s->conns = dc;
-		s->nconns++;
-	}
-	/*
-	 * Out of descriptors: the level-triggered listener would wake us
-	 * at once, forever. Stop listening; the PAIR that could not connect
-	 * reports it.
-	 */
-	if (errno == EMFILE || errno == ENFILE)
+	/* Else the newcomer, with the spare descriptor; else rest a while. */
+	if (dt_accept_some(fd, SOCK_NONBLOCK | SOCK_CLOEXEC, DEEP_ACCEPTS,
+	    &s->reserve, deep_take, deep_shed, s) != 0) {
 		event_del(s->ev);
+		evtimer_add(s->relisten, &tv);
+	}
+}
+
+/* The open-files limit over div, or want if that is less; at least 8. */
+static size_t
+deep_room(size_t want, uint64_t div)
+{
+	uint64_t	lim = dt_nofile_limit() / div;
+
+	return lim < 8 ? 8 : lim < want ? (size_t)lim : want;
 }
 
 struct deep_srv *
-deep_srv_new(struct event_base *base, const char *addr, char *where,
-    size_t len, struct dt_err *e)
+deep_srv_new(struct event_base *base, const char *addr, const uint8_t *key,
+    char *where, size_t len, struct dt_err *e)
 {
 	struct deep_srv		*s;
 	struct sockaddr_in	 sin;
@@ -257,7 +362,11 @@ deep_srv_new(struct event_base *base, const char *addr, char *where,
 	}
 	if ((s = calloc(1, sizeof(*s))) == NULL ||
 	    (s->ev = event_new(base, fd, EV_READ | EV_PERSIST, deep_accept_cb,
-	    s)) == NULL) {
+	    s)) == NULL ||
+	    (s->relisten = evtimer_new(base, deep_relisten_cb, s)) == NULL ||
+	    dt_random(s->nbase, sizeof(s->nbase)) != 0) {
+		if (s != NULL && s->ev != NULL)
+			event_free(s->ev);
 		free(s);
 		close(fd);
 		dt_errf(e, "", 0, 0, DT_ERR_NOMEM, "out of memory");
@@ -265,6 +374,10 @@ deep_srv_new(struct event_base *base, const char *addr, char *where,
 	}
 	s->base = base;
 	s->fd = fd;
+	s->reserve = dt_reserve_open();
+	memcpy(s->key, key, DEEP_KEY_LEN);
+	s->max_pending = deep_room(DEEP_SRV_PENDING, 8);
+	s->max_proven = deep_room(DEEP_SRV_CONNS, 4);
 	event_add(s->ev, NULL);
 	snprintf(where, len, "%s:%d", addr, ntohs(sin.sin_port));
 	return s;
@@ -275,10 +388,16 @@ deep_srv_free(struct deep_srv *s)
 {
 	if (s == NULL)
 		return;
-	while (s->conns != NULL)
-		deep_conn_free(s->conns);
+	while (s->pending.head != NULL)
+		deep_conn_free(s->pending.head);
+	while (s->proven.head != NULL)
+		deep_conn_free(s->proven.head);
 	event_free(s->ev);
+	event_free(s->relisten);
 	close(s->fd);
+	if (s->reserve >= 0)
+		close(s->reserve);
+	memset(s->key, 0, sizeof(s->key));
 	free(s);
 }
 
@@ -288,9 +407,12 @@ struct deep_stream {
 	struct deep_pair	*p;
 	int			 fd;
 	struct event		*ev;
-	int			 up;		/* connected */
-	uint8_t			 out[DEEP_HDR + 8];
-	size_t			 outlen, outoff;	/* header, a ping */
+	int			 connected;
+	int			 up;		/* the challenge came */
+	uint8_t			 nonce[DEEP_NONCE_LEN];
+	size_t			 ngot;		/* of nonce */
+	uint8_t			 out[DEEP_HELLO + 8];
+	size_t			 outlen, outoff;	/* hello, a ping */
 	uint64_t		 total, sent;	/* BULK: its share */
 	int			 acked;
 };
@@ -298,6 +420,7 @@ struct deep_stream {
 struct deep_pair {
 	struct event_base	*base;
 	char			 target[64];
+	uint8_t			 key[DEEP_KEY_LEN];
 	uint32_t		 kind;
 	struct deep_stream	*s;
 	uint32_t		 ns, nup, nacked;
@@ -316,6 +439,16 @@ struct deep_pair {
 };
 
 static void	deep_stream_cb(evutil_socket_t, short, void *);
+
+/* st's event waits for what (EV_READ or EV_WRITE) from now on. */
+static void
+deep_stream_watch(struct deep_pair *p, struct deep_stream *st, short what)
+{
+	event_del(st->ev);
+	event_assign(st->ev, p->base, st->fd, what | EV_PERSIST,
+	    deep_stream_cb, st);
+	event_add(st->ev, NULL);
+}
 
 /* The PAIR is over (r filled): done, from the loop. */
 static void
@@ -450,18 +583,13 @@ deep_stream_write(struct deep_pair *p, struct deep_stream *st)
 		st->sent += w;
 	}
 	/* All written: only the answers are left to read. */
-	event_del(st->ev);
-	event_assign(st->ev, p->base, st->fd, EV_READ | EV_PERSIST,
-	    deep_stream_cb, st);
-	event_add(st->ev, NULL);
+	deep_stream_watch(p, st, EV_READ);
 }
 
-/* The connect finished: the clock starts with the first one. */
+/* The connect finished: the listener's challenge comes next. */
 static void
-deep_stream_up(struct deep_pair *p, struct deep_stream *st)
+deep_stream_connected(struct deep_pair *p, struct deep_stream *st)
 {
-	struct timeval	tv = { p->kind == DEEP_PING ? DEEP_PING_S :
-			    DEEP_BULK_S, 0 };
 	socklen_t	l = sizeof(int);
 	int		err = 0, one = 1;
 
@@ -471,12 +599,42 @@ deep_stream_up(struct deep_pair *p, struct deep_stream *st)
 		deep_pair_fail(p, err, "%s", strerror(err));
 		return;
 	}
-	st->up = 1;
+	st->connected = 1;
 	setsockopt(st->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	deep_stream_watch(p, st, EV_READ);
+}
+
+/*
+ * Bytes of the challenge: once it is whole, the hello answers it (and a
+ * PING's first round trip goes with it), and the clock starts with the
+ * first connection that got this far.
+ */
+static void
+deep_stream_nonce(struct deep_pair *p, struct deep_stream *st)
+{
+	struct timeval	tv = { p->kind == DEEP_PING ? DEEP_PING_S :
+			    DEEP_BULK_S, 0 };
+	ssize_t		r;
+
+	r = read(st->fd, st->nonce + st->ngot, DEEP_NONCE_LEN - st->ngot);
+	if (r == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (r <= 0) {
+		deep_pair_fail(p, r == 0 ? ECONNRESET : errno, "the connection "
+		    "ended before the listener's challenge: %s", r == 0 ?
+		    "closed by the listener" : strerror(errno));
+		return;
+	}
+	if ((st->ngot += r) < DEEP_NONCE_LEN)
+		return;
+	deep_mac(p->key, st->nonce, st->out, st->out + DEEP_HDR);
+	st->up = 1;
 	if (p->nup++ == 0) {
 		p->t0_us = p->ping_us = deep_now_us();
 		event_add(p->timer, &tv);
 	}
+	deep_stream_watch(p, st, EV_WRITE);
+	deep_stream_write(p, st);
 }
 
 static void
@@ -487,12 +645,11 @@ deep_stream_cb(evutil_socket_t fd, short what, void *arg)
 
 	if (p->over)
 		return;
-	if (!st->up) {
-		deep_stream_up(p, st);
-		if (p->over)
-			return;
-	}
-	if (what & EV_READ)
+	if (!st->connected)
+		deep_stream_connected(p, st);
+	else if (!st->up)
+		deep_stream_nonce(p, st);
+	else if (what & EV_READ)
 		deep_stream_read(p, st);
 	else
 		deep_stream_write(p, st);
@@ -567,8 +724,8 @@ deep_stream_open(struct deep_pair *p, uint32_t i,
 	memcpy(st->out, DEEP_MAGIC, 4);
 	deep_put_be(st->out + 4, p->kind, 4);
 	deep_put_be(st->out + 8, p->kind == DEEP_PING ? DEEP_PINGS : share, 8);
-	/* A PING's first round trip goes with the header. */
-	st->outlen = DEEP_HDR + (p->kind == DEEP_PING ? 8 : 0);
+	/* The MAC follows at the challenge; a PING's first round trip too. */
+	st->outlen = DEEP_HELLO + (p->kind == DEEP_PING ? 8 : 0);
 	if ((st->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0)) == -1)
 		return dt_errf(e, "", 0, 0, DT_ERR_SYS, "socket: %s",
@@ -585,8 +742,9 @@ deep_stream_open(struct deep_pair *p, uint32_t i,
 }
 
 struct deep_pair *
-deep_pair_start(struct event_base *base, const char *target, uint64_t bytes,
-    uint32_t streams, deep_done_fn done, void *arg, struct dt_err *e)
+deep_pair_start(struct event_base *base, const char *target,
+    const uint8_t *key, uint64_t bytes, uint32_t streams, deep_done_fn done,
+    void *arg, struct dt_err *e)
 {
 	struct deep_pair	*p;
 	struct sockaddr_in	 sin;
@@ -610,6 +768,7 @@ deep_pair_start(struct event_base *base, const char *target, uint64_t bytes,
 		return NULL;
 	}
 	p->base = base;
+	memcpy(p->key, key, DEEP_KEY_LEN);
 	snprintf(p->target, sizeof(p->target), "%s", target);
 	p->kind = bytes > 0 ? DEEP_BULK : DEEP_PING;
 	p->ns = bytes > 0 ? streams : 1;
@@ -653,6 +812,7 @@ deep_pair_free(struct deep_pair *p)
 		event_free(p->timer);
 	if (p->fin != NULL)
 		event_free(p->fin);
+	memset(p->key, 0, sizeof(p->key));
 	free(p->s);
 	free(p);
 }

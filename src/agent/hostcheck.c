@@ -46,6 +46,7 @@
 #include "agent/deeppair.h"
 #include "agent/hostcheck.h"
 #include "common/iface.h"
+#include "common/mac.h"
 #include "agent/procs.h"
 #include "agent/setup.h"
 #include "common/sys.h"
@@ -118,6 +119,8 @@ struct hostcheck {
 	int			 oom;
 	int			 lfd;		/* rank 0's listener, or -1 */
 	struct event		*lev;
+	struct event		*relisten;	/* lev paused: out of fds */
+	int			 reserve;	/* a spare fd (dt_accept_shed) */
 	struct deep_srv		*deep;		/* --deep: the others' PAIRs */
 	struct deep_pair	*pair;		/* a PAIR under way */
 	int			 cfd;		/* a PROBE's connection, or -1 */
@@ -244,13 +247,34 @@ hc_getenv(const struct ap_check *c, const char *name, int own)
 
 /* ARGSUSED */
 static void
+hc_relisten_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct hostcheck	*hc = arg;
+
+	if (hc->lev != NULL)
+		event_add(hc->lev, NULL);
+}
+
+/* A PROBE connected: the connection is the answer, nothing is said on it. */
+static void
+hc_take(void *arg, int c)
+{
+	close(c);
+}
+
+/* ARGSUSED */
+static void
 hc_accept_cb(evutil_socket_t fd, short what, void *arg)
 {
-	int	c;
+	struct hostcheck	*hc = arg;
+	struct timeval		 tv = { 0, HOSTCHECK_PAUSE_MS * 1000 };
 
-	/* The connection is the answer: nothing is said on it. */
-	while ((c = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) >= 0)
-		close(c);
+	/* Out of descriptors, with none to spare: rest, never spin. */
+	if (dt_accept_some(fd, SOCK_CLOEXEC, HOSTCHECK_ACCEPTS, &hc->reserve,
+	    hc_take, NULL, hc) != 0 && hc->relisten != NULL) {
+		event_del(hc->lev);
+		evtimer_add(hc->relisten, &tv);
+	}
 }
 
 /* Rank 0's host: listens on addr, any port, for the others' PROBEs. */
@@ -280,6 +304,8 @@ hc_listen(struct hostcheck *hc, const char *addr)
 		return;
 	}
 	hc->lfd = fd;
+	hc->reserve = dt_reserve_open();
+	hc->relisten = evtimer_new(hc->base, hc_relisten_cb, hc);
 	hc->lev = event_new(hc->base, fd, EV_READ | EV_PERSIST, hc_accept_cb,
 	    hc);
 	if (hc->lev != NULL)
@@ -287,17 +313,36 @@ hc_listen(struct hostcheck *hc, const char *addr)
 	hc_add(hc, "listen", "%s:%d", addr, ntohs(sin.sin_port));
 }
 
+/* The check's key for the pair test into key; 0, or -1 if it sent none. */
+static int
+hc_key(const struct ap_check *c, uint8_t key[DEEP_KEY_LEN])
+{
+	size_t	n;
+
+	return c->key != NULL && dt_hex_decode(c->key, key, DEEP_KEY_LEN,
+	    &n) == 0 && n == DEEP_KEY_LEN ? 0 : -1;
+}
+
 /* --deep: listens on addr, any port, for the other hosts' PAIRs. */
 static void
-hc_deep_listen(struct hostcheck *hc, const char *addr)
+hc_deep_listen(struct hostcheck *hc, const struct ap_check *c,
+    const char *addr)
 {
 	struct dt_err	e;
+	uint8_t		key[DEEP_KEY_LEN];
 	char		where[96];
 
 	deep_srv_free(hc->deep);
+	hc->deep = NULL;
+	if (hc_key(c, key) != 0) {
+		hc_add(hc, "deep_err", "the check sent no key for the pair "
+		    "test: use the same dtrun version on every host");
+		return;
+	}
 	dt_err_clear(&e);
-	if ((hc->deep = deep_srv_new(hc->base, addr, where, sizeof(where),
-	    &e)) == NULL)
+	hc->deep = deep_srv_new(hc->base, addr, key, where, sizeof(where), &e);
+	memset(key, 0, sizeof(key));
+	if (hc->deep == NULL)
 		hc_add(hc, "deep_err", "%s", e.msg);
 	else
 		hc_add(hc, "deep_listen", "%s", where);
@@ -334,7 +379,7 @@ hc_iface(struct hostcheck *hc, const struct ap_check *c, struct iface *list,
 	if (c->flags & AP_CHK_LISTEN)
 		hc_listen(hc, ch.addr);
 	if (c->flags & AP_CHK_DEEP)
-		hc_deep_listen(hc, ch.addr);
+		hc_deep_listen(hc, c, ch.addr);
 }
 
 /* True if path's last part names a Python interpreter ("python3.11"). */
@@ -473,6 +518,7 @@ hc_keep(struct hostcheck *hc, const struct ap_check *c)
 	k->target = strdup(c->target);
 	k->cmd = strdup(c->cmd);
 	k->cwd = strdup(c->cwd);
+	k->key = c->key != NULL ? strdup(c->key) : NULL;
 	k->setup = NULL;
 	k->nenv = 0;
 	if ((k->env = calloc(c->nenv + 1, sizeof(char *))) != NULL)
@@ -480,7 +526,8 @@ hc_keep(struct hostcheck *hc, const struct ap_check *c)
 			if ((k->env[k->nenv] = strdup(c->env[i])) != NULL)
 				k->nenv++;
 	if (k->iface == NULL || k->target == NULL || k->cmd == NULL ||
-	    k->cwd == NULL || k->env == NULL || k->nenv != c->nenv) {
+	    k->cwd == NULL || k->env == NULL || k->nenv != c->nenv ||
+	    (c->key != NULL && k->key == NULL)) {
 		ap_check_free(k);
 		return -1;
 	}
@@ -861,11 +908,20 @@ static void
 hc_pair(struct hostcheck *hc, const struct ap_check *c)
 {
 	struct dt_err	e;
+	uint8_t		key[DEEP_KEY_LEN];
 
 	hc_add(hc, "pair_to", "%s", c->target);
+	if (hc_key(c, key) != 0) {
+		hc_add(hc, "pair_err", "the check sent no key for the pair "
+		    "test: use the same dtrun version on every host");
+		hc_finish(hc);
+		return;
+	}
 	dt_err_clear(&e);
-	if ((hc->pair = deep_pair_start(hc->base, c->target, c->bytes,
-	    c->streams, hc_pair_done, hc, &e)) == NULL) {
+	hc->pair = deep_pair_start(hc->base, c->target, key, c->bytes,
+	    c->streams, hc_pair_done, hc, &e);
+	memset(key, 0, sizeof(key));
+	if (hc->pair == NULL) {
 		hc_add(hc, "pair_err", "%s", e.msg);
 		hc_finish(hc);
 	}
@@ -883,7 +939,7 @@ hostcheck_new(struct event_base *base, int devnull, hostcheck_done_fn done,
 	hc->devnull = devnull;
 	hc->done = done;
 	hc->arg = arg;
-	hc->lfd = hc->cfd = -1;
+	hc->lfd = hc->cfd = hc->reserve = -1;
 	return hc;
 }
 
@@ -921,9 +977,17 @@ hostcheck_close(struct hostcheck *hc)
 		event_free(hc->lev);
 		hc->lev = NULL;
 	}
+	if (hc->relisten != NULL) {
+		event_free(hc->relisten);
+		hc->relisten = NULL;
+	}
 	if (hc->lfd >= 0) {
 		close(hc->lfd);
 		hc->lfd = -1;
+	}
+	if (hc->reserve >= 0) {
+		close(hc->reserve);
+		hc->reserve = -1;
 	}
 	deep_srv_free(hc->deep);
 	hc->deep = NULL;

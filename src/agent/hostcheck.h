@@ -62,6 +62,10 @@ struct iface;
 					   the setup, each at most */
 #define HOSTCHECK_CONNECT_S	5	/* a PROBE's connect, at most */
 #define HOSTCHECK_VAL_MAX	1024	/* bytes of one answer's value */
+#define HOSTCHECK_ACCEPTS	256	/* PROBEs taken a wake-up: fair to the
+					   rest of the loop */
+#define HOSTCHECK_PAUSE_MS	100	/* out of descriptors, with none to
+					   spare: the listener rests this long */
 
 /* Called with each step's answers (once per hostcheck_run). */
 typedef void (*hostcheck_done_fn)(void *arg, const struct ap_checked *);

@@ -1,10 +1,12 @@
 /* sys.c -- small process-wide settings the binaries share. */
 #include <sys/resource.h>
+#include <sys/socket.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "common/sys.h"
 
@@ -105,4 +107,51 @@ dt_set_nonblock(int fd)
 
 	if (fl != -1 && !(fl & O_NONBLOCK))
 		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+int
+dt_reserve_open(void)
+{
+	return open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/* One waiting connection shed with *reserve: 1, 0 (none), -1 (no reserve). */
+static int
+dt_accept_shed(int lfd, int *reserve)
+{
+	int	c, err;
+
+	if (*reserve < 0 && (*reserve = dt_reserve_open()) < 0)
+		return -1;
+	close(*reserve);
+	c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	err = errno;
+	if (c >= 0)
+		close(c);
+	/* Another thread may take the slot first: then the next call rests. */
+	*reserve = dt_reserve_open();
+	return c >= 0 || err == EINTR || err == ECONNABORTED ? 1 : 0;
+}
+
+int
+dt_accept_some(int lfd, int flags, int max, int *reserve,
+    void (*take)(void *, int), int (*shed)(void *), void *arg)
+{
+	int	c, i, r;
+
+	for (i = 0; i < max; i++) {
+		if ((c = accept4(lfd, NULL, NULL, flags)) >= 0) {
+			take(arg, c);
+			continue;
+		}
+		if (errno == EINTR || errno == ECONNABORTED)
+			continue;
+		if (!dt_nofile(errno))
+			return 0;
+		if ((shed != NULL && shed(arg)) ||
+		    (r = dt_accept_shed(lfd, reserve)) > 0)
+			continue;
+		return r < 0 ? -1 : 0;
+	}
+	return 0;
 }

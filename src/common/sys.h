@@ -41,6 +41,22 @@ double	dt_clock_s(clockid_t c);
 /* secs (>= 0) as a struct timeval, for event_add and friends. */
 struct timeval dt_timeval(double secs);
 
+/*
+ * Accepts up to max connections waiting on lfd (flags as accept4's),
+ * giving each to take. A listener out of descriptors (EMFILE, ENFILE)
+ * would wake its level-triggered event at once, forever: then shed (may
+ * be NULL) is asked to close one the caller holds (1: it did), else a
+ * waiting connection is shed with *reserve, a descriptor kept for the
+ * purpose (dt_reserve_open; -1: none), closed, the connection accepted
+ * and closed, and the reserve opened again. Returns 0, or -1 when nothing
+ * could be shed: the caller rests its listener a while.
+ */
+int	dt_accept_some(int lfd, int flags, int max, int *reserve,
+	    void (*take)(void *, int), int (*shed)(void *), void *arg);
+
+/* A reserve descriptor for dt_accept_some (/dev/null), or -1. */
+int	dt_reserve_open(void);
+
 /* Sets O_NONBLOCK on fd (kept if it is set already). */
 void	dt_set_nonblock(int fd);
 

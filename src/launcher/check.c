@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include "common/environ.h"
 #include "common/err.h"
 #include "common/iface.h"
+#include "common/mac.h"
 #include "proto/agentproto.h"
 #include "launcher/agents.h"
 #include "common/log.h"
@@ -73,6 +75,8 @@ struct check {
 	size_t			 deep_round;	/* rounds begun */
 	size_t			 deep_wait;	/* the round's answers still out */
 	uint64_t		 deep_t0;	/* the first round began */
+	/* --deep: the key the pair connections prove they hold (hex) */
+	char			 deep_key[AP_CHK_KEY_HEX + 1];
 };
 
 /* The first answer named key, or NULL. */
@@ -105,6 +109,26 @@ ch_get(const struct chost *c, const char *key)
 	return kv_get(c->kv, c->nkv, key);
 }
 
+/*
+ * --deep: a fresh key for this check's pair connections, so that no one
+ * but its agents is counted in a pair (a stranger's connections to the
+ * listeners are shed).
+ */
+static void
+check_deep_key(struct check *c)
+{
+	uint8_t	key[AP_CHK_KEY_HEX / 2];
+
+	if (dt_random(key, sizeof(key)) != 0 || dt_hex_encode(key,
+	    sizeof(key), c->deep_key, sizeof(c->deep_key)) != 0) {
+		log_error("--deep: no random bytes for the pair test's key "
+		    "(getrandom: %s): the agents will refuse its pairs",
+		    strerror(errno));
+		c->deep_key[0] = '\0';
+	}
+	memset(key, 0, sizeof(key));
+}
+
 struct check *
 check_new(const struct check_cbs *cb, const struct opts *o,
     const struct plan *p, int fast, const char *rank0)
@@ -118,6 +142,8 @@ check_new(const struct check_cbs *cb, const struct opts *o,
 	c->rank0 = rank0;
 	c->hs = xcalloc(p->nhosts, sizeof(*c->hs));
 	dt_wbuf_init(&c->wb);
+	if (o->deep)
+		check_deep_key(c);
 	return c;
 }
 
@@ -198,6 +224,7 @@ check_send(struct check *c, size_t i, uint32_t step, const char *target)
 	}
 	ak.iface = cands;
 	ak.target = (char *)target;
+	ak.key = ak.flags & AP_CHK_DEEP ? c->deep_key : "";
 	ak.cmd = c->o->ncmd > 0 ? c->o->cmd[0] : "";
 	/* --check sees what the ranks would: after --setup (not a preflight's). */
 	ak.setup = (char *)(step == AP_CHK_GATHER && !c->fast &&
@@ -1030,6 +1057,7 @@ check_send_pair(struct check *c, size_t i, const struct deep_round *r,
 	ak.target = (char *)target;
 	ak.bytes = r->bytes;
 	ak.streams = r->streams;
+	ak.key = c->deep_key;
 	if (ap_put_check(&c->wb, &ak) != 0) {
 		log_error("%s: cannot send its pair test", c->p->hosts[i].name);
 		return 2;

@@ -303,8 +303,10 @@ ap_put_check(struct dt_wbuf *b, const struct ap_check *c)
 {
 	size_t		 st = dt_frame_begin(b, AP_CHECK);
 	const char	*setup = c->setup != NULL ? c->setup : "";
+	const char	*key = c->key != NULL ? c->key : "";
 
-	if (strlen(c->iface) > AP_MAX_STR || strlen(c->target) > AP_MAX_STR ||
+	if ((key[0] != '\0' && strlen(key) != AP_CHK_KEY_HEX) ||
+	    strlen(c->iface) > AP_MAX_STR || strlen(c->target) > AP_MAX_STR ||
 	    strlen(c->cmd) > AP_MAX_STR || strlen(c->cwd) > 4096 ||
 	    strlen(setup) > AP_MAX_STR) {
 		b->len = st;
@@ -324,6 +326,7 @@ ap_put_check(struct dt_wbuf *b, const struct ap_check *c)
 	dt_wbuf_str(b, setup);
 	dt_wbuf_u64(b, c->bytes);
 	dt_wbuf_u32(b, c->streams);
+	dt_wbuf_str(b, key);
 	return put_end(b, st);		/* one frame, never in parts */
 }
 
@@ -644,7 +647,9 @@ ap_get_check(const uint8_t *p, size_t n, struct ap_check *c)
 	c->setup = dt_rbuf_strdup(&r, AP_MAX_STR);
 	c->bytes = dt_rbuf_u64(&r);
 	c->streams = dt_rbuf_u32(&r);
-	if (dt_rbuf_end(&r) != 0 || c->step < AP_CHK_GATHER ||
+	c->key = dt_rbuf_strdup(&r, AP_CHK_KEY_HEX);
+	if (dt_rbuf_end(&r) != 0 || (c->key != NULL && c->key[0] != '\0' &&
+	    strlen(c->key) != AP_CHK_KEY_HEX) || c->step < AP_CHK_GATHER ||
 	    c->step > AP_CHK_PAIR || (c->flags & ~(uint32_t)(AP_CHK_FAST |
 	    AP_CHK_LISTEN | AP_CHK_DEEP)) != 0 || (c->step == AP_CHK_PAIR &&
 	    c->bytes > 0 && (c->streams == 0 ||
@@ -800,6 +805,7 @@ ap_check_free(struct ap_check *c)
 	free(c->cwd);
 	dt_strv_free(c->env);
 	free(c->setup);
+	free(c->key);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -252,6 +252,7 @@ enum ap_check_step { AP_CHK_GATHER = 1, AP_CHK_PROBE = 2, AP_CHK_PAIR = 3 };
 #define AP_CHK_DEEP	0x4	/* listen for the others' PAIRs */
 #define AP_CHK_STREAMS_MAX 64	/* a PAIR's connections at once */
 #define AP_CHK_KV_MAX	4096	/* answers in one CHECKED */
+#define AP_CHK_KEY_HEX	64	/* --deep's key: 32 bytes, in hex */
 
 struct ap_check {
 	uint32_t	 step;		/* enum ap_check_step */
@@ -272,6 +273,11 @@ struct ap_check {
 	char		*setup;
 	uint64_t	 bytes;		/* PAIR: to send; 0 = round trips only */
 	uint32_t	 streams;	/* PAIR: connections to send them over */
+	/*
+	 * GATHER with DEEP, and PAIR: the check's key in hex, which the pair
+	 * connections prove they hold (deeppair.h); "" (NULL) = none.
+	 */
+	char		*key;
 };
 
 struct ap_checked {

@@ -265,7 +265,7 @@ TEST(agent_answers_a_check_before_the_job_only)
 	struct dt_wbuf	 in, out;
 	struct ap_check	 c = { AP_CHK_GATHER, AP_CHK_FAST | AP_CHK_LISTEN, 0,
 			    "", "127.0.0.1", "no-such-command-xyz", "", NULL, 0,
-			    NULL, 0, 0 };
+			    NULL, 0, 0, NULL };
 	struct ap_job	 j = { 0 };
 	char		**kv;
 	size_t		 n = 0;

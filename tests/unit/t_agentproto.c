@@ -642,7 +642,7 @@ TEST(ap_check_and_checked_roundtrip)
 	struct ap_check		 c = { AP_CHK_GATHER, AP_CHK_FAST | AP_CHK_LISTEN,
 				    UINT64_C(1700000000123), "gpu01=ib0,eth0",
 				    "10.0.0.1", "python3", "/w", env, 2,
-				    ". venv/bin/activate; env", 0, 0 }, c2;
+				    ". venv/bin/activate; env", 0, 0, NULL }, c2;
 	struct ap_checked	 k = { AP_CHK_PROBE, UINT64_C(1700000000456),
 				    UINT64_C(5000000000), kv, 2 }, k2;
 	const uint8_t		*pl;
@@ -664,13 +664,15 @@ TEST(ap_check_and_checked_roundtrip)
 	CHECK(c2.env[2] == NULL);
 	CHECK_STR(c2.setup, ". venv/bin/activate; env");
 	CHECK(c2.bytes == 0 && c2.streams == 0);
+	CHECK_STR(c2.key, "");
 	ap_check_free(&c2);
 
-	/* --deep's PAIR: its bytes (64 bits) and streams. */
+	/* --deep's PAIR: its bytes (64 bits), streams and key. */
 	c.step = AP_CHK_PAIR;
 	c.flags = AP_CHK_DEEP;
 	c.bytes = UINT64_C(5) << 32;
 	c.streams = 8;
+	c.key = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 	dt_wbuf_reset(&b);
 	CHECK_INT(ap_put_check(&b, &c), 0);
 	pl = one_frame(&b, AP_CHECK, &n);
@@ -679,6 +681,7 @@ TEST(ap_check_and_checked_roundtrip)
 	CHECK_INT(c2.flags, AP_CHK_DEEP);
 	CHECK(c2.bytes == UINT64_C(5) << 32);
 	CHECK_INT(c2.streams, 8);
+	CHECK_STR(c2.key, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
 	ap_check_free(&c2);
 
 	dt_wbuf_reset(&b);
@@ -701,10 +704,10 @@ TEST(ap_check_refuses_bad_steps_flags_and_tails)
 {
 	struct dt_wbuf		 b;
 	struct ap_check		 c = { 4, 0, 0, "", "", "", "", NULL, 0, NULL,
-				    0, 0 }, c2;
+				    0, 0, NULL }, c2;
 	struct ap_checked	 k = { 0, 0, 0, NULL, 0 }, k2;
 	const uint8_t		*pl;
-	uint8_t			*p;
+	uint8_t			*p, bad[256];
 	size_t			 n;
 
 	dt_wbuf_init(&b);
@@ -735,6 +738,14 @@ TEST(ap_check_refuses_bad_steps_flags_and_tails)
 	CHECK_INT(ap_get_check(pl, n, &c2), 0);
 	ap_check_free(&c2);
 	CHECK_INT(ap_get_check(pl, n - 1, &c2), DT_ERR_PROTO);	/* cut short */
+	/* A key is 64 hex digits, or none: its length is checked both ways. */
+	c.key = "abc";
+	dt_wbuf_reset(&b);
+	CHECK_INT(ap_put_check(&b, &c), DT_ERR_TOOBIG);
+	c.key = NULL;
+	memcpy(bad, pl, n - 4);		/* the key's length was 0: 3 */
+	memcpy(bad + n - 4, "\0\0\0\3abc", 7);
+	CHECK_INT(ap_get_check(bad, n + 3, &c2), DT_ERR_PROTO);
 
 	dt_wbuf_reset(&b);
 	ap_put_checked(&b, &k);		/* step 0 */

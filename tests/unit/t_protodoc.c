@@ -468,7 +468,7 @@ put_check(struct dt_wbuf *b)
 	char		*env[] = { "PATH=/b" };
 	struct ap_check	 c = { AP_CHK_GATHER, AP_CHK_FAST, 7, "eth0",
 			    "10.0.0.1", "python3", "/w", env, 1, ". venv",
-			    1024, 4 };
+			    1024, 4, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" };
 
 	ap_put_check(b, &c);
 }
@@ -533,7 +533,7 @@ static const struct {
 	{ AP_IFACE, put_iface, "ok=1 name=eth1 addr=10.0.0.2 why=route" },
 	{ AP_CHECK, put_check, "step=1 flags=1 now_ms=7 iface=eth0 "
 	    "target=10.0.0.1 cmd=python3 cwd=/w env=[PATH=/b] setup=. venv "
-	    "bytes=1024 streams=4" },
+	    "bytes=1024 streams=4 key=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" },
 	{ AP_CHECKED, put_checked, "step=2 now_ms=8 took_ms=9 "
 	    "kv=[version=1,iface=eth0]" },
 	{ AP_HEARTBEAT, put_heartbeat, "timeout_ms=15000" },
