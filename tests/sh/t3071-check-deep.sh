@@ -82,6 +82,46 @@ test_expect_success 'GPUs: uncorrected ECC errors, and with --deep a failed DCGM
 	grep -qx "deep: GPUs: nvidia-smi${Q}s health and DCGM${Q}s quick diagnostic; the NCCL all-reduce is not measured: TCP figures only" out
 '
 
+# Another user watches /proc/net/tcp and opens 300 idle connections to
+# every listener that appears (deep-crowd.py, copied where it can read it);
+# in a network namespace of the test's own, so no other listener on this
+# machine is crowded. Its connections prove nothing and are shed first:
+# every pair is measured. It is killed by PID, and ends by itself in 60 s.
+cat >"$TRASH/crowd.sh" <<'EOS'
+ip link set lo up || exit 3
+setpriv --reuid=65534 --regid=65534 --clear-groups "$3" "$1/deep-crowd.py" 60 300 >crowd.out 2>crowd.err &
+pid=$!
+echo $pid >crowd.pid
+n=0
+until grep -q "^watching$" crowd.out || [ $n -ge 400 ]; do sleep 0.05; n=$((n + 1)); done
+dtrun --launcher local -H "$2" --check --deep --deep-bytes 8M >out 2>err
+rc=$?
+kill $pid
+wait $pid
+exit $rc
+EOS
+# Another user's python: not one under root's home.
+PY=$(PATH=/usr/local/bin:/usr/bin:/bin command -v python3)
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && command -v unshare >/dev/null &&
+    command -v ip >/dev/null && [ -n "$PY" ]; then
+	test_expect_success 'a stranger crowding the pair listeners with idle connections changes no pair: exit 0' '
+		x=$(mktemp -d /tmp/dtrun-XXXX) &&
+		test_at_exit "rm -rf $x" &&
+		test_at_exit "[ ! -f crowd.pid ] || { kill \$(cat crowd.pid) 2>/dev/null; wait_for 10 eval \"! proc_alive \$(cat crowd.pid)\"; }" &&
+		cp "$SRC/tests/sh/deep-crowd.py" "$x/" &&
+		chmod 755 "$x" "$x/deep-crowd.py" &&
+		unshare --net sh "$TRASH/crowd.sh" "$x" "$TRASH/hosts4" "$PY" &&
+		test $(grep -c "^crowd 127\.0\.0\.1:[0-9]* 300$" crowd.out) -ge 4 &&
+		pairs out >rows &&
+		test $(wc -l <rows) -eq 8 &&
+		! grep -q FAILED rows &&
+		grep -qx "no problems on 4 hosts" out &&
+		! proc_alive $(cat crowd.pid)
+	'
+else
+	test_skip 'a stranger crowding the pair listeners' 'needs root, setpriv, unshare, ip and a python3 in /usr'
+fi
+
 if [ "$(id -u)" != 0 ] || why=$(sshd_skip_reason); then
 	test_skip 'four network-namespace hosts' "${why:-needs root}"
 	test_done
