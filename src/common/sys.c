@@ -128,9 +128,14 @@ dt_accept_shed(int lfd, int *reserve)
 	err = errno;
 	if (c >= 0)
 		close(c);
-	/* Another thread may take the slot first: then the next call rests. */
 	*reserve = dt_reserve_open();
-	return c >= 0 || err == EINTR || err == ECONNABORTED ? 1 : 0;
+	if (c >= 0 || err == EINTR || err == ECONNABORTED)
+		return 1;
+	/*
+	 * Still none (the freed slot is past a lowered limit, or another
+	 * process took the system's): rest, never spin.
+	 */
+	return dt_nofile(err) ? -1 : 0;
 }
 
 int

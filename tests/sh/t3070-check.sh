@@ -108,6 +108,54 @@ else
 	test_skip 'RDMA with a small locked-memory limit, strict overcommit' 'needs root and unshare'
 fi
 
+# listen_port PID -- the port of PID's IPv4 TCP listener (its first).
+listen_port() {
+	for f in /proc/$1/fd/*; do
+		readlink "$f"
+	done | sed -n 's/^socket:\[\([0-9]*\)\]$/\1/p' | while read -r i; do
+		awk -v i="$i" '$4 == "0A" && $10 == i { split($2, a, ":"); print a[2] }' /proc/net/tcp
+	done | head -n 1
+}
+
+# The PROBE listener of an agent out of descriptors: its open-files limit
+# lowered to 3 (prlimit) while a fake interpreter holds the GATHER, and a
+# connection waiting. A level-triggered listener that only returns on
+# EMFILE is woken again at once: thousands of accept4 a second (strace
+# counts them); resting, it tries 10 times a second, and takes the
+# connection once the limit is back.
+if [ "$(id -u)" = 0 ] && command -v strace >/dev/null && command -v prlimit >/dev/null; then
+	test_expect_success 'the PROBE listener out of descriptors rests, never spins, and comes back' '
+		mkdir fake &&
+		printf "#!/bin/sh\necho \$PPID >$PWD/py.ppid\nn=0\nwhile [ ! -f $PWD/go ] && [ \$n -lt 600 ]; do sleep 0.1; n=\$((n + 1)); done\n" >fake/python3 &&
+		chmod +x fake/python3 &&
+		test_at_exit "touch go; [ ! -f dtrun.pid ] || { kill \$(cat dtrun.pid) 2>/dev/null; wait_for 10 eval \"! proc_alive \$(cat dtrun.pid)\"; }" &&
+		{ dtrun --check -n 1 "$PWD/fake/python3" x.py >out 2>err & } &&
+		echo $! >dtrun.pid &&
+		wait_for 30 test -s py.ppid &&
+		A=$(cat py.ppid) &&
+		until case $(readlink /proc/$A/exe) in */dtrun-agent) true ;; *) false ;; esac; do
+			A=$(awk "{ print \$4 }" /proc/$A/stat) &&
+			test "$A" -gt 1 || return 1
+		done &&
+		port=$((0x$(listen_port $A))) &&
+		hard=$(prlimit --pid $A --nofile --raw --noheadings -o HARD) &&
+		soft=$(prlimit --pid $A --nofile --raw --noheadings -o SOFT) &&
+		prlimit --pid $A --nofile=3:$hard &&
+		exec 7<>/dev/tcp/127.0.0.1/$port &&
+		test_expect_code 124 timeout -s INT 1 strace -qq -e trace=accept4 -o acc -p $A &&
+		grep -c EMFILE acc >n &&
+		test $(cat n) -ge 1 &&
+		test $(cat n) -lt 100 &&
+		prlimit --pid $A --nofile=$soft:$hard &&
+		timeout 10 cat <&7 &&
+		touch go &&
+		{ wait $(cat dtrun.pid) || true; } &&
+		grep -q "^localhost " out
+	'
+else
+	test_skip 'the PROBE listener out of descriptors' 'needs root, strace and prlimit'
+fi
+
 test_expect_success 'NCCL_SOCKET_IFNAME naming an interface the host lacks: a problem (env or -x)' '
 	test_expect_code 78 env NCCL_SOCKET_IFNAME=nosuch0 dtrun --check true >out 2>err &&
 	test "$(col IFNAME localhost out)" = NONE &&
