@@ -4,14 +4,28 @@
 #   make deps       install the Debian packages the build and tests need
 #   make demo       build and run a small real job with the local launcher
 #   make test       run every test suite (unit + shell scenarios)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX= DESTDIR= (default /usr/local as root, else ~/.local)
 #   make asan       the unit and scenario tests under AddressSanitizer/UBSan
 #   make fuzz       build and run the libFuzzer targets (clang)
 #   make fuzz-build only build them, into FUZZ_B (the test suite does)
 
-PREFIX	?= /usr/local
+# Without PREFIX: /usr/local as root, else the user's own ~/.local (as
+# pip install --user), whose bin Debian's ~/.profile puts on PATH.
+ifeq ($(origin PREFIX),undefined)
+ifeq ($(shell id -u),0)
+PREFIX	:= /usr/local
+else
+PREFIX	:= $(HOME)/.local
+USER_INSTALL := 1
+endif
+endif
 # Where dtrun_progress.py goes: the system python3's own directory for
-# PREFIX (Debian's python3 looks in /usr/local/lib/python3.X/dist-packages).
+# PREFIX (Debian's python3 looks in /usr/local/lib/python3.X/dist-packages),
+# or for ~/.local the user's site-packages, which it reads too.
+ifdef USER_INSTALL
+PYDIR		?= $(shell /usr/bin/python3 -c 'import site; \
+	print(site.getusersitepackages())' 2>/dev/null)
+endif
 PYDIR		?= $(PREFIX)/lib/$(shell /usr/bin/python3 -c 'import sys; \
 	print("python%d.%d" % sys.version_info[:2])' 2>/dev/null || echo python3)/dist-packages
 DESTDIR	?=

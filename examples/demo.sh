@@ -13,3 +13,11 @@ echo "== fail-fast: rank 2 exits 3 while the others sleep"
 set +e
 "$B/dtrun" -n 4 --prefix '[rank %r] ' sh -c 'echo started; [ "$RANK" = 2 ] && exit 3; exec sleep 60'
 echo "dtrun exited with $? (rank 2's code), the other ranks were stopped at once"
+
+# Where dtrun is, and how to type plain "dtrun" as the README does.
+bin=$(cd "$B" && pwd)
+echo
+echo "dtrun is $bin/dtrun. To type plain \"dtrun\", put it on your PATH:"
+echo "  export PATH=\"$bin:\$PATH\""
+echo "or install it: make install (~/.local/bin, or /usr/local/bin as root),"
+echo "or pip install --no-build-isolation . (into the active venv)."

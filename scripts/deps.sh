@@ -4,6 +4,9 @@
 set -u
 
 # build: compiler, pkg-config, the three libraries, OpenSSL's libcrypto and LZ4
+# install: python3-venv and python3-pip for `pip install .` into a venv (the
+#        wheel is built by scripts/dtrun_build.py with the standard library:
+#        no setuptools or wheel needed)
 # tests: sshd and ssh for the loopback hosts, rsync for sync, PyTorch for
 #        framework checks, procps/iproute2 for process and namespace checks,
 #        slurm-wlm and munge for a private one-node Slurm cluster
@@ -12,7 +15,8 @@ set -u
 #        (eu-stack) for native frames, python3-dbg for Python frames (gdb
 #        reads them with the interpreter's gdb extension and debug symbols)
 PKGS="gcc make pkg-config libevent-dev libyaml-dev libssh2-1-dev libssl-dev liblz4-dev
-openssh-server openssh-client rsync python3 python3-torch procps iproute2 clang
+openssh-server openssh-client rsync python3 python3-venv python3-pip python3-torch
+procps iproute2 clang
 slurm-wlm munge gdb elfutils python3-dbg"
 
 # deps.sh bench: also the peers the benchmarks compare against, and hyperfine.

@@ -120,8 +120,11 @@ filter_apply(struct filter_state *st, int include)
 		}
 		for (n = i = 0; i < h->slots; i++) {
 			id = h->slot_ids != NULL ? h->slot_ids[i] : i;
-			picked = pk->all ||
-			    (pk->ids != NULL && (pk->ids[id / 64] >> (id % 64) & 1));
+			/* Ids are named below HF_SLOTS_MAX; Slurm's hosts
+			   may have more slots than that. */
+			picked = pk->all || (pk->ids != NULL &&
+			    id < HF_SLOTS_MAX &&
+			    (pk->ids[id / 64] >> (id % 64) & 1));
 			if (picked == include)
 				ids[n++] = id;
 		}

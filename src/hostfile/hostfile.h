@@ -26,7 +26,9 @@
  * above HF_SLOTS_MAX is rejected with a message that says both spellings.
  *
  * RANGES. HOST may hold pdsh/Slurm ranges: gpu[01-16], gpu[1-3,7],
- * rack[1-2]-gpu[01-04] (leftmost bracket varies slowest). A range keeps the
+ * rack[1-2]-gpu[01-04] (leftmost bracket varies slowest; with three or
+ * more, as scontrol orders them: the last fastest, then the others from
+ * the left, p[1-2]x[1-2][0] giving p1x10,p2x10,p1x20,p2x20). A range keeps the
  * width of its low bound ("01-16" gives gpu01..gpu16). One pattern, one
  * list or one file expands to at most HF_EXPAND_MAX names; more is
  * DT_ERR_RANGE, reported before anything is expanded.
@@ -44,6 +46,11 @@
  * (DT_ERR_RANGE). A note is kept for -v ("hosts:7: gpu1 listed again
  * (first at hosts:2), slots merged to 3"). If the two entries disagree on
  * user or port the merge is refused with DT_ERR_INVAL.
+ *
+ * THIS MACHINE. When the caller sets hf_hosts.here, a host it says names
+ * this machine (localhost, 127.0.0.1, our own name) is merged, by the rules
+ * above, into the first such host however it is spelled: Open MPI's rule,
+ * where every name of the local node is the one node.
  *
  * IPv6 literals are not accepted as host names.
  */
@@ -82,6 +89,9 @@ struct hf_host {
 	int		 col;
 };
 
+/* True if name names this machine (see THIS MACHINE). */
+typedef int	(*hf_here_fn)(const char *name);
+
 /*
  * An ordered set of hosts; a name appears once (see REPEATED HOSTS). The
  * functions that append to it may leave part of a source there when they
@@ -93,7 +103,10 @@ struct hf_hosts {
 	/* Notes for -v: the repeats that were merged. */
 	char		**notes;
 	size_t		 nnotes;
+	/* Set by the caller before adding: merges this machine's names. */
+	hf_here_fn	 here;
 	/* private */
+	size_t		 here_first;	/* index + 1 of the first host here */
 	size_t		 cap;
 	size_t		*ht;		/* name hash -> index + 1 */
 	size_t		 htcap;
@@ -105,7 +118,7 @@ struct hf_hosts {
 /* Makes hs empty. */
 void	 hf_hosts_init(struct hf_hosts *hs);
 
-/* Frees what hs holds and makes it empty again. */
+/* Frees what hs holds and makes it empty again (keeping hs->here). */
 void	 hf_hosts_free(struct hf_hosts *hs);
 
 /* Returns the index of the host called name in hs, or -1. */

@@ -3,6 +3,7 @@
  * into its first entry), finding one by name through a hash table, and
  * freeing. The parsers in hostfile.c, slurm.c and config.c feed it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,8 @@ hf_hosts_init(struct hf_hosts *hs)
 void
 hf_hosts_free(struct hf_hosts *hs)
 {
-	size_t	i;
+	hf_here_fn	here = hs->here;
+	size_t		i;
 
 	for (i = 0; i < hs->n; i++)
 		hosts_host_free(&hs->v[i]);
@@ -27,6 +29,7 @@ hf_hosts_free(struct hf_hosts *hs)
 	hfi_strv_free(hs->notes, hs->nnotes);
 	hfi_strv_free(hs->files, hs->nfiles);
 	hf_hosts_init(hs);
+	hs->here = here;	/* the caller's setting, not a host */
 }
 
 void
@@ -163,52 +166,95 @@ hosts_same(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+/* The hint for two names of this machine that cannot merge. */
+#define HOSTS_SIMULATE	"; every name of this machine is one host: to " \
+	"simulate several hosts here, give them names of their own with " \
+	"--launcher local (-H a:2,b:2 --launcher local)"
+
 /*
- * Merges t (the repeat of name) into its first entry h, by Open MPI's
- * hostfile rules (orte/prrte hostfile.c): a repeat adds one slot, a second
- * slot count is refused, and a max_slots on the repeat replaces the limit
- * if it is not below the slots. Unlike Open MPI, a repeat may not take the
- * slots past max_slots: dtrun promises never to go past it.
+ * Merges t (the repeat of h, or with as != NULL another name of this
+ * machine) into its first entry h, by Open MPI's hostfile rules
+ * (orte/prrte hostfile.c): a repeat adds one slot, a second slot count is
+ * refused, and a max_slots on the repeat replaces the limit if it is not
+ * below the slots. Unlike Open MPI, a repeat may not take the slots past
+ * max_slots: dtrun promises never to go past it.
  */
 static int
 hosts_merge(struct hf_hosts *hs, struct hf_host *h, const struct hf_host *t,
-    struct dt_err *e)
+    const char *as, struct dt_err *e)
 {
+	char	what[2 * HF_NAME_MAX + 64], at[HF_NAME_MAX + 64];
 	int	n = h->slots + 1;
 
+	if (as == NULL)
+		snprintf(what, sizeof(what), "host \"%s\" listed again",
+		    h->name);
+	else
+		snprintf(what, sizeof(what), "host \"%s\" names this machine "
+		    "as \"%s\" does", as, h->name);
+	snprintf(at, sizeof(at), "(first at %s:%d)", h->file, h->line);
 	if (!hosts_same(h->user, t->user) || h->port != t->port)
 		return dt_errf(e, t->file, t->line, t->col, DT_ERR_INVAL,
-		    "host \"%s\" listed again with a different %s (first at "
-		    "%s:%d); repeated hosts merge their slots only when user "
-		    "and port agree", h->name, h->port != t->port ? "port" :
-		    "user", h->file, h->line);
+		    "%s with a different %s %s; repeated hosts merge their "
+		    "slots only when user and port agree", what,
+		    h->port != t->port ? "port" : "user", at);
 	if (t->slots_set)
 		return dt_errf(e, t->file, t->line, t->col, DT_ERR_INVAL,
-		    "host \"%s\" listed again with a slot count (first at "
-		    "%s:%d); as in Open MPI, give one line with slots=N, or "
-		    "one line per slot without", h->name, h->file, h->line);
+		    "%s with a slot count %s; as in Open MPI, give one line "
+		    "with slots=N, or one line per slot without%s", what, at,
+		    as != NULL ? HOSTS_SIMULATE : "");
 	if (n > HF_SLOTS_MAX)
 		return dt_errf(e, t->file, t->line, t->col, DT_ERR_RANGE,
-		    "host \"%s\" listed again (first at %s:%d): merged slots "
-		    "%d are more than %d", h->name, h->file, h->line, n,
+		    "%s %s: merged slots %d are more than %d", what, at, n,
 		    HF_SLOTS_MAX);
 	if (t->max_slots != 0 && t->max_slots < n)
 		return dt_errf(e, t->file, t->line, t->col, DT_ERR_RANGE,
-		    "host \"%s\" listed again (first at %s:%d): max_slots=%d "
-		    "is less than its %d slots", h->name, h->file, h->line,
+		    "%s %s: max_slots=%d is less than its %d slots", what, at,
 		    t->max_slots, n);
 	if (t->max_slots != 0)
 		h->max_slots = t->max_slots;
 	if (h->max_slots != 0 && n > h->max_slots)
 		return dt_errf(e, t->file, t->line, t->col, DT_ERR_RANGE,
-		    "host \"%s\" listed again (first at %s:%d): %d slots "
-		    "would pass its max_slots=%d", h->name, h->file, h->line,
-		    n, h->max_slots);
+		    "%s %s: %d slots would pass its max_slots=%d", what, at, n,
+		    h->max_slots);
 	h->slots = n;
 	h->slots_set = 1;	/* a repeat is a count, as in Open MPI */
-	return hfi_note(&hs->notes, &hs->nnotes, "%s:%d: %s listed again "
-	    "(first at %s:%d), slots merged to %d", t->file, t->line,
-	    h->name, h->file, h->line, h->slots);
+	if (as != NULL)
+		return hfi_note(&hs->notes, &hs->nnotes, "%s:%d: %s names this "
+		    "machine, as %s %s does: one host, slots merged to %d",
+		    t->file, t->line, as, h->name, at, h->slots);
+	return hfi_note(&hs->notes, &hs->nnotes, "%s:%d: %s listed again %s, "
+	    "slots merged to %d", t->file, t->line, h->name, at, h->slots);
+}
+
+/* Merges t, called name[0..len), into the first host that is this machine. */
+static int
+hosts_merge_here(struct hf_hosts *hs, const char *name, size_t len,
+    const struct hf_host *t, struct dt_err *e)
+{
+	char	*as;
+	int	 r;
+
+	if ((as = hfi_strndup(name, len)) == NULL)
+		return dt_errf(e, t->file, t->line, t->col, DT_ERR_NOMEM,
+		    "out of memory adding host %zu", hs->n + 1);
+	r = hosts_merge(hs, &hs->v[hs->here_first - 1], t, as, e);
+	free(as);
+	return r;
+}
+
+/* True if name[0..len) names this machine, by the caller's hs->here. */
+static int
+hosts_here(const struct hf_hosts *hs, const char *name, size_t len)
+{
+	char	*s;
+	int	 r;
+
+	if (hs->here == NULL || (s = hfi_strndup(name, len)) == NULL)
+		return 0;
+	r = hs->here(s);
+	free(s);
+	return r;
 }
 
 int
@@ -217,14 +263,16 @@ hosts_add(struct hf_hosts *hs, const char *name, size_t len,
 {
 	struct hf_host	*nv, *h;
 	size_t		 cap, i;
-	int		 r;
+	int		 r, here;
 
 	if (hs->htcap == 0 || (hs->n + 1) * 2 > hs->htcap)
 		if ((r = hosts_rehash(hs, hs->htcap ? hs->htcap * 2 : 64)) != 0)
 			goto nomem;
 	i = hosts_slot(hs, name, len);
 	if (hs->ht[i] != 0)
-		return hosts_merge(hs, &hs->v[hs->ht[i] - 1], t, e);
+		return hosts_merge(hs, &hs->v[hs->ht[i] - 1], t, NULL, e);
+	if ((here = hosts_here(hs, name, len)) && hs->here_first != 0)
+		return hosts_merge_here(hs, name, len, t, e);
 	if (hs->n == hs->cap) {
 		cap = hs->cap ? hs->cap * 2 : 16;
 		if ((nv = realloc(hs->v, cap * sizeof(*nv))) == NULL)
@@ -249,6 +297,8 @@ hosts_add(struct hf_hosts *hs, const char *name, size_t len,
 		goto nomem;
 	}
 	hs->ht[i] = ++hs->n;
+	if (here)
+		hs->here_first = hs->n;
 	return 0;
 nomem:
 	return dt_errf(e, t->file, t->line, t->col, DT_ERR_NOMEM,

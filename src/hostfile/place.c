@@ -99,9 +99,10 @@ place_count(const struct hf_hosts *hs, const struct hf_place_opts *o,
 	}
 	if (left > 0 && !o->oversubscribe)
 		return dt_errf(e, "-n", 0, 0, DT_ERR_RANGE, "%d processes "
-		    "asked for, but the %zu host%s have %ld slot%s%s; add "
+		    "asked for, but the %zu host%s %s %ld slot%s%s; add "
 		    "hosts or slots, or pass --oversubscribe", *np, hs->n,
-		    hs->n == 1 ? "" : "s", c->total, c->total == 1 ? "" : "s",
+		    hs->n == 1 ? "" : "s", hs->n == 1 ? "has" : "have",
+		    c->total, c->total == 1 ? "" : "s",
 		    o->nproc_per_node ? " (--nproc-per-node)" : "");
 	if (left > 0 && place_oversubscribe(hs, c, left, *np, e) != 0)
 		return DT_ERR_RANGE;

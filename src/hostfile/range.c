@@ -1,7 +1,8 @@
 /*
  * range.c -- pdsh/Slurm host ranges: "gpu[01-16]", "gpu[1-3,7]",
  * "rack[1-2]-gpu[01-04]". A range keeps the width of its low bound; the
- * leftmost bracket varies slowest; the count is checked against the budget
+ * names come in Slurm's order (the leftmost of two brackets varies
+ * slowest; see range_walk); the count is checked against the budget
  * before any name is made, so "n[0-999999999]" costs nothing.
  */
 #include <stdio.h>
@@ -249,7 +250,7 @@ static long
 range_walk(struct range_pat *pat, hf_name_fn fn, void *arg)
 {
 	char			 buf[HF_NAME_MAX + 1];
-	size_t			*span = NULL, g, n, k;
+	size_t			*span = NULL, g, n, k, s;
 	unsigned long long	*val = NULL;
 	long			 count = 0;
 	int			 r = 0;
@@ -280,8 +281,14 @@ range_walk(struct range_pat *pat, hf_name_fn fn, void *arg)
 		if ((r = fn(buf, n, arg)) != 0)
 			goto out;
 		count++;
-		/* Advance the odometer, rightmost bracket fastest. */
-		for (g = pat->ng; g-- > 0;) {
+		/*
+		 * Advance the odometer as Slurm's hostlist does: the last
+		 * bracket fastest, then the others from the left, so the
+		 * one before the last is slowest ("rack[1-2]-gpu[01-04]":
+		 * leftmost slowest; "p[1-2]x[1-2][0]": p1x10 p2x10 p1x20).
+		 */
+		for (s = 0; s < pat->ng; s++) {
+			g = s == 0 ? pat->ng - 1 : s - 1;
 			k = span[g];
 			if (val[g] < pat->s[k].hi) {
 				val[g]++;
@@ -295,7 +302,7 @@ range_walk(struct range_pat *pat, hf_name_fn fn, void *arg)
 			span[g] = pat->g[g].first;
 			val[g] = pat->s[span[g]].lo;
 		}
-		if (g == (size_t)-1)
+		if (s == pat->ng)
 			break;
 	}
 out:

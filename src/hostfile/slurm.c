@@ -45,12 +45,17 @@ slurm_tasks(struct slurm_state *st, const char *tasks)
 		for (k = off; k < end && tasks[k] >= '0' && tasks[k] <= '9'; k++)
 			;
 		reps = 1;
-		if (hfi_uint(tasks + off, k - off, HF_SLOTS_MAX, &n) != 0 ||
+		/*
+		 * Slurm gave these tasks: a node takes as many ranks as a
+		 * host ever does (HF_RANKS_MAX, as --oversubscribe reaches
+		 * here), not the HF_SLOTS_MAX a hostfile may write.
+		 */
+		if (hfi_uint(tasks + off, k - off, HF_RANKS_MAX, &n) != 0 ||
 		    n == 0)
 			return dt_errf(st->e, TASKS, 1, (int)off + 1,
 			    DT_ERR_PARSE, "bad task count \"%.*s\" (want 1 to "
 			    "%d, as in \"2(x3),1\")", (int)(end - off),
-			    tasks + off, HF_SLOTS_MAX);
+			    tasks + off, HF_RANKS_MAX);
 		if (k < end && (end - k < 4 || memcmp(tasks + k, "(x", 2) != 0 ||
 		    tasks[end - 1] != ')' || hfi_uint(tasks + k + 2,
 		    end - k - 3, HF_EXPAND_MAX, &reps) != 0 || reps == 0))

@@ -65,9 +65,12 @@ agents_beat_ms(const struct opts *o)
 	return (uint64_t)(o->heartbeat_timeout * 1000 + 0.5);
 }
 
-/* The host named name in scope, made (not yet connected) if it is new. */
+/*
+ * The host named name in scope, made (not yet connected) if it is new;
+ * here: it names this machine, so its agent is started here, not by ssh.
+ */
 static struct job_host *
-agents_host(struct job_scope *sc, const char *name)
+agents_host(struct job_scope *sc, const char *name, int here)
 {
 	struct job_host	*h;
 	size_t		 i;
@@ -79,7 +82,7 @@ agents_host(struct job_scope *sc, const char *name)
 	h->scope = sc;
 	h->o = sc->o;
 	h->name = xstrdup(name);
-	h->be = sc->o->launcher == LAUNCH_SSH ? &backend_ssh :
+	h->be = sc->o->launcher == LAUNCH_SSH && !here ? &backend_ssh :
 	    sc->o->launcher == LAUNCH_SLURM ? &backend_slurm : &backend_local;
 	sc->all = xreallocarray(sc->all, sc->nall + 1, sizeof(*sc->all));
 	sc->all[sc->nall++] = h;
@@ -122,7 +125,8 @@ agents_attach(struct job_scope *sc, struct job *j, const struct plan *p)
 	sc->cur = xcalloc(p->nhosts, sizeof(*sc->cur));
 	sc->ncur = p->nhosts;
 	for (i = 0; i < p->nhosts; i++) {
-		h = sc->cur[i] = agents_host(sc, p->hosts[i].name);
+		h = sc->cur[i] = agents_host(sc, p->hosts[i].name,
+		    p->hosts[i].here);
 		h->job = j;
 		h->index = (int)i;
 		h->ph = &p->hosts[i];

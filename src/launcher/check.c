@@ -230,10 +230,11 @@ check_send(struct check *c, size_t i, uint32_t step, const char *target)
 	ak.setup = (char *)(step == AP_CHK_GATHER && !c->fast &&
 	    c->o->setup != NULL ? c->o->setup : "");
 	/* As JOB's: locally the agent is here; --preflight after a sync, there. */
-	ak.cwd = c->p->local || getcwd(dir, sizeof(dir)) == NULL ? "" : dir;
+	ak.cwd = c->p->local || c->p->hosts[i].here ||
+	    getcwd(dir, sizeof(dir)) == NULL ? "" : dir;
 	if (c->o->sync_dst != NULL && !c->o->check)
-		ak.cwd = (char *)sync_dir(c->o, &c->p->hosts[i], c->p->local,
-		    dir, sizeof(dir));
+		ak.cwd = (char *)sync_dir(c->o, &c->p->hosts[i], c->p->local ||
+		    c->p->hosts[i].here, dir, sizeof(dir));
 	check_env(c, &env);
 	ak.env = env.v;
 	ak.nenv = env.n;

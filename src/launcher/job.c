@@ -635,8 +635,10 @@ job_host_closed(struct job_host *h, int err, const char *why)
 	if (j == NULL || host_done(h))
 		return;
 	job_host_done(h);
-	if ((end = jobend_begin(&j->je, END_LOST)) != NULL)
+	if ((end = jobend_begin(&j->je, END_LOST)) != NULL) {
 		end->host = h->ph->name;
+		end->reached = host_hello(h);
+	}
 	if (err != DT_ERR_ABORTED && (host_hello(h) || !job_stopping(j)))
 		h->at.lost = 1;
 	jobend_cause(&j->je, JC_LOST);

@@ -66,10 +66,11 @@ jobmsg_job(const struct jobmsg *m, const struct job_host *h,
 	aj.version = AP_VERSION;
 	aj.job_id = (char *)m->id;
 	/* Locally the agent inherits our directory; remote ones are told. */
-	aj.cwd = m->plan->local || getcwd(cwd, sizeof(cwd)) == NULL ? "" : cwd;
+	aj.cwd = m->plan->local || ph->here ||
+	    getcwd(cwd, sizeof(cwd)) == NULL ? "" : cwd;
 	if (m->o->sync_dst != NULL)
-		aj.cwd = (char *)sync_dir(m->o, ph, m->plan->local, cwd,
-		    sizeof(cwd));
+		aj.cwd = (char *)sync_dir(m->o, ph, m->plan->local || ph->here,
+		    cwd, sizeof(cwd));
 	aj.kill_grace_ms = (uint64_t)(m->o->kill_grace * 1000);
 	aj.nranks = ph->nranks;
 	aj.env = env.v;

@@ -31,6 +31,9 @@ plan_hosts(struct hf_hosts *hs, struct opts *o, struct hf_config *c,
 	int	 rc = 0, n;
 
 	*given = 1;
+	/* engine.yaml's launcher: ssh or local keeps every name a host. */
+	if (o->launcher != LAUNCH_AUTO)
+		hs->here = NULL;
 	if (o->nhosts > 0) {
 		for (i = 0; i < o->nhosts && rc == 0; i++)
 			rc = hf_load_arg(hs, o->hosts[i], e);
@@ -41,6 +44,7 @@ plan_hosts(struct hf_hosts *hs, struct opts *o, struct hf_config *c,
 		rc = hf_parse_file(hs, c->hostfile, e);
 	else if (o->launcher == LAUNCH_SLURM ||
 	    (o->launcher == LAUNCH_AUTO && hf_slurm_job_id() != NULL)) {
+		hs->here = NULL;	/* Slurm's nodes are its own */
 		if (o->launcher == LAUNCH_AUTO)
 			log_notice("inside Slurm job %s: using --launcher slurm",
 			    hf_slurm_job_id());
@@ -69,11 +73,44 @@ plan_hosts(struct hf_hosts *hs, struct opts *o, struct hf_config *c,
 	return rc;
 }
 
-/* "2,3" for the n device ids in ids (each below HF_SLOTS_MAX). */
+/* True if every host of hs names this machine. */
+static int
+plan_all_here(const struct hf_hosts *hs)
+{
+	size_t	i;
+
+	for (i = 0; i < hs->n; i++)
+		if (!plan_here_name(hs->v[i].name))
+			return 0;
+	return 1;
+}
+
+/*
+ * Too many ranks for hosts of which one is this machine: its names are one
+ * host (Open MPI's rule), so say how to have several here.
+ */
+static void
+plan_hint_here(const struct plan *p, struct dt_err *e)
+{
+	size_t	i, n;
+
+	for (i = 0; i < p->nuse; i++)
+		if (plan_here_name(p->hs.v[p->use[i]].name))
+			break;
+	if (i == p->nuse || e == NULL)
+		return;
+	n = strlen(e->msg);
+	snprintf(e->msg + n, sizeof(e->msg) - n, "; every name of this "
+	    "machine is one host: to simulate several hosts here, give them "
+	    "names of their own with --launcher local (-H a:2,b:2 --launcher "
+	    "local)");
+}
+
+/* "2,3" for the n device ids in ids (each below HF_RANKS_MAX). */
 static char *
 plan_devices(const int *ids, int n)
 {
-	char	*s = xmalloc((size_t)n * 5 + 1);
+	char	*s = xmalloc((size_t)n * 8 + 1);
 	size_t	 off = 0;
 	int	 i;
 
@@ -83,14 +120,15 @@ plan_devices(const int *ids, int n)
 	return s;
 }
 
-/* The spare hs->v[k] as a host with an agent and no rank. */
+/* The spare sh as a host with an agent and no rank; here: p->here_auto. */
 static void
-plan_spare_host(struct plan_host *ph, const struct hf_host *sh)
+plan_spare_host(struct plan_host *ph, const struct hf_host *sh, int here)
 {
 	ph->name = xstrdup(sh->name);
 	ph->user = sh->user ? xstrdup(sh->user) : NULL;
 	ph->port = sh->port;
 	ph->ranks = xcalloc(1, sizeof(int));
+	ph->here = here && plan_here_name(sh->name);
 }
 
 /* Copies the library's plan into ours, the spares left after its hosts. */
@@ -105,12 +143,14 @@ plan_from_hf(struct plan *p)
 	p->nhosts = h->nhosts + p->nspare;
 	p->hosts = xcalloc(p->nhosts ? p->nhosts : 1, sizeof(*p->hosts));
 	for (i = 0; i < p->nspare; i++)
-		plan_spare_host(&p->hosts[h->nhosts + i], &p->hs.v[p->spare[i]]);
+		plan_spare_host(&p->hosts[h->nhosts + i], &p->hs.v[p->spare[i]],
+		    p->here_auto);
 	for (i = 0; i < h->nhosts; i++) {
 		ph = &p->hosts[i];
 		ph->name = xstrdup(h->hosts[i].name);
 		ph->user = h->hosts[i].user ? xstrdup(h->hosts[i].user) : NULL;
 		ph->port = h->hosts[i].port;
+		ph->here = p->here_auto && plan_here_name(ph->name);
 		ph->nworkers = h->host_nworkers[i];
 		ph->ranks = xcalloc(h->host_nprocs[i] ? h->host_nprocs[i] : 1,
 		    sizeof(int));
@@ -200,6 +240,9 @@ plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 		log_notice("%s", o->notes[i]);
 	hf_config_init(c);
 	hf_hosts_init(hs);
+	/* A chosen launcher reaches this machine's names by themselves. */
+	if (o->launcher == LAUNCH_AUTO)
+		hs->here = plan_here_name;
 	if (o->config != NULL &&
 	    (rc = hf_config_load(c, o->config, o->template, e)) == 0)
 		rc = yamlopts_apply(o, c, e);
@@ -210,8 +253,12 @@ plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 		rc = plan_hosts(hs, o, c, &given, e);
 	if (rc == 0)
 		rc = plan_split(p, o, given, e);
-	if (rc == 0 && o->launcher == LAUNCH_AUTO)
-		o->launcher = given ? LAUNCH_SSH : LAUNCH_LOCAL;
+	if (rc == 0 && o->launcher == LAUNCH_AUTO) {
+		/* Hosts that name this machine are started here, not by ssh. */
+		p->here_auto = given;
+		o->launcher = given && !plan_all_here(hs) ? LAUNCH_SSH :
+		    LAUNCH_LOCAL;
+	}
 	if (rc == 0 && o->launcher == LAUNCH_SLURM && hf_slurm_job_id() == NULL)
 		rc = dt_errf(e, NULL, 0, 0, DT_ERR_NOTFOUND, "--launcher slurm: "
 		    "not inside a Slurm allocation (run dtrun under salloc or "
@@ -233,6 +280,8 @@ plan_build(struct plan *p, struct opts *o, struct dt_err *e)
 			    "(give one of them)", o->np, o->nproc_per_node);
 		if (rc == 0)
 			rc = plan_place(p, p->use, p->nuse, po->np, &p->hf, e);
+		if (rc == DT_ERR_RANGE && p->here_auto)
+			plan_hint_here(p, e);
 	}
 	if (rc == 0) {
 		plan_from_hf(p);

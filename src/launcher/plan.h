@@ -27,6 +27,8 @@ struct plan_host {
 	char	*devices;	/* "2,3": the device ids --include/--exclude
 				   left, for CUDA_VISIBLE_DEVICES; NULL when
 				   no filter picked ids here */
+	int	 here;		/* names this machine: its agent is started
+				   here (no ssh) though other hosts use ssh */
 };
 
 struct plan_rank {
@@ -50,6 +52,8 @@ struct plan {
 	size_t		 nranks;	/* every process */
 	int		 nworkers;	/* WORLD_SIZE */
 	int		 local;		/* every agent runs on this machine */
+	int		 here_auto;	/* the launcher was chosen: hosts that
+					   name this machine need no ssh */
 	struct hf_plan	 hf;		/* the library's plan, for DMLC_* */
 	struct hf_config cfg;		/* engine.yaml: opts may point into it */
 	/* What the ranks were placed over, so a restart can place them again. */
@@ -75,6 +79,8 @@ int	plan_build(struct plan *, struct opts *, struct dt_err *e);
 int	plan_on_loopback(const struct plan *);
 /* True for a host name that is this machine's loopback (127.x, localhost). */
 int	plan_loopback_name(const char *);
+/* True for a name of this machine: loopback, our host name, our addresses (here.c). */
+int	plan_here_name(const char *);
 /*
  * For a restart: the hosts named in names[0..n) were lost. Each takes the
  * first spare left into its place (p->swaps says which), or is dropped

@@ -195,7 +195,10 @@ status_summary(const struct status_end *x, char *buf, size_t len)
 		    sigabbrev_np(x->signo), stopped);
 		break;
 	case END_LOST:
-		if (x->rank > 0)
+		if (!x->reached)	/* nothing there to lose */
+			snprintf(buf, len, "job failed: never reached the agent "
+			    "on %s (see above); %s", x->host, stopped);
+		else if (x->rank > 0)
 			snprintf(buf, len, "job failed: lost the agent on %s "
 			    "and its %d running rank%s; %s", x->host, x->rank,
 			    x->rank == 1 ? "" : "s", stopped);

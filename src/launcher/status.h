@@ -49,6 +49,7 @@ struct status_end {
 					   joined the rendezvous; END_LOST:
 					   how many ran on the host lost */
 	const char	*host;		/* END_RANK, END_LOST */
+	int		 reached;	/* END_LOST: its agent had said hello */
 	char		 how[128];	/* END_RANK: "exited with code 3";
 					   END_STRAGGLER: "rank 5 on gpu07" */
 	double		 timeout;	/* END_TIMEOUT, END_HANG, END_START */

@@ -676,14 +676,15 @@ sync_host_start(struct sync_host *sh)
 	char			 msg[1024], dir[PATH_MAX];
 	int			 ofd, efd, rc;
 
-	if (sync_argv(s->o, sh->ph, s->plan->local, &v, &e) != 0) {
+	if (sync_argv(s->o, sh->ph, s->plan->local || sh->ph->here, &v,
+	    &e) != 0) {
 		log_error("%s: %s", sh->ph->name, dt_err_str(&e, msg,
 		    sizeof(msg)));
 		sync_fail(s, EXIT_CONFIG);
 		strv_free(&v);
 		return;
 	}
-	if (s->plan->local &&
+	if ((s->plan->local || sh->ph->here) &&
 	    mkdir_p(sync_dir(s->o, sh->ph, 1, dir, sizeof(dir))) == -1) {
 		log_error("%s: sync to %s failed: cannot make %s: %s",
 		    sh->ph->name, s->o->sync_dst, dir, strerror(errno));

@@ -80,4 +80,42 @@ test_expect_success 'a chained body that passes still passes' '
 	test "$(summary t.sh)" = "# 1 passed, 0 failed, 0 skipped"
 '
 
+# A fake tree for run-all.sh: copies of the two scripts beside a fake
+# unit-tests and two tiny scenario files, never the real suite. The second
+# file waits (at most 30 s) for "go", so its result can only come after the
+# first file's has been shown, or not at all.
+FAKE=$TRASH/fake
+mkdir -p "$FAKE/tests/sh" "$FAKE/build"
+cp "$SRC/tests/run-all.sh" "$FAKE/tests/"
+cp "$SRC/tests/sh/run.sh" "$FAKE/tests/sh/"
+printf '#!/bin/sh\necho "1 passed, 0 failed"\n' >"$FAKE/build/unit-tests"
+chmod +x "$FAKE/build/unit-tests"
+cat >"$FAKE/tests/sh/t0001-first.sh" <<'EOS'
+echo $$ >>"$FAKE_PIDS"
+echo "ok 1 - first"
+echo "# 1 passed, 0 failed, 0 skipped"
+EOS
+cat >"$FAKE/tests/sh/t0002-second.sh" <<'EOS'
+echo $$ >>"$FAKE_PIDS"
+echo "ok 1 - second has begun"
+i=0
+while [ ! -e "$FAKE_GO" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+echo "# 1 passed, 0 failed, 0 skipped"
+EOS
+
+test_expect_success 'run-all.sh shows each scenario file'"'"'s result and time as it ends' '
+	test "$(ls "$FAKE/tests/sh"/t*.sh | wc -l)" -eq 2 &&
+	test_at_exit "touch $PWD/go; wait_gone 40 $PWD/all.pid $PWD/pids || kill \$(cat $PWD/all.pid $PWD/pids)" &&
+	FAKE_PIDS=$PWD/pids FAKE_GO=$PWD/go sh "$FAKE/tests/run-all.sh" build >all.out 2>&1 &
+	echo $! >all.pid &&
+	wait_for 20 grep -qx -- "-- t0001-first.sh: 1 passed, 0 failed, 0 skipped in [0-9]* s" all.out &&
+	wait_for 20 grep -qx "ok 1 - second has begun" all.out &&
+	! grep -q "^-- t0002-second.sh: " all.out &&
+	touch go &&
+	wait_gone 40 all.pid &&
+	grep -qx -- "-- t0002-second.sh: 1 passed, 0 failed, 0 skipped in [0-9]* s" all.out &&
+	grep -qx "== all suites ([0-9]* s)" all.out &&
+	test "$(tail -n 1 all.out)" = "3 passed, 0 failed"
+'
+
 test_done

@@ -187,4 +187,68 @@ test_expect_success '--template without -f is a usage error' '
 	test_expect_code 2 dtrun --template t.yaml true 2>err && grep -q "needs an engine.yaml" err
 '
 
+# This machine's names are reached here, not by ssh: port 1 is closed, so
+# any ssh connection would fail the job (as --launcher ssh shows).
+test_expect_success 'a localhost hostfile and -H localhost run here with no ssh' '
+	printf "localhost slots=4\n" >lh &&
+	dtrun -p 1 -H lh --prefix "" sh -c "echo \$RANK \$LOCAL_RANK \$DTRUN_HOST" >out 2>err &&
+	printf "0 0 localhost\n1 1 localhost\n2 2 localhost\n3 3 localhost\n" >want &&
+	sort out >got && diff want got &&
+	dtrun -p 1 -H localhost,localhost,localhost,localhost --prefix "" sh -c "echo \$RANK" >out &&
+	test "$(sort out | tr "\n" " ")" = "0 1 2 3 " &&
+	dtrun -p 1 -H localhost:4 true &&
+	! grep -q "cannot connect" err
+'
+
+test_expect_success '--launcher ssh still means ssh to localhost; an agent never reached is not "lost"' '
+	test_expect_code 255 dtrun --launcher ssh -p 1 -H localhost:2 true 2>err &&
+	grep -qx "dtrun: localhost: cannot connect to localhost port 1: Connection refused" err &&
+	test "$(tail -n 1 err)" = "dtrun: job failed: never reached the agent on localhost (see above); no rank had started" &&
+	! grep -q "lost the agent" err
+'
+
+test_expect_success 'every name of this machine is one host, as in Open MPI' '
+	dtrun --dry-run -H localhost,127.0.0.1,"$(hostname)" true >out &&
+	grep -q "^# dtrun plan: job .*, 3 processes (3 workers) on 1 host, launcher local$" out &&
+	test "$(grep -v "^#" out | cut -d" " -f2 | sort -u)" = localhost
+'
+
+test_expect_success 'too many ranks here: the 1 host has N slots, and how to simulate hosts' '
+	test_expect_code 2 dtrun -H localhost,localhost -n 3 true 2>err &&
+	grep -q "3 processes asked for, but the 1 host has 2 slots; " err &&
+	grep -q "to simulate several hosts here, give them names of their own with --launcher local (-H a:2,b:2 --launcher local)" err &&
+	printf "localhost slots=2\n127.0.0.1 slots=2\n" >lh2 &&
+	test_expect_code 2 dtrun -H lh2 true 2>err &&
+	grep -q "^dtrun: lh2:2:1: host \"127.0.0.1\" names this machine as \"localhost\" does with a slot count (first at lh2:1); .*--launcher local (-H a:2,b:2 --launcher local)$" err
+'
+
+test_expect_success 'hosts elsewhere use ssh; this machine among them does not' '
+	test_expect_code 255 dtrun -vv -p 1 -H localhost:1,0.0.0.1:1 true 2>err &&
+	grep -q "^dtrun: debug: started agent pid [0-9]* for localhost$" err &&
+	grep -q "^dtrun: debug: 0.0.0.1: ssh root@0.0.0.1 port 1$" err &&
+	! grep -q "ssh [a-z]*@localhost" err
+'
+
+# One limit on a host's ranks: what Slurm gave a node is used, as a local
+# host takes 4,000 ranks with --oversubscribe.
+test_expect_success 'SLURM_TASKS_PER_NODE above 1024: every task a rank, as locally' '
+	plan -n 4000 --oversubscribe true >out && test $(wc -l <out) -eq 4000 &&
+	env SLURM_JOB_ID=1 SLURM_JOB_NODELIST="n[1-2]" SLURM_TASKS_PER_NODE=4000,2 \
+	    dtrun --dry-run true >out 2>err &&
+	grep -q "^# dtrun plan: job .*, 4002 processes (4002 workers) on 2 hosts, launcher slurm$" out &&
+	grep -qx "3999 n1 3999 true" out && grep -qx "4001 n2 1 true" out &&
+	env SLURM_JOB_ID=1 SLURM_JOB_NODELIST="n[1-2]" SLURM_TASKS_PER_NODE=4000,2 \
+	    dtrun --dry-run --exclude n1:3 true >out 2>err &&
+	grep -qx "3998 n1 3998 true" out && grep -qx "3999 n2 0 true" out
+'
+
+test_expect_success 'three bracket groups come in scontrol'"'"'s order' '
+	plan -H "p[1-2]x[1-2][0]" true >out &&
+	printf "0 p1x10 0 true\n1 p2x10 0 true\n2 p1x20 0 true\n3 p2x20 0 true\n" >want &&
+	diff want out &&
+	env SLURM_JOB_ID=1 SLURM_JOB_NODELIST="p[1-2]x[1-2][0]" dtrun --dry-run true >out 2>err &&
+	grep -v "^#" out | cut -d" " -f2 | tr "\n" " " >got &&
+	test "$(cat got)" = "p1x10 p2x10 p1x20 p2x20 "
+'
+
 test_done

@@ -85,7 +85,7 @@ test_expect_success 'a timeout before any rank started: nothing said to be stopp
 
 test_expect_success 'an agent lost before its ranks started: none counted as stopped' '
 	test_expect_code 255 env DTRUN_AGENT=/bin/false dtrun -n 2 true 2>err &&
-	test "$(tail -n 1 err)" = "dtrun: job failed: lost the agent on localhost; no rank had started"
+	test "$(tail -n 1 err)" = "dtrun: job failed: never reached the agent on localhost (see above); no rank had started"
 '
 
 test_expect_success 'no summary when the job succeeds, or for a usage error' '

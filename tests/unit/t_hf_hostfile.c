@@ -242,6 +242,10 @@ TEST(hf_range_expand)
 	CHECK_STR(hf_exp("gpu[1-3,7]", b), "gpu1 gpu2 gpu3 gpu7 ");
 	CHECK_STR(hf_exp("rack[1-2]-gpu[01-02]", b),
 	    "rack1-gpu01 rack1-gpu02 rack2-gpu01 rack2-gpu02 ");
+	/* Three brackets: scontrol's order, the middle one slowest. */
+	CHECK_STR(hf_exp("p[1-2]x[1-2][0]", b), "p1x10 p2x10 p1x20 p2x20 ");
+	CHECK_STR(hf_exp("a[1-2]b[1-2]c[1-2]", b), "a1b1c1 a1b1c2 a2b1c1 "
+	    "a2b1c2 a1b2c1 a1b2c2 a2b2c1 a2b2c2 ");
 	CHECK_STR(hf_exp("[1-2]x", b), "1x 2x ");
 	CHECK_STR(hf_exp("a,b[2,1],c", b), "a b2 b1 c ");
 	CHECK_STR(hf_exp("plain.example.com", b), "plain.example.com ");
@@ -328,16 +332,21 @@ TEST(hf_slurm_allocation)
 	    "\"(xN)\", as in \"2(x3)\")");
 	CHECK_STR(hf_slurm("n[1-2]", "2,x", b),
 	    "ERR: SLURM_TASKS_PER_NODE:1:3: bad task count \"x\" (want 1 to "
-	    "1024, as in \"2(x3),1\")");
-	/* The limits dtrun.yaml(5) states: counts 1..1024, repeats from 1. */
+	    "1000000, as in \"2(x3),1\")");
+	/*
+	 * The limits dtrun.yaml(5) states: counts 1..1000000 (what a host
+	 * takes anywhere: Slurm gave them), repeats from 1.
+	 */
 	CHECK_STR(hf_slurm("n[1-2]", "0,1", b),
 	    "ERR: SLURM_TASKS_PER_NODE:1:1: bad task count \"0\" (want 1 to "
-	    "1024, as in \"2(x3),1\")");
-	CHECK_STR(hf_slurm("n[1-2]", "1024,1025", b),
-	    "ERR: SLURM_TASKS_PER_NODE:1:6: bad task count \"1025\" (want 1 "
-	    "to 1024, as in \"2(x3),1\")");
+	    "1000000, as in \"2(x3),1\")");
+	CHECK_STR(hf_slurm("n[1-2]", "1024,1000001", b),
+	    "ERR: SLURM_TASKS_PER_NODE:1:6: bad task count \"1000001\" (want "
+	    "1 to 1000000, as in \"2(x3),1\")");
 	CHECK_STR(hf_slurm("n[1-2]", "1024(x2)", b),
 	    "n1 slots=1024 @1\nn2 slots=1024 @1\n");
+	CHECK_STR(hf_slurm("n[1-2]", "4000,1025", b),
+	    "n1 slots=4000 @1\nn2 slots=1025 @1\n");
 	CHECK_STR(hf_slurm("n[1-2]", "1(x0),2", b),
 	    "ERR: SLURM_TASKS_PER_NODE:1:2: bad repeat \"(x0)\" (want "
 	    "\"(xN)\", as in \"2(x3)\")");
@@ -520,6 +529,41 @@ TEST(hf_load_arg_file_or_list)
 	CHECK_INT(hf_hosts_default_slots(&hs, 0, &e), DT_ERR_RANGE);
 	hf_hosts_free(&hs);
 	CHECK_INT(hs.n, 0);
+}
+
+/* A here function for the test: names that start "me" are this machine. */
+static int
+hf_is_me(const char *name)
+{
+	return strncmp(name, "me", 2) == 0;
+}
+
+TEST(hf_here_names_are_one_host)
+{
+	struct hf_hosts	hs;
+	struct dt_err	e;
+	char		b[DUMP_MAX], eb[2048];
+
+	hf_hosts_init(&hs);
+	hs.here = hf_is_me;
+	CHECK_INT(hf_parse_list(&hs, "me1,x,me2,me1", &e), 0);
+	CHECK_STR(hf_dump(&hs, b, sizeof(b)), "me1 slots=3 @1\n"
+	    "x slots=1 default @1\n");
+	CHECK_STR(hs.notes[0], "-H:1: me2 names this machine, as me1 (first "
+	    "at -H:1) does: one host, slots merged to 2");
+	hf_hosts_free(&hs);
+	CHECK(hs.here == hf_is_me);
+	CHECK_INT(hf_parse_buf(&hs, "h", "me1 slots=2\nme2 slots=2\n", 24,
+	    &e), DT_ERR_INVAL);
+	CHECK(strstr(dt_err_str(&e, eb, sizeof(eb)), "h:2:1: host \"me2\" "
+	    "names this machine as \"me1\" does with a slot count (first at "
+	    "h:1); ") == eb);
+	CHECK(strstr(eb, "to simulate several hosts here") != NULL);
+	hf_hosts_free(&hs);
+	hs.here = NULL;		/* without it, every name is a host */
+	CHECK_INT(hf_parse_list(&hs, "me1,me2", &e), 0);
+	CHECK_INT(hs.n, 2);
+	hf_hosts_free(&hs);
 }
 
 /* hf_expand callback: counts names. */

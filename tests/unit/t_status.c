@@ -37,6 +37,7 @@ TEST(status_summary_lines)
 	CHECK_STR(status_summary(&x, buf, sizeof(buf)), "job stopped by "
 	    "SIGINT; no rank was running");
 	x.cause = END_LOST;
+	x.reached = 1;
 	x.rank = 0;		/* no rank was running there */
 	x.stopped = 4;
 	CHECK_STR(status_summary(&x, buf, sizeof(buf)), "job failed: lost the "
@@ -65,6 +66,9 @@ TEST(status_summary_lines)
 	x.stopped = 0;
 	CHECK_STR(status_summary(&x, buf, sizeof(buf)), "job failed: lost the "
 	    "agent on gpu07; no rank had started");
+	x.reached = 0;		/* an agent never reached was never lost */
+	CHECK_STR(status_summary(&x, buf, sizeof(buf)), "job failed: never "
+	    "reached the agent on gpu07 (see above); no rank had started");
 	x.cause = END_TIMEOUT;
 	CHECK_STR(status_summary(&x, buf, sizeof(buf)), "job failed: timed "
 	    "out after 1.5 s (--timeout); no rank had started");
