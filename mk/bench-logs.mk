@@ -1,12 +1,15 @@
-# The log path against its floor: 4 processes writing into one pipe, then
-# dtrun locally, dtrun over loopback ssh and mpirun --tag-output (bench/logs).
+# The log path against its floor: 4 and 64 processes writing into one pipe,
+# then dtrun locally with every default on, with the straggler watch off,
+# with each per-line feature on (--collapse, the stderr tail of
+# --max-restarts), over loopback ssh, and mpirun --tag-output; each goal
+# met or MISSED (bench/logs/run.sh).
 BENCH_TARGETS += bench-logs
-bench-logs: all
-	bash bench/logs/run.sh $(B) 10
+bench-logs: bench-deps all
+	bench/logs/run.sh $(B) 10
 .PHONY: bench-logs
 
 # How many terminal lines --collapse saves: 64 ranks, 50 steps (bench/logs/collapse.sh).
 BENCH_TARGETS += bench-logs-collapse
-bench-logs-collapse: all
-	bash bench/logs/collapse.sh $(B) 64 50
+bench-logs-collapse: bench-deps all
+	bench/logs/collapse.sh $(B) 64 50
 .PHONY: bench-logs-collapse

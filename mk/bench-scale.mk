@@ -13,8 +13,8 @@ $(B)/bench/measure: bench/local/measure.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
 SCALE_BINS	:= $(B)/bench/simrank $(B)/bench/lagged $(B)/bench/measure
-bench-scale: all $(SCALE_BINS)
-	bash bench/scale/run.sh $(B) $(SCALE_ARGS)
+bench-scale: bench-deps all $(SCALE_BINS)
+	bench/scale/run.sh $(B) $(SCALE_ARGS)
 BENCH_TARGETS += bench-scale
 .PHONY: bench-scale
 check: $(SCALE_BINS)

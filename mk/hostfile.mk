@@ -42,8 +42,8 @@ FUZZ_TARGETS	+= $(addprefix fuzz-,$(HF_FUZZ))
 $(B)/bench-hostfile: bench/hostfile/bench.c $(LIBHOSTFILE) $(LIBCOMMON)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-bench-hostfile: $(B)/bench-hostfile
-	@sh bench/hostfile/run.sh $(B)
+bench-hostfile: bench-deps $(B)/bench-hostfile
+	bench/hostfile/run.sh $(B)
 
 BENCH_TARGETS	+= bench-hostfile
 

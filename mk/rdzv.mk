@@ -19,8 +19,8 @@ $(B)/bench/agentload: bench/rdzv/agentload.c $(LIBPROTO) $(LIBRDZV) $(LIBCOMMON)
 # dtrun's rendezvous with every rank through its host's agent.
 RDZV_HOSTS	?= 320 768 1536
 RDZV_PER_HOST	?= 64
-bench-rdzv-agents: all $(B)/bench/agentload $(B)/bench/measure
-	@bash bench/rdzv/agents.sh $(B) "$(RDZV_HOSTS)" $(RDZV_PER_HOST)
+bench-rdzv-agents: bench-deps all $(B)/bench/agentload $(B)/bench/measure
+	bench/rdzv/agents.sh $(B) "$(RDZV_HOSTS)" $(RDZV_PER_HOST)
 BENCH_TARGETS += bench-rdzv-agents
 .PHONY: bench-rdzv-agents
 
@@ -28,8 +28,8 @@ BENCH_TARGETS += bench-rdzv-agents
 # against PyTorch's TCPStore on this machine, with the ratio.
 RDZV_N		?= 16384
 RDZV_TORCH_N	?= 4096
-bench-rdzv: $(B)/bench/rdzv-load $(B)/helpers/rdzv-serve
-	@sh bench/rdzv/run.sh $(B) $(RDZV_N) $(RDZV_TORCH_N)
+bench-rdzv: bench-deps $(B)/bench/rdzv-load $(B)/helpers/rdzv-serve
+	bench/rdzv/run.sh $(B) $(RDZV_N) $(RDZV_TORCH_N)
 BENCH_TARGETS += bench-rdzv
 .PHONY: bench-rdzv
 

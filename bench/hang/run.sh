@@ -13,7 +13,7 @@ trap 'rc=$?; kill $pid 2>/dev/null; wait $pid 2>/dev/null || :; rm -rf "$W"; exi
 cd "$W"
 tool=${3:-eu-stack}
 command -v eu-stack >/dev/null || tool=gdb
-command -v $tool >/dev/null || { echo "bench-hang: needs gdb or eu-stack" >&2; exit 1; }
+command -v $tool >/dev/null || { echo "bench-hang: skipped: no gdb or eu-stack"; exit 0; }
 # Made first: the loop below must never read a file not there yet.
 : >out
 : >err

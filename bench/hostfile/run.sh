@@ -12,5 +12,5 @@ echo "file: $file ($(wc -l < "$file") lines, $(wc -c < "$file") bytes)"
 if command -v hyperfine >/dev/null 2>&1; then
 	hyperfine -N --warmup 3 --runs 30 "$bin parse $file"
 else
-	echo "hyperfine not installed: skipping the whole-process timing"
+	echo "bench-hostfile: the whole process: skipped: no hyperfine"
 fi

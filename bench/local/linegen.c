@@ -4,6 +4,7 @@
  * OMPI_COMM_WORLD_RANK so the same binary serves dtrun and mpirun. With
  * LINEGEN_NOISE set, the 64 bytes after the number are random hex, which
  * LZ4 cannot shrink: the worst case for a link that packs its output.
+ * With LINEGEN_STDERR set, the lines go to stderr instead.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ main(int argc, char **argv)
 	unsigned long	 x;
 	long		 n, i;
 	int		 rank, k, j, noise = getenv("LINEGEN_NOISE") != NULL;
+	int		 fd = getenv("LINEGEN_STDERR") != NULL ? 2 : 1;
 
 	if (r == NULL)
 		r = getenv("OMPI_COMM_WORLD_RANK");
@@ -37,7 +39,7 @@ main(int argc, char **argv)
 			snprintf(p, 81, "%04d %09ld %-64s\n", rank, i, text);
 			p += 80;
 		}
-		if (write(1, buf, p - buf) != p - buf)
+		if (write(fd, buf, p - buf) != p - buf)
 			return 1;
 	}
 	return 0;

@@ -9,6 +9,9 @@
 #   memory       peak RSS of dtrun with 1,000 local ranks
 # Numbers are this machine's, at this moment: compare ratios, not absolutes.
 set -eu
+for t in hyperfine python3 cc; do
+	command -v "$t" >/dev/null || { echo "bench-local: skipped: no $t"; exit 0; }
+done
 B=$(cd "${1:-build}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 W=$(mktemp -d /tmp/dtrun-bench.XXXXXX)

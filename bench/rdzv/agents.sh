@@ -9,6 +9,9 @@
 # RSS and descriptors for the whole job (start included), beside the
 # open-files limit. Numbers are this machine's, at this moment.
 set -eu
+for t in python3; do
+	command -v "$t" >/dev/null || { echo "bench-rdzv-agents: skipped: no $t"; exit 0; }
+done
 B=$(cd "${1:-build}" && pwd)
 HOSTS=${2:-320 768 1536}
 PER=${3:-64}

@@ -24,6 +24,9 @@
 # cpu_ms_per_host=..." for the largest size.
 # Numbers are this machine's, at this moment: compare ratios, not absolutes.
 set -eu
+for t in python3 cc; do
+	command -v "$t" >/dev/null || { echo "bench-scale: skipped: no $t"; exit 0; }
+done
 B=$(cd "${1:-build}" && pwd)
 shift || true
 HOSTS="64 256 1024" RANKS="1 8" LAG=0

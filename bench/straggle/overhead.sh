@@ -12,6 +12,9 @@
 #   "straggler watch, 100 ranks, lines: off 412 ms, on 455 ms: +0.14% of a core (+0.14% per 100 ranks)"
 # Numbers are this machine's, at this moment.
 set -eu
+for t in python3; do
+	command -v "$t" >/dev/null || { echo "bench-straggle: skipped: no $t"; exit 0; }
+done
 B=$(cd "${1:-build}" && pwd)
 N=${2:-100}
 SECS=${3:-30}

@@ -11,6 +11,9 @@
  * because stdout and stderr are two fds with queues of their own, never
  * ordered against each other: tracked together, a warning on stderr
  * between two rank's loss lines on stdout would never collapse.
+ *
+ * A rank that floods lines of its own is let through unheld for a while
+ * (COLLAPSE_ALONE_MAX): its lines are not hashed or copied.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +47,8 @@ struct collapse {
 	struct cgroup	*tail;
 	struct cgroup	*bucket[COLLAPSE_BUCKETS];
 	uint64_t	*last;		/* per rank and stream: seq of its last line */
+	uint32_t	*alone;		/* per rank: its lines out alone in a row */
+	uint64_t	*unheld;	/* per rank: its lines not held until then */
 	uint64_t	 seq;		/* the newest group's */
 	size_t		 ngroups;
 	size_t		 bytes;		/* lines and rank lists held */
@@ -58,6 +63,8 @@ collapse_new(size_t nranks, collapse_cb cb, void *arg)
 	struct collapse	*c = xcalloc(1, sizeof(*c));
 
 	c->last = xcalloc(nranks ? nranks * 2 : 1, sizeof(*c->last));
+	c->alone = xcalloc(nranks ? nranks : 1, sizeof(*c->alone));
+	c->unheld = xcalloc(nranks ? nranks : 1, sizeof(*c->unheld));
 	c->nranks = nranks;
 	c->cb = cb;
 	c->arg = arg;
@@ -118,6 +125,23 @@ collapse_cmp(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* g goes out: its lone rank's count of lines out alone rises, else resets. */
+static void
+collapse_count(struct collapse *c, const struct cgroup *g)
+{
+	size_t	i;
+
+	if (g->nranks > 1) {
+		for (i = 0; i < g->nranks; i++)
+			c->alone[g->ranks[i]] = 0;
+		return;
+	}
+	if (++c->alone[g->ranks[0]] < COLLAPSE_ALONE_MAX)
+		return;
+	c->alone[g->ranks[0]] = 0;
+	c->unheld[g->ranks[0]] = g->born + COLLAPSE_RELOOK_MS;
+}
+
 /*
  * Hands on the oldest group. It is off the table before the callback
  * runs, so a callback that flushes (a message of dtrun's) finds the table
@@ -135,6 +159,7 @@ collapse_pop(struct collapse *c)
 	c->ngroups--;
 	c->bytes -= g->len + g->cap * sizeof(*g->ranks);
 	qsort(g->ranks, g->nranks, sizeof(*g->ranks), collapse_cmp);
+	collapse_count(c, g);
 	c->cb(c->arg, g->stream, g->ranks, g->nranks, g->line, g->len,
 	    g->stamp);
 	free(g->ranks);
@@ -202,7 +227,7 @@ collapse_add(struct collapse *c, uint32_t rank, int stream, const char *a,
 	uint32_t	 h;
 
 	if (rank >= c->nranks || (stream != 0 && stream != 1) ||
-	    alen + blen > COLLAPSE_LINE_MAX)
+	    alen + blen > COLLAPSE_LINE_MAX || now < c->unheld[rank])
 		return -1;
 	h = collapse_hash(stream, a, alen, b, blen);
 	old = g = collapse_find(c, h, stream, a, alen, b, blen);
@@ -266,5 +291,7 @@ collapse_free(struct collapse *c)
 		free(g);
 	}
 	free(c->last);
+	free(c->alone);
+	free(c->unheld);
 	free(c);
 }

@@ -25,6 +25,13 @@
 #define COLLAPSE_WINDOW_MS	300
 /* Longer lines are never held: a traceback's frames repeat, pages do not. */
 #define COLLAPSE_LINE_MAX	4096
+/*
+ * Holding a line costs a copy of it. A rank whose last COLLAPSE_ALONE_MAX
+ * held lines all went out alone (a flood of its own lines: no other rank
+ * says them) is not held for COLLAPSE_RELOOK_MS, from its last one's.
+ */
+#define COLLAPSE_ALONE_MAX	256
+#define COLLAPSE_RELOOK_MS	10000
 
 struct collapse;
 
@@ -44,8 +51,9 @@ struct collapse	*collapse_new(size_t nranks, collapse_cb, void *arg);
  * COLLAPSE_LINE_MAX) said at now (monotonic ms) with stamp (the owner's,
  * for the callback). May call the callback: for the group the line
  * completes, or for the oldest groups when too much is held. Returns 0,
- * or -1 when the line is not held (too long, or no such rank): the owner
- * then calls collapse_flush_rank and writes it itself.
+ * or -1 when the line is not held (too long, no such rank, or the rank's
+ * lines are not held for now: COLLAPSE_ALONE_MAX): the owner then calls
+ * collapse_flush_rank and writes it itself.
  */
 int		 collapse_add(struct collapse *, uint32_t rank, int stream,
 		    const char *a, size_t alen, const char *b, size_t blen,

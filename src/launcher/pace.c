@@ -1,13 +1,21 @@
 /*
  * pace.c -- each rank's pace and the ranks that fall behind (pace.h).
  *
- * A line's shape is hashed as its bytes go by, a run of digits counting as
- * one '#', so no line is copied or kept; the first shape a rank prints
- * PACE_LOCK times becomes its tick. Each rank keeps its last PACE_WINDOW
- * ticks' (step, time), made at its first tick: a rank that prints nothing
- * costs a few bytes.
+ * The log path pays for this watch, so a rank's lines are looked at only
+ * while they may still hold its pace. Looking, a line's shape is hashed as
+ * its bytes go by, a run of digits counting as one '#'; the first shape a
+ * rank prints at PACE_LOCK moments (PACE_TICK_GAP_MS apart) becomes its
+ * tick. None in PACE_LOOK_LINES lines: the rank's lines are passed by,
+ * unread but for their last line end, for PACE_RELOOK_MS. Once a rank has
+ * a tick, each line is compared with it only up to its first byte that
+ * differs, and once a read's tick is counted, the rest of it is passed by.
+ * No line is copied: the tick's shape is drawn once, from the line that
+ * made it (and what a rank's earlier reads held of that line, kept while
+ * it looks). Each rank keeps its last PACE_WINDOW ticks' (step, time),
+ * made at its first tick: a rank that prints nothing costs a few bytes.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +23,6 @@
 #include "util/xmalloc.h"
 
 #define PACE_CANDS	8	/* shapes a rank is seen printing, at once */
-#define PACE_LOCK	4	/* times a shape is printed to be the tick */
 #define PACE_RING	(PACE_WINDOW + 1)
 #define PACE_FNV_INIT	0xcbf29ce484222325ULL
 #define PACE_FNV_PRIME	0x100000001b3ULL
@@ -25,20 +32,36 @@ struct pace_sample {
 	uint64_t	ms;
 };
 
+/* What a rank's lines are looked at for. */
+enum pace_mode {
+	PACE_LOOK,		/* their shapes: is one its tick? */
+	PACE_TICK,		/* its tick */
+	PACE_OFF,		/* nothing, until look_ms */
+};
+
 struct pace_rank {
-	/* The line going by. */
-	uint64_t		 hash;
-	size_t			 len;
+	/* The line going by, across reads. */
+	enum pace_mode		 mode;
+	int			 mid;		/* begun in an earlier read */
+	int			 pass;		/* it cannot count: pass it by */
 	int			 digit;		/* in a run of digits */
-	char			 shape[PACE_SHAPE_MAX + 1];
-	size_t			 slen;
-	/* Shapes seen, until one is the tick. */
+	uint64_t		 hash;		/* looking: its shape's so far */
+	size_t			 slen;		/* its shape's bytes so far */
+	char			*carry;		/* looking: its shape, earlier reads */
+	size_t			 clen;
+	/* Looking for the tick. */
+	size_t			 looked;	/* lines, this time */
+	uint64_t		 look_ms;	/* off: when to look again */
 	struct {
 		uint64_t	 hash;
+		uint64_t	 ms;		/* when last counted */
 		uint32_t	 count;
 	}			 cand[PACE_CANDS];
-	uint64_t		 tick;		/* the tick's shape; 0: none */
-	char			 tick_shape[PACE_SHAPE_MAX + 1];
+	/* The tick. */
+	uint64_t		 tick;		/* its shape's hash; 0: none */
+	char			*tick_shape;	/* PACE_TICK_MAX + 1 */
+	size_t			 tlen;
+	uint64_t		 tick_ms;	/* the last one counted */
 	uint64_t		 nticks;
 	int			 exact;		/* steps are reported */
 	/* The window. */
@@ -84,8 +107,11 @@ pace_free(struct pace *pc)
 
 	if (pc == NULL)
 		return;
-	for (i = 0; i < pc->nranks; i++)
+	for (i = 0; i < pc->nranks; i++) {
 		free(pc->r[i].ring);
+		free(pc->r[i].carry);
+		free(pc->r[i].tick_shape);
+	}
 	free(pc->r);
 	free(pc);
 }
@@ -123,34 +149,207 @@ pace_step(struct pace *pc, size_t rank, uint64_t step, uint64_t now_ms)
 	pace_sample(r, step, now_ms);
 }
 
-/* A whole line of shape hash was printed by r. */
-static void
-pace_line(struct pace_rank *r, uint64_t hash, uint64_t now_ms)
+/* c's byte of a shape, or -1 when it is one more digit of a run. */
+static inline int
+pace_shape_c(unsigned char c, int *digit)
 {
-	size_t	k, low = 0;
-
-	if (r->tick != 0) {
-		if (hash == r->tick)
-			pace_sample(r, ++r->nticks, now_ms);
-		return;
+	if (c >= '0' && c <= '9') {
+		if (*digit)
+			return -1;
+		*digit = 1;
+		return '#';
 	}
+	*digit = 0;
+	return c;
+}
+
+/* Appends the shape of p[0..n) to s at *len; digit: p continues a run. */
+static void
+pace_draw(char *s, size_t *len, const char *p, size_t n, int digit)
+{
+	size_t	i;
+	int	c;
+
+	for (i = 0; i < n; i++) {
+		if ((c = pace_shape_c((unsigned char)p[i], &digit)) >= 0 &&
+		    *len < PACE_TICK_MAX)
+			s[(*len)++] = (char)c;
+	}
+	s[*len] = '\0';
+}
+
+/* The first line end ('\n', or '\r': tqdm redraws) in q..end, or NULL. */
+static const char *
+pace_eol(const char *q, const char *end)
+{
+	const char	*nl = memchr(q, '\n', end - q);
+	const char	*cr = memchr(q, '\r', (nl != NULL ? nl : end) - q);
+
+	return cr != NULL ? cr : nl;
+}
+
+/* The next line of r begins. */
+static void
+pace_newline(struct pace_rank *r)
+{
+	r->mid = r->pass = r->digit = 0;
+	r->hash = PACE_FNV_INIT;
+	r->slen = r->clen = 0;
+}
+
+/*
+ * p[0..n), the rest of a read, is passed by: only where its last line
+ * ends is looked for, and the line it ends in is passed by too.
+ */
+static void
+pace_tail(struct pace_rank *r, const char *p, size_t n)
+{
+	const char	*nl, *cr, *from;
+
+	if (n == 0)
+		return;
+	nl = memrchr(p, '\n', n);
+	from = nl != NULL ? nl + 1 : p;
+	if ((cr = memrchr(from, '\r', p + n - from)) != NULL)
+		nl = cr;
+	if (nl != NULL)
+		pace_newline(r);
+	if (nl != p + n - 1)
+		r->mid = r->pass = 1;
+}
+
+/* r stops looking: none of its shapes is a tick yet. */
+static void
+pace_off(struct pace_rank *r, uint64_t now_ms)
+{
+	r->mode = PACE_OFF;
+	r->look_ms = now_ms + PACE_RELOOK_MS;
+}
+
+/*
+ * A line of r's, looked at, ends at q; this read holds it from line (its
+ * shape continuing a digit run: digit). Returns 1 when the rest of the
+ * read is passed by: r's tick is found, or it stops looking.
+ */
+static int
+pace_looked(struct pace_rank *r, const char *line, const char *q, int digit,
+    uint64_t now_ms)
+{
+	uint64_t	hash = r->hash < 2 ? 2 : r->hash;
+	size_t		k, low = 0;
+
 	for (k = 0; k < PACE_CANDS; k++) {
 		if (r->cand[k].hash == hash)
 			break;
-		if (r->cand[k].count < r->cand[low].count)
+		if (r->cand[k].count < r->cand[low].count ||
+		    (r->cand[k].count == r->cand[low].count &&
+		    r->cand[k].ms < r->cand[low].ms))
 			low = k;
 	}
 	if (k == PACE_CANDS) {
-		/* A new shape takes the place of the rarest. */
+		/* A new shape takes the place of the rarest, the oldest of them. */
 		k = low;
 		r->cand[k].hash = hash;
 		r->cand[k].count = 0;
 	}
-	if (++r->cand[k].count < PACE_LOCK)
-		return;
-	r->tick = hash;
-	memcpy(r->tick_shape, r->shape, r->slen + 1);
+	/* The lines of one moment (a burst, a flood) are one sighting. */
+	if (r->cand[k].count == 0 || now_ms - r->cand[k].ms >= PACE_TICK_GAP_MS) {
+		r->cand[k].count++;
+		r->cand[k].ms = now_ms;
+	}
+	if (r->cand[k].count >= PACE_LOCK) {
+		r->mode = PACE_TICK;
+		r->tick = hash;
+		r->tick_shape = xmalloc(PACE_TICK_MAX + 1);
+		memcpy(r->tick_shape, r->carry != NULL ? r->carry : "", r->clen);
+		r->tlen = r->clen;
+		pace_draw(r->tick_shape, &r->tlen, line, q - line, digit);
+		free(r->carry);
+		r->carry = NULL;
+		r->tick_ms = now_ms;
+		pace_sample(r, ++r->nticks, now_ms);
+		return 1;
+	}
+	if (++r->looked < PACE_LOOK_LINES)
+		return 0;
+	pace_off(r, now_ms);
+	return 1;
+}
+
+/*
+ * A line of r's ends at q (from line in this read, continuing a digit run:
+ * digit). Returns 1 when the rest of the read is passed by.
+ */
+static int
+pace_eol_at(struct pace_rank *r, const char *line, const char *q, int digit,
+    uint64_t now_ms)
+{
+	if (r->pass || r->slen == 0) {
+		/* Too long a shape counts as a line looked at; empty, not. */
+		if (r->pass && r->mode == PACE_LOOK &&
+		    ++r->looked >= PACE_LOOK_LINES) {
+			pace_off(r, now_ms);
+			return 1;
+		}
+		return 0;
+	}
+	if (r->mode == PACE_LOOK)
+		return pace_looked(r, line, q, digit, now_ms);
+	if (r->slen != r->tlen)
+		return 0;
+	r->tick_ms = now_ms;
 	pace_sample(r, ++r->nticks, now_ms);
+	return 1;
+}
+
+/* Looks at the read p[0..n) of r's, looking or ticking. */
+static void
+pace_scan(struct pace_rank *r, const char *p, size_t n, uint64_t now_ms)
+{
+	const char	*q = p, *end = p + n, *line = p, *e;
+	int		 ldigit = r->mid ? r->digit : 0, c;
+
+	while (q < end) {
+		if (r->pass) {
+			/* Not a tick: its bytes need not be looked at. */
+			if ((e = pace_eol(q, end)) == NULL)
+				break;
+			q = e;
+		}
+		if (*q == '\n' || *q == '\r') {
+			if (pace_eol_at(r, line, q, ldigit, now_ms)) {
+				pace_newline(r);
+				pace_tail(r, q + 1, end - q - 1);
+				return;
+			}
+			pace_newline(r);
+			line = ++q;
+			ldigit = 0;
+			continue;
+		}
+		if ((c = pace_shape_c((unsigned char)*q++, &r->digit)) < 0)
+			continue;
+		if (r->mode == PACE_LOOK) {
+			if (r->slen == PACE_TICK_MAX)
+				r->pass = 1;
+			else {
+				r->hash = (r->hash ^ (unsigned)c) * PACE_FNV_PRIME;
+				r->slen++;
+			}
+		} else if (r->slen < r->tlen && r->tick_shape[r->slen] == c)
+			r->slen++;
+		else
+			r->pass = 1;
+	}
+	if (line == end)
+		return;		/* at a line end */
+	/* The read ends in a line: what looking needs of it is kept. */
+	r->mid = 1;
+	if (r->mode == PACE_LOOK && !r->pass) {
+		if (r->carry == NULL)
+			r->carry = xmalloc(PACE_TICK_MAX + 1);
+		pace_draw(r->carry, &r->clen, line, end - line, ldigit);
+	}
 }
 
 void
@@ -158,41 +357,25 @@ pace_output(struct pace *pc, size_t rank, const char *p, size_t n,
     uint64_t now_ms)
 {
 	struct pace_rank	*r;
-	unsigned char		 c;
-	size_t			 i;
 
 	if (rank >= pc->nranks)
 		return;
 	r = &pc->r[rank];
 	r->out_ms = now_ms;
-	if (r->exact)
+	if (r->exact || n == 0)
 		return;
-	for (i = 0; i < n; i++) {
-		c = (unsigned char)p[i];
-		if (c == '\n' || c == '\r') {
-			/* tqdm redraws with '\r': each redraw is a line too. */
-			if (r->len > 0)
-				pace_line(r, r->hash < 2 ? 2 : r->hash, now_ms);
-			r->hash = PACE_FNV_INIT;
-			r->len = r->slen = 0;
-			r->digit = 0;
-			r->shape[0] = '\0';
-			continue;
-		}
-		r->len++;
-		if (c >= '0' && c <= '9') {
-			if (r->digit)
-				continue;
-			r->digit = 1;
-			c = '#';
-		} else
-			r->digit = 0;
-		r->hash = (r->hash ^ c) * PACE_FNV_PRIME;
-		if (r->slen < PACE_SHAPE_MAX) {
-			r->shape[r->slen++] = (char)c;
-			r->shape[r->slen] = '\0';
-		}
+	if (r->mode == PACE_OFF && now_ms >= r->look_ms) {
+		r->mode = PACE_LOOK;
+		r->looked = 0;
+		memset(r->cand, 0, sizeof(r->cand));
 	}
+	/* Off, or a tick counted this moment: pass the read by. */
+	if (r->mode == PACE_OFF || (r->mode == PACE_TICK &&
+	    now_ms - r->tick_ms < PACE_TICK_GAP_MS)) {
+		pace_tail(r, p, n);
+		return;
+	}
+	pace_scan(r, p, n, now_ms);
 }
 
 /*
@@ -274,7 +457,8 @@ pace_group(struct pace *pc, const struct pace_cur *g, size_t n,
 		out[k] = (struct pace_slow){ g[i].rank, g[i].secs, median,
 		    g[i].steps, r->exact, "" };
 		if (!r->exact)
-			memcpy(out[k].shape, r->tick_shape, sizeof(out[k].shape));
+			snprintf(out[k].shape, sizeof(out[k].shape), "%s",
+			    r->tick_shape);
 		k++;
 	}
 	return k;

@@ -35,6 +35,21 @@ struct pace;
 #define PACE_UNSEEN_LINE_MS	200
 #define PACE_UNSEEN_EXACT_MS	2500
 #define PACE_SHAPE_MAX	48	/* bytes of a line's shape kept to show */
+/*
+ * What the watch costs the log path. A rank's lines are looked at (their
+ * shapes hashed) until one shape is its tick, for at most PACE_LOOK_LINES
+ * lines; none there, and it is not looked at again for PACE_RELOOK_MS.
+ * A tick is at most PACE_TICK_MAX bytes of shape: a longer line is passed
+ * by at once. Ticks closer than PACE_TICK_GAP_MS count as one (a tick is
+ * counted at most once a read): a flood of them is not a pace (no window
+ * of PACE_WINDOW steps spans PACE_MIN_MS), and the lines of a read that
+ * come after its tick are not looked at.
+ */
+#define PACE_LOCK	4	/* moments a shape is printed at, to be the tick */
+#define PACE_LOOK_LINES	2000
+#define PACE_RELOOK_MS	10000
+#define PACE_TICK_MAX	256
+#define PACE_TICK_GAP_MS 10
 
 /* A rank named slow. */
 struct pace_slow {

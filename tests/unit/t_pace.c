@@ -133,3 +133,120 @@ TEST(pace_compares_only_ranks_paced_alike)
 	CHECK_INT(k, 0);
 	pace_free(pc);
 }
+
+/* Prints "step N loss 0.NNN" to rank 0 of pc at t. */
+static void
+tick(struct pace *pc, uint64_t n, uint64_t t)
+{
+	char	line[64];
+
+	snprintf(line, sizeof(line), "step %llu loss 0.%03u\n",
+	    (unsigned long long)n, (unsigned)(n * 37 % 997));
+	pace_output(pc, 0, line, strlen(line), t);
+}
+
+/* Rank 0's ticks counted so far (its last step). */
+static uint64_t
+ticks(struct pace *pc, uint64_t t)
+{
+	struct pace_now	pn;
+
+	pace_peek(pc, 0, t, &pn);
+	return pn.step;
+}
+
+TEST(pace_finds_ticks_among_other_lines_split_anyhow)
+{
+	struct pace	*pc = pace_new(1, 0.10);
+	char		 line[64];
+	uint64_t	 t = 0, n;
+	size_t		 i;
+
+	/* A start-up of lines of many shapes, then a loop with a log line between ticks. */
+	for (i = 0; i < PACE_LOOK_LINES / 2; i++) {
+		snprintf(line, sizeof(line), "%c%c loading\n", 'a' + (int)(i % 26),
+		    'a' + (int)(i / 26 % 26));
+		pace_output(pc, 0, line, strlen(line), t);
+	}
+	for (n = 1; n <= 20; n++) {
+		t += 100;
+		snprintf(line, sizeof(line), "step %llu loss 0.%03u\nsaved\n",
+		    (unsigned long long)n, (unsigned)(n * 37 % 997));
+		/* One byte at a time: a pipe may cut a line anywhere. */
+		for (i = 0; line[i] != '\0'; i++)
+			pace_output(pc, 0, line + i, 1, t);
+	}
+	/* The 4th is the tick, and each one after. */
+	CHECK_INT(ticks(pc, t), 20 - PACE_LOCK + 1);
+	pace_free(pc);
+}
+
+TEST(pace_counts_the_ticks_of_one_moment_once)
+{
+	struct pace	*pc = pace_new(1, 0.10);
+	uint64_t	 t, n = 0;
+	int		 k;
+
+	for (t = 0; t < 1000; t += 100)
+		for (k = 0; k < 3; k++)
+			tick(pc, ++n, t + (uint64_t)k * (PACE_TICK_GAP_MS / 3));
+	/* Locked at its 4th moment (t = 300): 7 moments from there. */
+	CHECK_INT(ticks(pc, t), 7);
+	pace_free(pc);
+}
+
+TEST(pace_a_flood_of_one_shape_is_no_tick)
+{
+	struct pace	*pc = pace_new(1, 0.10);
+	uint64_t	 n;
+
+	/* 100,000 lines of one shape in under a second: no pace there. */
+	for (n = 0; n < 100000; n++)
+		tick(pc, n, n / 200);
+	CHECK_INT(ticks(pc, 500), 0);
+	pace_free(pc);
+}
+
+TEST(pace_stops_looking_after_lines_without_a_tick_then_looks_again)
+{
+	struct pace	*pc = pace_new(1, 0.10);
+	char		 line[64];
+	uint64_t	 t = 0, n;
+	size_t		 i;
+
+	/* PACE_LOOK_LINES lines, each of its own shape: no tick there. */
+	for (i = 0; i < PACE_LOOK_LINES; i++) {
+		snprintf(line, sizeof(line), "%c%c%c\n", 'a' + (int)(i % 26),
+		    'a' + (int)(i / 26 % 26), 'a' + (int)(i / 676 % 26));
+		pace_output(pc, 0, line, strlen(line), t);
+	}
+	/* Ticks within PACE_RELOOK_MS are not looked at... */
+	for (n = 1; n <= 20; n++)
+		tick(pc, n, t += 100);
+	CHECK_INT(ticks(pc, t), 0);
+	/* ...but once it has passed, they are found. */
+	t = PACE_RELOOK_MS;
+	for (n = 1; n <= 20; n++)
+		tick(pc, n, t += 100);
+	CHECK_INT(ticks(pc, t), 20 - PACE_LOCK + 1);
+	pace_free(pc);
+}
+
+TEST(pace_a_line_longer_than_a_tick_is_passed_by)
+{
+	struct pace	*pc = pace_new(1, 0.10);
+	char		 line[PACE_TICK_MAX + 16];
+	uint64_t	 t;
+
+	memset(line, 'x', sizeof(line));
+	line[sizeof(line) - 1] = '\n';
+	for (t = 0; t < 2000; t += 100)
+		pace_output(pc, 0, line, sizeof(line), t);
+	CHECK_INT(ticks(pc, t), 0);
+	/* As long as the longest tick: ticks. */
+	line[PACE_TICK_MAX] = '\n';
+	for (; t < 4000; t += 100)
+		pace_output(pc, 0, line, PACE_TICK_MAX + 1, t);
+	CHECK_INT(ticks(pc, t), 20 - PACE_LOCK + 1);
+	pace_free(pc);
+}
