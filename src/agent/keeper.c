@@ -187,17 +187,59 @@ keeper_look(struct keeper_watch *w, pid_t agent)
 	return (int64_t)period;
 }
 
+/*
+ * Waits until the agent ends, its status in *status: passes SIGTERM on to
+ * it, and reads its beats on fd (closed before returning), giving its
+ * ranks up if it falls silent (keeper_look). SIGCHLD and SIGTERM are
+ * blocked (set).
+ */
+static void
+keeper_wait(pid_t agent, int fd, const sigset_t *set, int *status)
+{
+	struct keeper_watch w = { -1, 0, 0, 0, 0, 0 };
+	struct signalfd_siginfo si;
+	struct pollfd	pfd[2];
+	struct timespec	ts;
+	int64_t		wait_ms;
+	int		sig;
+
+	w.fd = fd;
+	/* Signals as a descriptor: we wait for them and the beats at once. */
+	pfd[0].fd = signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
+	pfd[0].events = pfd[1].events = POLLIN;
+	for (;;) {
+		/* The agent's SIGCHLD may have come while we cut: look anyway. */
+		if (waitpid(agent, status, WNOHANG) == agent)
+			break;
+		wait_ms = keeper_look(&w, agent);
+		pfd[1].fd = w.fd;
+		if (pfd[0].fd == -1) {
+			/* No signalfd: signals alone, and looks when due. */
+			if (wait_ms < 0)
+				wait_ms = 1000;
+			ts.tv_sec = (time_t)(wait_ms / 1000);
+			ts.tv_nsec = (long)(wait_ms % 1000) * 1000000;
+			sig = sigtimedwait(set, NULL, &ts);
+		} else if (poll(pfd, 2, wait_ms < 0 ? -1 : (int)wait_ms) > 0 &&
+		    read(pfd[0].fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			sig = (int)si.ssi_signo;
+		else
+			sig = 0;
+		if (sig == SIGTERM)
+			kill(agent, SIGTERM);	/* unreaped: cannot be reused */
+	}
+	if (pfd[0].fd != -1)
+		close(pfd[0].fd);
+	if (w.fd != -1)
+		close(w.fd);
+}
+
 pid_t
 keeper_fork(int *status)
 {
-	struct keeper_watch w = { -1, 0, 0, 0, 0, 0 };
-	struct timespec	ts;
 	sigset_t	set, old;
 	pid_t		keeper = getpid(), agent;
-	int64_t		wait_ms;
-	struct signalfd_siginfo si;
-	struct pollfd	pfd[2];
-	int		sig, fd, beat[2];
+	int		fd, beat[2];
 
 	if (pipe2(beat, O_CLOEXEC | O_NONBLOCK) == -1)
 		return -1;
@@ -235,7 +277,6 @@ keeper_fork(int *status)
 	}
 
 	close(beat[1]);
-	w.fd = beat[0];
 	/* The link is the agent's alone. */
 	if ((fd = open("/dev/null", O_RDWR)) != -1) {
 		dup2(fd, STDIN_FILENO);
@@ -251,34 +292,7 @@ keeper_fork(int *status)
 	/* sbatch --signal=USR1@N without B: signals the agents' step: live on. */
 	signal(SIGUSR1, SIG_IGN);
 	signal(SIGUSR2, SIG_IGN);
-	/* Signals as a descriptor: we wait for them and the beats at once. */
-	pfd[0].fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	pfd[0].events = pfd[1].events = POLLIN;
-	for (;;) {
-		/* The agent's SIGCHLD may have come while we cut: look anyway. */
-		if (waitpid(agent, status, WNOHANG) == agent)
-			break;
-		wait_ms = keeper_look(&w, agent);
-		pfd[1].fd = w.fd;
-		if (pfd[0].fd == -1) {
-			/* No signalfd: signals alone, and looks when due. */
-			if (wait_ms < 0)
-				wait_ms = 1000;
-			ts.tv_sec = (time_t)(wait_ms / 1000);
-			ts.tv_nsec = (long)(wait_ms % 1000) * 1000000;
-			sig = sigtimedwait(&set, NULL, &ts);
-		} else if (poll(pfd, 2, wait_ms < 0 ? -1 : (int)wait_ms) > 0 &&
-		    read(pfd[0].fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-			sig = (int)si.ssi_signo;
-		else
-			sig = 0;
-		if (sig == SIGTERM)
-			kill(agent, SIGTERM);	/* unreaped: cannot be reused */
-	}
-	if (pfd[0].fd != -1)
-		close(pfd[0].fd);
-	if (w.fd != -1)
-		close(w.fd);
+	keeper_wait(agent, beat[0], &set, status);
 	keeper_sweep();
 	return agent;
 }
