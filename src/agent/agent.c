@@ -37,6 +37,7 @@
 #include "common/environ.h"
 #include "agent/errfile.h"
 #include "agent/hostcheck.h"
+#include "agent/keeper.h"
 #include "common/iface.h"
 #include "proto/phase.h"
 #include "common/wire.h"
@@ -113,6 +114,7 @@ struct agent {
 					   asked (DTRUN_PROGRESS=agent) */
 	pid_t		 keeper;	/* our parent, see keeper.h; 0: none */
 	uint64_t	 beat_ms;	/* the launcher's heartbeat timeout; 0: none yet */
+	struct event	*keep_ev;	/* our beats to the keeper (keeper.h) */
 };
 
 static void	agent_check(struct agent *);
@@ -1119,6 +1121,37 @@ agent_silent(void *arg)
 	agent_cut(a);
 }
 
+/* Tells the keeper we live: it gives us up as dtrun does (keeper.h). */
+/* ARGSUSED */
+static void
+agent_keep_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct agent	*a = arg;
+
+	keeper_beat(a->beat_ms);
+}
+
+/* Beats to the keeper, at the launcher's heartbeat timeout ms. */
+static void
+agent_keep_beat(struct agent *a, uint64_t ms)
+{
+	uint64_t	 period = link_beat_period_ms(ms) / 2;
+	struct timeval	 tv;
+
+	if (a->keeper <= 0 || ms == 0)
+		return;
+	period = period > 0 ? period : 1;
+	tv.tv_sec = (time_t)(period / 1000);
+	tv.tv_usec = (suseconds_t)(period % 1000) * 1000;
+	if ((a->keep_ev = event_new(a->base, -1, EV_PERSIST, agent_keep_cb,
+	    a)) == NULL || event_add(a->keep_ev, &tv) != 0) {
+		log_warn("%s: out of memory: the keeper will not notice if "
+		    "this agent stops", a->host);
+		return;
+	}
+	keeper_beat(ms);
+}
+
 /*
  * HEARTBEAT: the first one turns our link's on, at the launcher's
  * timeout; the link sends ours and hears whether the launcher lives.
@@ -1134,6 +1167,7 @@ agent_heartbeat(struct agent *a, const uint8_t *p, size_t n)
 	if (a->beat_ms != 0)
 		return 0;
 	a->beat_ms = ms;
+	agent_keep_beat(a, ms);
 	ap_put_heartbeat(&a->wb, ms);
 	rc = a->wb.oom ? DT_ERR_NOMEM : link_heartbeat(a->link, ms, a->wb.p,
 	    a->wb.len, agent_silent, a);
@@ -1440,6 +1474,8 @@ agent_run(int rfd, int wfd, pid_t keeper)
 	agent_hello(&a);
 
 	event_base_dispatch(a.base);
+	/* Ending: the flush below may wait without beating. */
+	keeper_beat(0);
 
 	if (a.link != NULL) {
 		/*
@@ -1461,6 +1497,8 @@ agent_run(int rfd, int wfd, pid_t keeper)
 	event_free(a.ev_chld);
 	event_free(a.ev_term);
 	event_free(a.ev_quit);
+	if (a.keep_ev != NULL)
+		event_free(a.keep_ev);
 	event_base_free(a.base);
 	close(a.devnull);
 	return 0;

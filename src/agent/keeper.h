@@ -8,6 +8,8 @@
 
 #include <sys/types.h>
 
+#include <stdint.h>
+
 /*
  * Forks the agent off this process, which stays behind as its keeper, a
  * child subreaper holding none of the agent's link (stdin and stdout go to
@@ -20,5 +22,14 @@
  * (the agent then runs without a keeper).
  */
 pid_t	keeper_fork(int *status);
+
+/*
+ * In the agent: tells its keeper it lives (a pipe between them), and that
+ * it is given up, its ranks and all they started killed, after twice
+ * timeout_ms without a beat (dtrun's --heartbeat-timeout; the agent beats
+ * every link_beat_period_ms(timeout_ms) / 2). 0: no longer watched (the
+ * agent is finishing). Never blocks; nothing without a keeper.
+ */
+void	keeper_beat(uint64_t timeout_ms);
 
 #endif

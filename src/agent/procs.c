@@ -564,10 +564,16 @@ spawn_descendants(pid_t **pids)
 size_t
 spawn_kill_descendants(int sig, size_t *sent)
 {
+	return spawn_kill_below(getpid(), sig, sent);
+}
+
+size_t
+spawn_kill_below(pid_t root, int sig, size_t *sent)
+{
 	struct desc	*v;
 	size_t		 n, i, ok = 0;
 
-	n = spawn_walk(getpid(), &v);
+	n = spawn_walk(root, &v);
 	for (i = 0; i < n; i++)
 		if (proc_signal(v[i].pid, v[i].start, sig) == 0)
 			ok++;

@@ -97,5 +97,7 @@ size_t	proc_tree(pid_t root, pid_t **pids);
  * were, and in *sent (if not NULL) how many could be signalled.
  */
 size_t	spawn_kill_descendants(int sig, size_t *sent);
+/* The same for root's descendants (root itself is left alone). */
+size_t	spawn_kill_below(pid_t root, int sig, size_t *sent);
 
 #endif

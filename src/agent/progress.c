@@ -1,11 +1,17 @@
 /*
  * progress.c -- the steps this host's ranks report (progress.h).
  *
- * Datagrams, not streams: a rank that reports never blocks on us and never
- * holds a descriptor of ours, and one that dies loses nothing but its last
- * step. The kernel tells each datagram's sender (SO_PASSCRED), so another
- * user's process is not heard; a rank of ours could claim another's number
- * anyway, and gains nothing by it.
+ * A stream connection per reporting process, not datagrams: a datagram
+ * socket's queue is capped by net.unix.max_dgram_qlen (10 by default,
+ * whatever SO_RCVBUF says) and shared by all who send, so ranks stepping
+ * fast lost steps and a stranger who kept it full silenced the watch. A
+ * connection queues in its sender's socket buffer (some 270 lines by
+ * default), which nobody else shares, and lines are never refused: a rank
+ * that reports never blocks (a full buffer drops that one step, and the
+ * next says as much). Whose connection it is the kernel tells at accept
+ * (SO_PEERCRED): another user's is closed at once and never read.
+ * A process of ours could claim another rank's number anyway, and gains
+ * nothing by it.
  */
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -23,13 +29,14 @@
 #include "agent/procs.h"
 #include "agent/progress.h"
 #include "common/err.h"
+#include "common/log.h"
 #include "common/sock.h"
 #include "common/sys.h"
 #include "proto/agentproto.h"
 
-#define PROGRESS_READS	4096	/* datagrams a wake-up, at most */
-#define PROGRESS_READ_MS 250	/* between two reads of the socket */
-#define PROGRESS_RCVBUF	(1 << 20) /* datagrams queued between reads */
+#define PROGRESS_ACCEPTS 256	/* connections taken a wake-up, at most */
+#define PROGRESS_READ_MS 50	/* between two reads of one connection */
+#define PROGRESS_READ_MAX 65536	/* bytes read a wake-up, a connection */
 
 struct progress_rank {
 	uint32_t	 rank;
@@ -39,12 +46,23 @@ struct progress_rank {
 	int		 fresh;		/* not yet sent */
 };
 
+/* A reporting process's connection, and its unfinished line. */
+struct progress_conn {
+	struct progress	*pg;
+	int		 fd;
+	struct event	*ev;
+	size_t		 len;
+	char		 line[PROGRESS_MSG_MAX + 1];
+};
+
 struct progress {
-	int			 fd;
+	int			 fd;		/* listening */
 	struct event		*ev, *timer, *rearm;
 	uint64_t		 used_at;	/* usage last read */
 	struct progress_rank	*r;		/* sorted by rank */
 	size_t			 n;
+	struct progress_conn	**c;		/* connections */
+	size_t			 nc, maxc;
 	struct ap_progress	*out;
 	progress_send_fn	 send;
 	void			*arg;
@@ -58,9 +76,9 @@ progress_cmp(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* One datagram: "RANK STEP", from a process of ours. */
+/* One line: "RANK STEP" or "RANK STEP MS". */
 static void
-progress_take(struct progress *pg, const char *msg, const struct ucred *uc)
+progress_take(struct progress *pg, const char *msg)
 {
 	struct progress_rank	 key, *r;
 	unsigned long long	 step;
@@ -71,8 +89,8 @@ progress_take(struct progress *pg, const char *msg, const struct ucred *uc)
 	unsigned long long	 at = 0;
 	int			 k;
 
-	if (uc == NULL || uc->uid != getuid() ||
-	    (k = sscanf(msg, "%u %llu %llu%c", &rank, &step, &at, &end)) < 2)
+	if ((k = sscanf(msg, "%u %llu %llu%c", &rank, &step, &at, &end)) < 2 ||
+	    k > 3)
 		return;
 	key.rank = rank;
 	if ((r = bsearch(&key, pg->r, pg->n, sizeof(*r), progress_cmp)) == NULL)
@@ -84,45 +102,137 @@ progress_take(struct progress *pg, const char *msg, const struct ucred *uc)
 	r->fresh = 1;
 }
 
+/* Closes connection i (the last one takes its place). */
+static void
+progress_drop(struct progress *pg, size_t i)
+{
+	struct progress_conn	*c = pg->c[i];
+
+	event_free(c->ev);
+	close(c->fd);
+	free(c);
+	pg->c[i] = pg->c[--pg->nc];
+}
+
+/*
+ * Takes every whole line connection c holds. Returns -1 when it is to be
+ * closed: its process closed it, or sent a line too long to be ours.
+ */
+static int
+progress_read(struct progress_conn *c)
+{
+	char	*nl, *p;
+	size_t	 got = 0;
+	ssize_t	 n;
+
+	while (got < PROGRESS_READ_MAX) {
+		n = read(c->fd, c->line + c->len, PROGRESS_MSG_MAX - c->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+		c->len += (size_t)n;
+		c->line[c->len] = '\0';
+		for (p = c->line; (nl = memchr(p, '\n', c->len - (size_t)(p -
+		    c->line))) != NULL; p = nl + 1) {
+			*nl = '\0';
+			progress_take(c->pg, p);
+		}
+		c->len -= (size_t)(p - c->line);
+		memmove(c->line, p, c->len);
+		if (c->len == PROGRESS_MSG_MAX)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * A connection has something: all it has is read, then it rests
+ * PROGRESS_READ_MS (the rearm timer) before the next read. A rank's step
+ * carries its own time, so reading late loses nothing, and a rank stepping
+ * fast costs at most 1000 / PROGRESS_READ_MS wake-ups a second.
+ */
 /* ARGSUSED */
 static void
 progress_read_cb(evutil_socket_t fd, short what, void *arg)
 {
+	struct progress_conn	*c = arg;
+	struct progress		*pg = c->pg;
+	struct timeval		 pause = { 0, PROGRESS_READ_MS * 1000 };
+	size_t			 i;
+
+	if (progress_read(c) == 0) {
+		if (!evtimer_pending(pg->rearm, NULL))
+			evtimer_add(pg->rearm, &pause);
+		return;
+	}
+	for (i = 0; i < pg->nc; i++)
+		if (pg->c[i] == c) {
+			progress_drop(pg, i);
+			break;
+		}
+}
+
+/* Keeps connection fd, from a process of ours. */
+static void
+progress_keep(struct progress *pg, int fd)
+{
+	struct progress_conn	*c;
+
+	if (pg->nc == pg->maxc || (c = calloc(1, sizeof(*c))) == NULL) {
+		log_debug("progress: %zu connections already: one more is "
+		    "closed", pg->nc);
+		close(fd);
+		return;
+	}
+	c->pg = pg;
+	c->fd = fd;
+	if ((c->ev = event_new(event_get_base(pg->ev), fd, EV_READ,
+	    progress_read_cb, c)) == NULL || event_add(c->ev, NULL) != 0) {
+		if (c->ev != NULL)
+			event_free(c->ev);
+		free(c);
+		close(fd);
+		return;
+	}
+	pg->c[pg->nc++] = c;
+}
+
+/*
+ * Someone connected: kept if of our user, closed at once if not (never
+ * read: another user's lines never count, and they cost us no memory).
+ */
+/* ARGSUSED */
+static void
+progress_accept_cb(evutil_socket_t lfd, short what, void *arg)
+{
 	struct progress	*pg = arg;
 	struct timeval	 pause = { 0, PROGRESS_READ_MS * 1000 };
-	char		 buf[PROGRESS_MSG_MAX + 1];
-	union {
-		struct cmsghdr	h;
-		char		b[CMSG_SPACE(sizeof(struct ucred))];
-	}		 cm;
-	struct iovec	 iov = { buf, PROGRESS_MSG_MAX };
-	struct msghdr	 mh;
-	struct cmsghdr	*c;
-	struct ucred	*uc;
-	ssize_t		 n;
-	int		 i;
+	struct ucred	 uc;
+	socklen_t	 len;
+	int		 fd, i;
 
-	/*
-	 * All that came, then a pause before the next read: a rank's step
-	 * carries its own time, so reading late loses nothing, and at most
-	 * 1000 / PROGRESS_READ_MS wake-ups a second however fast ranks step.
-	 */
-	evtimer_add(pg->rearm, &pause);
-	for (i = 0; i < PROGRESS_READS; i++) {
-		memset(&mh, 0, sizeof(mh));
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		mh.msg_control = cm.b;
-		mh.msg_controllen = sizeof(cm.b);
-		if ((n = recvmsg(fd, &mh, MSG_DONTWAIT)) < 0)
-			return;		/* EAGAIN: all read */
-		buf[n] = '\0';
-		uc = NULL;
-		for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
-			if (c->cmsg_level == SOL_SOCKET &&
-			    c->cmsg_type == SCM_CREDENTIALS)
-				uc = (struct ucred *)CMSG_DATA(c);
-		progress_take(pg, buf, uc);
+	for (i = 0; i < PROGRESS_ACCEPTS; i++) {
+		if ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK |
+		    SOCK_CLOEXEC)) == -1) {
+			/* Out of descriptors: rest, rather than spin. */
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM) {
+				event_del(pg->ev);
+				evtimer_add(pg->rearm, &pause);
+			}
+			return;
+		}
+		len = sizeof(uc);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) != 0 ||
+		    uc.uid != getuid()) {
+			close(fd);
+			continue;
+		}
+		progress_keep(pg, fd);
 	}
 }
 
@@ -222,13 +332,17 @@ progress_timer_cb(evutil_socket_t fd, short what, void *arg)
 	progress_flush(arg);
 }
 
+/* The pause is over: the listener and every connection are heard again. */
 /* ARGSUSED */
 static void
 progress_rearm_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct progress	*pg = arg;
+	size_t		 i;
 
 	event_add(pg->ev, NULL);
+	for (i = 0; i < pg->nc; i++)
+		event_add(pg->c[i]->ev, NULL);
 }
 
 struct progress *
@@ -244,14 +358,14 @@ progress_new(struct event_base *base, const char *job_id,
 	char			 name[sizeof(sa.sun_path) - 1];
 	socklen_t		 len;
 	size_t			 i;
-	int			 one = 1, rcvbuf = PROGRESS_RCVBUF;
 
 	snprintf(name, sizeof(name), "dtrun-prog.%.64s.%d.%u", job_id,
 	    (int)getpid(), ++serial);
 	len = sock_abstract(&sa, name);
 	if ((pg = calloc(1, sizeof(*pg))) == NULL ||
 	    (pg->r = calloc(n + 1, sizeof(*pg->r))) == NULL ||
-	    (pg->out = calloc(n + 1, sizeof(*pg->out))) == NULL) {
+	    (pg->out = calloc(n + 1, sizeof(*pg->out))) == NULL ||
+	    (pg->c = calloc(PROGRESS_CONNS(n), sizeof(*pg->c))) == NULL) {
 		progress_free(pg);
 		dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
 		return NULL;
@@ -260,22 +374,21 @@ progress_new(struct event_base *base, const char *job_id,
 	pg->send = send;
 	pg->arg = arg;
 	pg->n = n;
+	pg->maxc = PROGRESS_CONNS(n);
 	for (i = 0; i < n; i++)
 		pg->r[i].rank = ranks[i];
 	qsort(pg->r, n, sizeof(*pg->r), progress_cmp);
-	if ((pg->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK |
+	if ((pg->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0)) == -1 ||
-	    setsockopt(pg->fd, SOL_SOCKET, SO_PASSCRED, &one,
-	    sizeof(one)) == -1 ||
-	    bind(pg->fd, (struct sockaddr *)&sa, len) == -1) {
+	    bind(pg->fd, (struct sockaddr *)&sa, len) == -1 ||
+	    listen(pg->fd, SOMAXCONN) == -1) {
 		dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "the ranks' progress "
 		    "socket @%s: %s", name, strerror(errno));
 		progress_free(pg);
 		return NULL;
 	}
-	/* Room for a burst between two reads (the kernel may cap it). */
-	setsockopt(pg->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	pg->ev = event_new(base, pg->fd, EV_READ, progress_read_cb, pg);
+	pg->ev = event_new(base, pg->fd, EV_READ | EV_PERSIST,
+	    progress_accept_cb, pg);
 	pg->timer = event_new(base, -1, EV_PERSIST, progress_timer_cb, pg);
 	pg->rearm = evtimer_new(base, progress_rearm_cb, pg);
 	if (pg->ev == NULL || pg->timer == NULL || pg->rearm == NULL ||
@@ -294,6 +407,9 @@ progress_free(struct progress *pg)
 {
 	if (pg == NULL)
 		return;
+	while (pg->nc > 0)
+		progress_drop(pg, pg->nc - 1);
+	free(pg->c);
 	if (pg->ev != NULL)
 		event_free(pg->ev);
 	if (pg->timer != NULL)

@@ -1,14 +1,14 @@
 /*
  * progress.h -- the steps this host's ranks report (DTRUN_PROGRESS), for
- * dtrun's straggler watch. The agent listens on a datagram socket in the
- * abstract namespace and gives each rank DTRUN_PROGRESS=unix:@NAME; a rank
- * sends "RANK STEP MS" (decimal, one datagram per step, MS its
- * CLOCK_MONOTONIC milliseconds, which may be left out: the shipped
- * dtrun_progress.py, or dtcomm_step() of libdtcomm). Only a datagram from
- * a process of our user, for a rank of this host, counts. Once a second
- * the last step of each rank that stepped goes to dtrun, and every
- * PROGRESS_USAGE_MS every running rank's CPU time and memory too (dtrun
- * top).
+ * dtrun's straggler watch. The agent listens on a stream socket in the
+ * abstract namespace and gives each rank DTRUN_PROGRESS=unix:@NAME; a
+ * rank connects once and writes a line "RANK STEP MS\n" per step (decimal,
+ * MS its CLOCK_MONOTONIC milliseconds, which may be left out: the shipped
+ * dtrun_progress.py, or dtcomm_step() of libdtcomm). Only a connection
+ * from a process of our user is kept, and only a line for a rank of this
+ * host counts. Once a second the last step of each rank that stepped goes
+ * to dtrun, and every PROGRESS_USAGE_MS every running rank's CPU time and
+ * memory too (dtrun top).
  */
 #ifndef DT_PROGRESS_H
 #define DT_PROGRESS_H
@@ -25,7 +25,9 @@ struct progress;
 
 #define PROGRESS_SEND_MS	1000	/* how often the steps go to dtrun */
 #define PROGRESS_USAGE_MS	5000	/* and the ranks' CPU and memory */
-#define PROGRESS_MSG_MAX	64	/* bytes of one datagram */
+#define PROGRESS_MSG_MAX	64	/* bytes of one line */
+/* Connections kept at once: a few per rank (its children may report). */
+#define PROGRESS_CONNS(n)	(4 * (n) + 64)
 #define PROGRESS_PROCS_MAX	64	/* processes of a rank counted */
 
 /* Sends the n ranks' steps to dtrun (a PROGRESS); arg is the agent's. */

@@ -421,7 +421,9 @@ dtcomm_heartbeat(struct dtcomm *c)
 
 /*
  * The agent's progress socket (DTRUN_PROGRESS=unix:@NAME), connected;
- * -2 when there is none: dtrun does not watch for stragglers.
+ * -2 when there is none: dtrun does not watch for stragglers. -1 when the
+ * agent's queue of new connections is full for now: the next step tries
+ * again.
  */
 static int
 comm_progress_fd(struct dtcomm *c)
@@ -437,10 +439,12 @@ comm_progress_fd(struct dtcomm *c)
 	if (v == NULL || strncmp(v, "unix:@", 6) != 0 ||
 	    (len = sock_abstract(&sa, v + 6)) == 0)
 		return -2;
-	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	    0)) == -1)
 		return -2;
 	if (connect(fd, (struct sockaddr *)&sa, len) == -1) {
+		if (errno == EAGAIN)
+			c->prog_fd = -1;
 		close(fd);
 		return -2;
 	}
@@ -452,19 +456,26 @@ dtcomm_step(struct dtcomm *c, unsigned long long step)
 {
 	struct timespec	ts;
 	char		msg[96];
+	ssize_t		sent;
 	int		fd, n;
 
 	if ((fd = comm_progress_fd(c)) < 0)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	/* The step's own time: the agent reads its socket now and then. */
-	n = snprintf(msg, sizeof(msg), "%d %llu %llu", c->ji.rank, step,
+	n = snprintf(msg, sizeof(msg), "%d %llu %llu\n", c->ji.rank, step,
 	    (unsigned long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 	/*
-	 * Best effort: a full queue or a gone agent drops this step, and
-	 * the next one says as much. Training never waits on it.
+	 * One line per step on our own connection. Best effort: a full
+	 * buffer drops this step, and the next one says as much; training
+	 * never waits on it. A gone agent (or a line cut short, which
+	 * would garble the next) ends the reports.
 	 */
-	(void)send(fd, msg, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	sent = send(fd, msg, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (sent != n && !(sent == -1 && errno == EAGAIN)) {
+		close(fd);
+		c->prog_fd = -2;
+	}
 	return 0;
 }
 

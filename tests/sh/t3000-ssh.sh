@@ -123,6 +123,24 @@ test_expect_success 'kill -9 of an agent: exit 255, its ranks and daemons gone' 
 	wait_gone 5 pid.* daemon.*
 '
 
+# A stopped agent answers nothing: dtrun gives its host up (255), and the
+# agent's keeper, which the agent no longer beats to, kills what ran under
+# it (the agent itself stays stopped, as whoever stopped it left it).
+test_expect_success 'SIGSTOP of an agent: exit 255; its keeper kills its ranks, their children and daemons' '
+	rm -f pid.* daemon.* &&
+	dtrun "${SSH_ARGS[@]}" -v --heartbeat-timeout 1 -H 127.0.0.1,127.0.0.2 sh -c "echo \$\$ >\$PWD/pid.\$RANK; sleep 300 & echo \$! >\$PWD/child.\$RANK; setsid sh -c \"echo \\\$\\\$ >\$PWD/daemon.\$RANK; exec sleep 300\" & wait" 2>err &
+	d=$!
+	wait_for 15 eval "[ \$(cat pid.* child.* daemon.* 2>/dev/null | grep -cx \"[0-9][0-9]*\") -eq 6 ]" &&
+	agent=$(sed -n "s/.*127.0.0.2: agent pid \([0-9]*\) on .* connected/\1/p" err) &&
+	test -n "$agent" &&
+	test_at_exit "kill -9 $agent 2>/dev/null" &&
+	kill -STOP $agent &&
+	test_expect_code 255 wait $d &&
+	grep -q "lost the agent on 127.0.0.2" err &&
+	wait_gone 30 pid.1 child.1 daemon.1 &&
+	test "$(sed "s/.*) //" /proc/$agent/stat | cut -c1)" = T
+'
+
 test_expect_success 'Ctrl-C stops every host'"'"'s ranks' '
 	dtrun "${SSH_ARGS[@]}" -H $H3 sh -c "echo \$\$ >\$PWD/pid.\$RANK; exec sleep 300" 2>err &
 	d=$!

@@ -8,6 +8,49 @@
 . "$(dirname "$0")/lib.sh"
 
 STEP=$B/helpers/stepper
+# A runtime directory of its own: dtrun top sees this job's socket alone.
+XDG_RUNTIME_DIR=$TRASH/run
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+export XDG_RUNTIME_DIR
+# steps_are N SECS -- dtrun top shows each of the job's 4 ranks at step N
+# within SECS (one python3 asks again and again: each start costs).
+steps_are() {
+	python3 - "$1" "$2" <<-\EOF
+	import json, subprocess, sys, time
+	n, end = int(sys.argv[1]), time.monotonic() + float(sys.argv[2])
+	while time.monotonic() < end:
+	    p = subprocess.run(["dtrun", "top", "--json"], capture_output=True)
+	    rs = json.loads(p.stdout)["ranks"] if p.returncode == 0 else []
+	    if len(rs) == 4 and all(r["step"] == n for r in rs):
+	        sys.exit(0)
+	    time.sleep(0.2)
+	print("steps seen:", [(r["rank"], r["step"]) for r in rs])
+	sys.exit(1)
+	EOF
+}
+# gone PID -- waits (10 s at most) until PID, not our child, is dead.
+gone() {
+	wait_for 10 eval "! proc_alive $1"
+}
+# A rank that reports steps 1..$1 (python: dtrun_progress), $2 a second
+# (0: all at once) once the file go.start is there, then waits for go.end.
+cat >"$TRASH/report.py" <<'EOF'
+import os, sys, time
+import dtrun_progress
+n, rate = int(sys.argv[1]), float(sys.argv[2])
+with open("prog.%s" % os.environ["RANK"], "w") as f:
+    f.write(os.environ["DTRUN_PROGRESS"])
+while not os.path.exists("go.start"):
+    time.sleep(0.05)
+t = time.monotonic()
+for i in range(1, n + 1):
+    if rate > 0:
+        t += 1 / rate
+        time.sleep(max(0, t - time.monotonic()))
+    dtrun_progress.step(i)
+while not os.path.exists("go.end"):
+    time.sleep(0.05)
+EOF
 # The straggler lines of file $1.
 named() {
 	grep "^dtrun: straggler: " "$1" || true
@@ -62,6 +105,70 @@ test_expect_success '--on-straggler stack: its stack, and only its, is shown; th
 	grep -q "^dtrun: stacks of 1 rank in 1 group" err &&
 	grep -q "^dtrun:   rank 3 on localhost, pid [0-9]*" err &&
 	test $(grep -c "] step " out) -eq 2000
+'
+
+# A second of 4 ranks stepping 50 times a second, all arriving while the
+# agent reads nothing: a datagram queue held 10 (net.unix.max_dgram_qlen).
+test_expect_success 'a second of steps of 4 ranks at 50/s, at once: not one is lost' '
+	PYTHONPATH=$SRC/python dtrun -n 4 python3 "$TRASH/report.py" 50 0 >out 2>err &
+	job=$! &&
+	test_at_exit "touch go.start go.end; kill $job 2>/dev/null; gone $job" &&
+	wait_for 30 eval "[ \$(ls prog.* 2>/dev/null | wc -l) -eq 4 ]" &&
+	touch go.start &&
+	steps_are 50 30 &&
+	touch go.end &&
+	wait $job
+'
+
+# Another user who floods the agent's progress socket (its name is in
+# /proc/net/unix for all to see) with datagrams and connections.
+cat >"$TRASH/flood.py" <<'EOF'
+import os, socket, sys
+addr = "\0" + sys.argv[1][len("unix:@"):]
+open(os.path.join(sys.argv[2], "flooding"), "w").close()
+d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+d.setblocking(False)
+while True:
+    try:
+        d.sendto(b"0 999999", addr)
+    except OSError:
+        pass
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.setblocking(False)
+    try:
+        s.connect(addr)
+        s.send(b"0 999999\n" * 64)
+    except OSError:
+        pass
+    s.close()
+EOF
+
+test_expect_success 'another user flooding the progress socket does not silence the watch' '
+	# The stranger runs the system python (a root pyenv is not its).
+	if [ "$(id -u)" != 0 ] || ! setpriv --reuid=65534 --regid=65534 \
+	    --clear-groups /usr/bin/python3 -c "" 2>/dev/null; then
+		echo "needs root, setpriv and a /usr/bin/python3 others can run" >.skipped && return 0
+	fi
+	# What the stranger runs, where it can reach it (the suite may be in
+	# a 0700 directory), and a place it may write.
+	sdir=$(mktemp -d /tmp/dtrun-XXXX) &&
+	test_at_exit "rm -rf $sdir" &&
+	chmod 755 "$sdir" &&
+	cp "$TRASH/flood.py" "$sdir/" &&
+	mkdir -m 777 "$sdir/out" &&
+	{ PYTHONPATH=$SRC/python dtrun -n 4 python3 "$TRASH/report.py" 40 20 >out 2>err & } &&
+	job=$! &&
+	test_at_exit "touch go.start go.end; kill $job 2>/dev/null; gone $job" &&
+	wait_for 30 eval "[ \$(ls prog.* 2>/dev/null | wc -l) -eq 4 ]" &&
+	{ setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 "$sdir/flood.py" "$(cat prog.0)" "$sdir/out" & } &&
+	flood=$! &&
+	test_at_exit "kill $flood 2>/dev/null; gone $flood" &&
+	wait_for 10 test -e "$sdir/out/flooding" &&
+	touch go.start &&
+	steps_are 40 30 &&
+	kill $flood && { wait $flood || :; } &&
+	touch go.end &&
+	wait $job
 '
 
 test_expect_success '--straggler-threshold 0 turns the watch off; bad values exit 2' '
