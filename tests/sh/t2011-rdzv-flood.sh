@@ -1,0 +1,83 @@
+#!/bin/bash
+# t2011-rdzv-flood.sh -- floods of connections that say nothing, at the
+# agent's rendezvous socket and at a rendezvous server's TCP port, as the
+# job's user and as nobody: the workers still join, or the job fails at
+# once saying why; it never waits.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rdzv-lib.sh"
+
+# What nobody runs lives where nobody can reach it, not in the build
+# (which may sit in a clone under a 0700 home).
+FLOODS=$(mktemp -d /tmp/dtrun-XXXX)
+chmod 755 "$FLOODS"
+test_at_exit 'rm -rf "$FLOODS"'
+# flood.py unix NAME N HOLD | tcp PORT N HOLD -- opens N connections to the
+# abstract Unix socket NAME (or 127.0.0.1:PORT) and sends nothing, at most
+# HOLD open at once (the oldest closed first); prints how many it opened.
+# With HOLD >= N it then holds them all until its stdin closes.
+cat >"$FLOODS/flood.py" <<'EOS'
+import collections, resource, socket, sys
+kind, where, n, hold = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+want = hold + 64
+if hard != resource.RLIM_INFINITY and want > hard:
+    want = hard
+if want > soft:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    soft = want
+hold = max(1, min(hold, soft - 32))
+held = collections.deque()
+opened = 0
+for i in range(n):
+    if kind == "unix":
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        addr = "\0" + where
+    else:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        addr = ("127.0.0.1", int(where))
+    s.settimeout(10)
+    try:
+        s.connect(addr)
+    except OSError as e:
+        print("connection %d: %s" % (i, e), file=sys.stderr)
+        s.close()
+        break
+    opened += 1
+    held.append(s)
+    if len(held) > hold:
+        held.popleft().close()
+print(opened, flush=True)
+if opened == n and hold >= n:
+    sys.stdin.read()
+EOS
+chmod 644 "$FLOODS/flood.py"
+
+# Rank 0 floods its agent's socket before any rank joins: 5,000
+# connections that send nothing, as the job's user (2,000 held at once:
+# more than the agent keeps) and, where we may, as nobody; then every
+# rank joins. They once took channel numbers: past 1,024 of them dtrun
+# dropped the real ranks' JOINs without a word and the job hung.
+cat >"$TRASH/flooded-rank.sh" <<'EOS'
+name=${DTRUN_RDZV_ADDR#unix:@}
+if [ "$RANK" = 0 ]; then
+	python3 "$FLOODS/flood.py" unix "$name" 5000 2000 </dev/null >flood.same || exit 9
+	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && [ -x /usr/bin/python3 ]; then
+		(cd / && exec setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 "$FLOODS/flood.py" unix "$name" 5000 5000) </dev/null >flood.nobody || exit 9
+	fi
+	touch flooded
+fi
+i=0
+while [ ! -e flooded ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+exec rdzv-probe -j -b
+EOS
+export FLOODS
+
+test_expect_success '5,000 silent connections to the agent'"'"'s rendezvous socket: every rank still joins' '
+	timeout -k 5 120 dtrun -n 4 --start-timeout 60 --prefix "" sh "$TRASH/flooded-rank.sh" >out 2>err &&
+	test $(grep -c "^rank " out) -eq 4 &&
+	test "$(cat flood.same)" = 5000 &&
+	grep "connections\{0,1\} that sent nothing closed to keep at most" err &&
+	if [ -e flood.nobody ]; then test "$(cat flood.nobody)" = 5000; fi
+'
+
+test_done
