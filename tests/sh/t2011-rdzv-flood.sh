@@ -80,4 +80,38 @@ test_expect_success '5,000 silent connections to the agent'"'"'s rendezvous sock
 	if [ -e flood.nobody ]; then test "$(cat flood.nobody)" = 5000; fi
 '
 
+# The direct TCP path (workers that dial the server with the secret):
+# at the open-files limit (32, set on the running rdzv-serve) a
+# stranger's 200 idle connections make the server drop the oldest that
+# has not authenticated; they once made it abort the job, each worker
+# hearing ABORT (and rdzv-serve, with no start timeout left, never
+# ended).
+test_expect_success 'direct TCP at the open-files limit: idle strangers are shed, the workers join' '
+	serve_start -n 2 -t 60 &&
+	prlimit --pid "$serve_pid" --nofile=32:32 &&
+	port=${DTRUN_RDZV_ADDR##*:} &&
+	mkfifo hold &&
+	if [ "$(id -u)" = 0 ] && [ -x /usr/bin/python3 ]; then
+		(cd / && exec setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 "$FLOODS/flood.py" tcp "$port" 200 200) <hold >flood.out 2>flood.err &
+	else
+		python3 "$FLOODS/flood.py" tcp "$port" 200 200 <hold >flood.out 2>flood.err &
+	fi &&
+	fp=$! &&
+	echo "$fp" >>"$TRASH/pids" &&
+	exec 8>hold &&
+	wait_for 20 test -s flood.out &&
+	test "$(cat flood.out)" = 200 &&
+	{ DTRUN_RANK=0 timeout -k 5 60 rdzv-probe -j -b >out.0 2>err.0 & } &&
+	w0=$! &&
+	DTRUN_RANK=1 timeout -k 5 60 rdzv-probe -j -b >out.1 2>err.1 &&
+	wait $w0 &&
+	test "$(cat out.0 out.1 | grep -c "^rank ")" -eq 2 &&
+	exec 8>&- &&
+	wait "$fp" &&
+	wait_for 30 eval "! proc_alive $serve_pid" &&
+	serve_wait &&
+	cat serve.err &&
+	grep -q "2 of 2 joined" serve.err
+'
+
 test_done
