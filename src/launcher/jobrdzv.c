@@ -160,11 +160,11 @@ jobrdzv_chan_input(struct jobrdzv *r, struct job_host *h, uint32_t chan,
 		cb.arg = c;
 		if ((c->vc = rdzv_server_vopen(r->srv, &cb)) == NULL) {
 			jobrdzv_chan_send(c, NULL, 0);
-			jobrdzv_refuse(r, h, chan, "is one too many: over %d "
-			    "rendezvous connections open for %d ranks (a "
-			    "process of the job's user flooding %s's "
+			jobrdzv_refuse(r, h, chan, "is one too many: %d "
+			    "rendezvous connections are open for %d rank%s "
+			    "(a process of the job's user flooding %s's "
 			    "ranks' rendezvous socket?)", r->nworkers + 1024,
-			    r->nworkers, h->name);
+			    r->nworkers, r->nworkers == 1 ? "" : "s", h->name);
 			return;
 		}
 	}

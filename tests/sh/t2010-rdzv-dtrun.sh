@@ -12,6 +12,18 @@ s.connect("\0" + os.environ["DTRUN_RDZV_ADDR"][len("unix:@"):])
 s.sendall(os.urandom(4096))
 s.close()
 EOS
+# bytes.py N: N connections to the agent's rendezvous socket, one byte
+# each (a frame begun), held; then the rank joins as rdzv-probe would.
+cat >"$TRASH/bytes.py" <<'EOS'
+import os, socket, sys, time
+held = []
+for i in range(int(sys.argv[1])):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect("\0" + os.environ["DTRUN_RDZV_ADDR"][len("unix:@"):])
+    s.send(b"\0")
+    held.append(s)
+os.execvp("rdzv-probe", ["rdzv-probe", "-j"])
+EOS
 # ping.py: a rank that uses the rendezvous (a PING, answered) and never joins.
 cat >"$TRASH/ping.py" <<'EOS'
 import os, socket, time
@@ -115,10 +127,12 @@ test_expect_success 'ranks that use the rendezvous but never join: --start-timeo
 	grep -q "2 of 2 ranks never joined" err
 '
 
+# The clock runs from START: the others need the time to start and join
+# (3 s, on a loaded machine), rank 2 never comes.
 test_expect_success 'a rank that never joins fails the job, named, after --start-timeout' '
-	test_expect_code 125 dtrun -n 4 --start-timeout 1 sh -c "[ \$RANK = 2 ] && exec sleep 30; exec rdzv-probe -j -b" 2>err >out &&
+	test_expect_code 125 dtrun -n 4 --start-timeout 3 sh -c "[ \$RANK = 2 ] && exec sleep 30; exec rdzv-probe -j -b" 2>err >out &&
 	grep -q "1 of 4 ranks never joined: rank 2 on localhost" err &&
-	grep -q "start-timeout 1" err
+	grep -q "start-timeout 3" err
 '
 
 # Under an open-files limit of 64 (hard, so nothing can raise it), the
@@ -145,6 +159,17 @@ time.sleep(300)") 2>err &&
 	grep -q ": the ranks'"'"' rendezvous: out of file descriptors at the open-files limit of 64 (hard limit 64): raise it" err &&
 	grep -q "job failed: the rendezvous could not go on" err &&
 	! any_alive rank.pid
+'
+
+# A process of the job's user opens 1,100 connections to the agent's
+# socket, each with a first byte and no more: past 1,024 beyond the
+# ranks dtrun cannot serve a channel, and the job fails at once saying
+# so (its rank once failed later, in dtcomm_init, its channel refused
+# without a word).
+test_expect_success 'a rank'"'"'s channel dtrun cannot serve fails the job at once, saying why' '
+	test_expect_code 125 timeout -k 5 60 dtrun -n 1 --prefix "" python3 $TRASH/bytes.py 1100 2>err &&
+	grep "rendezvous: localhost.s agent carried a rank.s connection (channel 1026) that cannot be served: it is one too many: 1025 rendezvous connections are open for 1 rank (a process of the job.s user flooding localhost.s ranks. rendezvous socket?)" err &&
+	grep -q "job failed: the rendezvous could not go on (see above)" err
 '
 
 test_expect_success 'workers that never use the rendezvous are not failed by it' '
