@@ -80,6 +80,25 @@ test_expect_success '5,000 silent connections to the agent'"'"'s rendezvous sock
 	if [ -e flood.nobody ]; then test "$(cat flood.nobody)" = 5000; fi
 '
 
+# A connection that says nothing is closed after 10 s: it once stayed
+# open, and counted, for the whole job. The rank waits for the close
+# (30 s at most) and says what it saw.
+cat >"$TRASH/silent.py" <<'EOS'
+import os, socket
+s = socket.socket(socket.AF_UNIX)
+s.connect("\0" + os.environ["DTRUN_RDZV_ADDR"][len("unix:@"):])
+s.settimeout(30)
+try:
+    print("closed" if s.recv(1) == b"" else "data")
+except socket.timeout:
+    print("still open")
+EOS
+
+test_expect_success 'a silent connection to the agent'"'"'s socket is closed' '
+	timeout -k 5 60 dtrun -n 1 --prefix "" python3 "$TRASH/silent.py" >out &&
+	test "$(cat out)" = closed
+'
+
 # The direct TCP path (workers that dial the server with the secret):
 # at the open-files limit (32, set on the running rdzv-serve) a
 # stranger's 200 idle connections make the server drop the oldest that
