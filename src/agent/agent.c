@@ -651,8 +651,8 @@ agent_relay_note(void *arg, const char *msg)
 static int
 agent_relay(struct agent *a)
 {
-	struct rdzvrelay_cbs	 cb = { agent_relay_send, agent_relay_failed,
-				    agent_relay_note, a };
+	struct rdzvrelay_cbs	 cb = { agent_relay_send,
+				    agent_relay_failed, agent_relay_note, a };
 	struct dt_err		 e;
 	const char		*v;
 	char			 addr[160];

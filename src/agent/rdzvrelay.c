@@ -33,7 +33,7 @@
 #include "common/wire.h"
 
 #define RELAY_READ	(64 * 1024)	/* one read of a rank's stream */
-#define RELAY_SILENT_S	10		/* a connection may say nothing */
+#define RELAY_SILENT_S	10		/* seconds one may say nothing */
 #define RELAY_SILENT_MIN 16		/* silent ones kept, at least */
 #define RELAY_SILENT_MAX 256		/* and at most */
 
@@ -44,7 +44,7 @@ struct relay_chan {
 	struct event	*rev, *wev;
 	struct dt_wbuf	 out;		/* dtrun's bytes not yet written */
 	size_t		 off;
-	double		 t_open;	/* accepted at (CLOCK_MONOTONIC) */
+	double		 t_open;	/* accepted at (monotonic) */
 	struct relay_chan *snext, *sprev; /* the silent ones, oldest first */
 };
 
@@ -57,8 +57,8 @@ struct rdzvrelay {
 	size_t			 nch;
 	struct relay_chan	*shead, *stail;
 	size_t			 nsilent, maxsilent;
-	size_t			 shed;	/* silent ones closed for room */
-	struct event		*sweep;	/* closes those silent too long */
+	size_t			 shed;	/* silent, closed for room */
+	struct event		*sweep;	/* closes the long silent */
 };
 
 /* Takes c off the list of silent connections. */

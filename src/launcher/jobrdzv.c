@@ -141,8 +141,8 @@ jobrdzv_chan_input(struct jobrdzv *r, struct job_host *h, uint32_t chan,
 		if (n == 0)
 			return;
 		if (chan > r->nch[host] + 1024) {
-			jobrdzv_refuse(r, h, chan, "comes after channel %zu: the "
-			    "agent skipped over 1024", r->nch[host]);
+			jobrdzv_refuse(r, h, chan, "comes after channel "
+			    "%zu: the agent skipped over 1024", r->nch[host]);
 			return;
 		}
 		r->ch[host] = xreallocarray(r->ch[host], chan,

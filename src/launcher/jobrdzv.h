@@ -36,8 +36,8 @@ struct jobrdzv {
 	struct rdzv_server	*srv;		/* NULL until started */
 	struct jobrdzv_cbs	 cb;
 	int			 nworkers;
-	char			 addr[300];	/* "agent": the ranks' way in */
-	size_t			 refused;	/* ranks' channels not served */
+	char			 addr[300];	/* "agent": their way in */
+	size_t			 refused;	/* channels not served */
 	/* The ranks' channels through their agents: by host, by id - 1. */
 	struct jobrdzv_chan	***ch;
 	size_t			*nch;

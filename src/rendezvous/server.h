@@ -89,9 +89,9 @@ struct rdzv_server_stats {
 	size_t		 accepted;	/* connections ever accepted */
 	size_t		 auth_failed;	/* refused: wrong secret or version */
 	size_t		 dropped;	/* bad frame, timeout, or overflow */
-	size_t		 shed;		/* of those, unauthenticated ones
-					   dropped for room (max_conns or
-					   out of descriptors) */
+	/* Of those, unauthenticated ones dropped for room (max_conns or
+	   out of descriptors). */
+	size_t		 shed;
 	size_t		 requests;	/* frames handled */
 	size_t		 keys;		/* keys in the store */
 };
