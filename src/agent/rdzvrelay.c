@@ -36,6 +36,7 @@
 #define RELAY_SILENT_S	10		/* seconds one may say nothing */
 #define RELAY_SILENT_MIN 16		/* silent ones kept, at least */
 #define RELAY_SILENT_MAX 256		/* and at most */
+#define RELAY_ACCEPTS	256		/* accepted per turn of the loop */
 
 struct relay_chan {
 	struct rdzvrelay *r;
@@ -261,17 +262,20 @@ relay_max_silent(void)
 	return lim > RELAY_SILENT_MAX ? RELAY_SILENT_MAX : (size_t)lim;
 }
 
+/* The socket is readable: take a batch of connections, ours only. */
 /* ARGSUSED */
 static void
 relay_accept_cb(evutil_socket_t lfd, short what, void *arg)
 {
 	struct rdzvrelay	*r = arg;
-	int			 fd;
-
+	int			 fd = -1, i;
 	char			 msg[512];
 
-	while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK |
-	    SOCK_CLOEXEC)) >= 0) {
+	/* A batch at a time: a flood must not keep the loop from the rest. */
+	for (i = 0; i < RELAY_ACCEPTS; i++) {
+		if ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK |
+		    SOCK_CLOEXEC)) < 0)
+			break;
 		if (!peer_is_ours(fd))
 			close(fd);
 		else
@@ -281,7 +285,7 @@ relay_accept_cb(evutil_socket_t lfd, short what, void *arg)
 	 * Out of descriptors: a rank that cannot be taken never joins, and
 	 * the listener would fire again at once. Say so, and stop.
 	 */
-	if (dt_nofile(errno)) {
+	if (fd < 0 && dt_nofile(errno)) {
 		event_del(r->lev);
 		r->cb.failed(r->cb.arg, dt_nofile_msg(msg, sizeof(msg),
 		    "the ranks' rendezvous", errno));
