@@ -637,6 +637,15 @@ agent_relay_failed(void *arg, const char *msg)
 	agent_error(a, AP_NORANK, EXIT_RDZV, "%s: %s", a->host, msg);
 }
 
+/* The relay closed connections unheard: said here, with the count. */
+static void
+agent_relay_note(void *arg, const char *msg)
+{
+	struct agent	*a = arg;
+
+	log_warn("%s: %s", a->host, msg);
+}
+
 /*
  * DTRUN_RDZV_ADDR=agent: dtrun wants its ranks' rendezvous through us.
  * Listen for them and point their DTRUN_RDZV_ADDR at our socket.
@@ -644,7 +653,8 @@ agent_relay_failed(void *arg, const char *msg)
 static int
 agent_relay(struct agent *a)
 {
-	struct rdzvrelay_cbs	 cb = { agent_relay_send, agent_relay_failed, a };
+	struct rdzvrelay_cbs	 cb = { agent_relay_send,
+				    agent_relay_failed, agent_relay_note, a };
 	struct dt_err		 e;
 	const char		*v;
 	char			 addr[160];

@@ -7,6 +7,12 @@
  * read the job's secret out of our memory anyway, and it has none.
  * What dtrun sends a rank is queued without a bound of its own: the
  * server answers only what was asked, one request at a time.
+ *
+ * A connection gets its channel number only with its first bytes: one
+ * that says nothing costs dtrun nothing and never moves a rank's channel
+ * out of reach. Silent ones are few (a rank writes its JOIN as soon as
+ * it connects): past a cap the oldest is closed, and any is closed
+ * after RELAY_SILENT_S, so a flood of them never holds our descriptors.
  */
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -27,14 +33,20 @@
 #include "common/wire.h"
 
 #define RELAY_READ	(64 * 1024)	/* one read of a rank's stream */
+#define RELAY_SILENT_S	10		/* seconds one may say nothing */
+#define RELAY_SILENT_MIN 16		/* silent ones kept, at least */
+#define RELAY_SILENT_MAX 256		/* and at most */
+#define RELAY_ACCEPTS	256		/* accepted per turn of the loop */
 
 struct relay_chan {
 	struct rdzvrelay *r;
-	uint32_t	 id;
+	uint32_t	 id;		/* 0 while it has sent nothing */
 	int		 fd;
 	struct event	*rev, *wev;
 	struct dt_wbuf	 out;		/* dtrun's bytes not yet written */
 	size_t		 off;
+	double		 t_open;	/* accepted at (monotonic) */
+	struct relay_chan *snext, *sprev; /* the silent ones, oldest first */
 };
 
 struct rdzvrelay {
@@ -44,17 +56,43 @@ struct rdzvrelay {
 	struct event		*lev;
 	struct relay_chan	**ch;	/* by id - 1; NULL once closed */
 	size_t			 nch;
+	struct relay_chan	*shead, *stail;
+	size_t			 nsilent, maxsilent;
+	size_t			 shed;	/* silent, closed for room */
+	struct event		*sweep;	/* closes the long silent */
 };
 
-/* Closes c; with tell, dtrun hears that the rank went. */
+/* Takes c off the list of silent connections. */
+static void
+silent_unlink(struct relay_chan *c)
+{
+	struct rdzvrelay	*r = c->r;
+
+	if (c->sprev != NULL)
+		c->sprev->snext = c->snext;
+	else
+		r->shead = c->snext;
+	if (c->snext != NULL)
+		c->snext->sprev = c->sprev;
+	else
+		r->stail = c->sprev;
+	c->snext = c->sprev = NULL;
+	r->nsilent--;
+}
+
+/* Closes c; with tell, dtrun hears that the rank went (if it knew it). */
 static void
 chan_close(struct relay_chan *c, int tell)
 {
 	struct rdzvrelay	*r = c->r;
 
-	if (tell)
-		r->cb.send(r->cb.arg, c->id, NULL, 0);
-	r->ch[c->id - 1] = NULL;
+	if (c->id == 0)
+		silent_unlink(c);
+	else {
+		if (tell)
+			r->cb.send(r->cb.arg, c->id, NULL, 0);
+		r->ch[c->id - 1] = NULL;
+	}
 	event_free(c->rev);
 	event_free(c->wev);
 	close(c->fd);
@@ -95,6 +133,22 @@ chan_write_cb(evutil_socket_t fd, short what, void *arg)
 	chan_flush(arg);
 }
 
+/* c's first bytes came: it gets the next channel number; 0, or -1. */
+static int
+chan_number(struct relay_chan *c)
+{
+	struct rdzvrelay	 *r = c->r;
+	struct relay_chan	**v;
+
+	if ((v = reallocarray(r->ch, r->nch + 1, sizeof(*v))) == NULL)
+		return -1;
+	r->ch = v;
+	silent_unlink(c);
+	c->id = (uint32_t)r->nch + 1;
+	r->ch[r->nch++] = c;
+	return 0;
+}
+
 /* A rank wrote: pass it on as it came. */
 /* ARGSUSED */
 static void
@@ -108,11 +162,38 @@ chan_read_cb(evutil_socket_t fd, short what, void *arg)
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
 	    errno == EINTR))
 		return;
-	if (n <= 0) {
+	if (n <= 0 || (c->id == 0 && chan_number(c) != 0)) {
 		chan_close(c, 1);
 		return;
 	}
 	c->r->cb.send(c->r->cb.arg, c->id, buf, (size_t)n);
+}
+
+/* Says once that silent connections are being closed, and how many. */
+static void
+relay_say_shed(struct rdzvrelay *r)
+{
+	char	msg[256];
+
+	snprintf(msg, sizeof(msg), "the ranks' rendezvous socket: %zu "
+	    "connection%s that sent nothing closed to keep at most %zu "
+	    "(a process of the job's user flooding it?)", r->shed,
+	    r->shed == 1 ? "" : "s", r->maxsilent);
+	r->cb.note(r->cb.arg, msg);
+}
+
+/* Every second while some are silent: close those silent too long. */
+/* ARGSUSED */
+static void
+relay_sweep_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct rdzvrelay	*r = arg;
+	double			 now = dt_clock_s(CLOCK_MONOTONIC_COARSE);
+
+	while (r->shead != NULL && now - r->shead->t_open > RELAY_SILENT_S)
+		chan_close(r->shead, 0);
+	if (r->shead == NULL)
+		event_del(r->sweep);
 }
 
 /* Whether fd's peer runs as our user. */
@@ -126,20 +207,21 @@ peer_is_ours(int fd)
 	    uc.uid == getuid();
 }
 
-/* Takes a new channel for fd; 0, or -1 (fd closed). */
-static int
+/*
+ * Takes fd as a silent connection, the oldest silent one closed when
+ * over the cap; reads at once what the rank may have written already.
+ */
+static void
 relay_add(struct rdzvrelay *r, int fd)
 {
-	struct relay_chan	 *c, **v;
+	struct timeval		 tv = { 1, 0 };
+	struct relay_chan	 *c;
 
-	if ((v = reallocarray(r->ch, r->nch + 1, sizeof(*v))) == NULL)
-		goto fail;
-	r->ch = v;
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		goto fail;
 	c->r = r;
 	c->fd = fd;
-	c->id = (uint32_t)r->nch + 1;
+	c->t_open = dt_clock_s(CLOCK_MONOTONIC_COARSE);
 	dt_wbuf_init(&c->out);
 	c->rev = event_new(r->base, fd, EV_READ | EV_PERSIST, chan_read_cb, c);
 	c->wev = event_new(r->base, fd, EV_WRITE, chan_write_cb, c);
@@ -151,24 +233,49 @@ relay_add(struct rdzvrelay *r, int fd)
 		free(c);
 		goto fail;
 	}
-	r->ch[r->nch++] = c;
-	return 0;
+	if ((c->sprev = r->stail) != NULL)
+		r->stail->snext = c;
+	else
+		r->shead = c;
+	r->stail = c;
+	if (++r->nsilent > r->maxsilent) {
+		chan_close(r->shead, 0);
+		if (r->shed++ == 0)
+			relay_say_shed(r);
+	}
+	if (!event_pending(r->sweep, EV_TIMEOUT, NULL))
+		event_add(r->sweep, &tv);
+	chan_read_cb(fd, EV_READ, c);
+	return;
 fail:
 	close(fd);
-	return -1;
 }
 
+/* The most silent connections to keep: an eighth of our descriptors. */
+static size_t
+relay_max_silent(void)
+{
+	uint64_t	lim = dt_nofile_limit() / 8;
+
+	if (lim < RELAY_SILENT_MIN)
+		return RELAY_SILENT_MIN;
+	return lim > RELAY_SILENT_MAX ? RELAY_SILENT_MAX : (size_t)lim;
+}
+
+/* The socket is readable: take a batch of connections, ours only. */
 /* ARGSUSED */
 static void
 relay_accept_cb(evutil_socket_t lfd, short what, void *arg)
 {
 	struct rdzvrelay	*r = arg;
-	int			 fd;
-
+	int			 fd = -1, i;
 	char			 msg[512];
 
-	while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK |
-	    SOCK_CLOEXEC)) >= 0) {
+	/* A batch at a time: a flood must not keep the loop from the rest. */
+	for (i = 0; i < RELAY_ACCEPTS; i++) {
+		if ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK |
+		    SOCK_CLOEXEC)) < 0)
+			break;
 		if (!peer_is_ours(fd))
 			close(fd);
 		else
@@ -178,7 +285,7 @@ relay_accept_cb(evutil_socket_t lfd, short what, void *arg)
 	 * Out of descriptors: a rank that cannot be taken never joins, and
 	 * the listener would fire again at once. Say so, and stop.
 	 */
-	if (dt_nofile(errno)) {
+	if (fd < 0 && dt_nofile(errno)) {
 		event_del(r->lev);
 		r->cb.failed(r->cb.arg, dt_nofile_msg(msg, sizeof(msg),
 		    "the ranks' rendezvous", errno));
@@ -205,6 +312,7 @@ rdzvrelay_new(struct event_base *base, const char *job_id,
 	}
 	r->base = base;
 	r->cb = *cb;
+	r->maxsilent = relay_max_silent();
 	if ((r->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0)) == -1 || bind(r->lfd, (struct sockaddr *)&sa,
 	    len) == -1 ||
@@ -218,7 +326,9 @@ rdzvrelay_new(struct event_base *base, const char *job_id,
 	}
 	r->lev = event_new(base, r->lfd, EV_READ | EV_PERSIST,
 	    relay_accept_cb, r);
-	if (r->lev == NULL || event_add(r->lev, NULL) != 0) {
+	r->sweep = event_new(base, -1, EV_PERSIST, relay_sweep_cb, r);
+	if (r->lev == NULL || r->sweep == NULL ||
+	    event_add(r->lev, NULL) != 0) {
 		dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
 		rdzvrelay_free(r);
 		return NULL;
@@ -257,9 +367,15 @@ rdzvrelay_free(struct rdzvrelay *r)
 	for (i = 0; i < r->nch; i++)
 		if (r->ch[i] != NULL)
 			chan_close(r->ch[i], 0);
+	while (r->shead != NULL)
+		chan_close(r->shead, 0);
 	free(r->ch);
+	if (r->shed > 1)
+		relay_say_shed(r);	/* the count in all */
 	if (r->lev != NULL)
 		event_free(r->lev);
+	if (r->sweep != NULL)
+		event_free(r->sweep);
 	if (r->lfd >= 0)
 		close(r->lfd);
 	free(r);

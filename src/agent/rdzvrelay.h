@@ -2,7 +2,10 @@
  * rdzvrelay.h -- the ranks' rendezvous through their agent: a Unix socket
  * the ranks dial (DTRUN_RDZV_ADDR=unix:@NAME), each connection a channel
  * whose bytes go to dtrun in RDZV frames and come back the same way
- * (doc/agent-protocol.md, "The rendezvous through the agent").
+ * (doc/agent-protocol.md, "The rendezvous through the agent"). Channels
+ * are numbered from 1 in the order their first bytes come; connections
+ * that send nothing are never numbered, and are closed after 10 s or,
+ * the oldest first, past an eighth of the open-files limit (16 to 256).
  */
 #ifndef DT_RDZVRELAY_H
 #define DT_RDZVRELAY_H
@@ -22,6 +25,8 @@ struct rdzvrelay_cbs {
 	 * descriptors): msg says so, with the limit and the fix. Once.
 	 */
 	void	(*failed)(void *arg, const char *msg);
+	/* Something worth a warning (connections closed unheard): msg. */
+	void	(*note)(void *arg, const char *msg);
 	void	*arg;
 };
 

@@ -30,7 +30,7 @@ struct env_ctx {
 	int			 gloo_ifname;	/* export GLOO_SOCKET_IFNAME */
 	int			 ps_port;	/* MXNet's DMLC_PS_ROOT_PORT */
 	int			*worker_ports;	/* per rank, for TF_CONFIG; NULL without */
-	const char		*rdzv_addr;	/* host:port of dtrun's rendezvous */
+	const char		*rdzv_addr;	/* set: via the agents */
 	int			 attempt;	/* restarts so far (DTRUN_RESTART_COUNT) */
 	int			 max_restarts;	/* --max-restarts */
 	int			 omp_default;	/* OMP_NUM_THREADS=1 where ranks share a host */

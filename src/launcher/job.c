@@ -312,6 +312,7 @@ job_start_all(struct job *j)
 	}
 	stackask_started(j->run.stk);
 	straggle_started(j->run.strag);
+	jobrdzv_started(&j->run.rdzv);
 	log_info("started %zu rank%s on %zu host%s (job %s)", j->plan->nranks,
 	    j->plan->nranks == 1 ? "" : "s", j->plan->nnodes,
 	    j->plan->nnodes == 1 ? "" : "s", j->id);

@@ -1,6 +1,7 @@
 /*
  * jobrdzv.c -- a job attempt's rendezvous server (jobrdzv.h).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,29 @@ jobrdzv_chan_closed(void *arg)
 	jobrdzv_chan_send(c, NULL, 0);
 }
 
+/*
+ * A rank's channel that cannot be served: the job fails at once with
+ * why (the first time), not after --start-timeout or never.
+ */
+static void
+jobrdzv_refuse(struct jobrdzv *r, struct job_host *h, uint32_t chan,
+    const char *fmt, ...)
+{
+	char	why[384], msg[512];
+	va_list	ap;
+
+	r->refused++;
+	if (r->refused > 1)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	snprintf(msg, sizeof(msg), "rendezvous: %s's agent carried a rank's "
+	    "connection (channel %u) that cannot be served: it %s", h->name,
+	    chan, why);
+	r->cb.error(r->cb.arg, msg);
+}
+
 void
 jobrdzv_chan_input(struct jobrdzv *r, struct job_host *h, uint32_t chan,
     const uint8_t *p, size_t n)
@@ -108,10 +132,19 @@ jobrdzv_chan_input(struct jobrdzv *r, struct job_host *h, uint32_t chan,
 
 	if (r->srv == NULL || host >= r->nhosts || chan == 0)
 		return;
-	/* Channels are numbered from 1 by the agent, in order. */
+	/*
+	 * Channels are numbered from 1 by the agent, in the order their
+	 * first bytes came. One we cannot take is a rank that never joins:
+	 * say so now rather than let the job wait for it.
+	 */
 	if (chan > r->nch[host]) {
-		if (n == 0 || chan > r->nch[host] + 1024)
+		if (n == 0)
 			return;
+		if (chan > r->nch[host] + 1024) {
+			jobrdzv_refuse(r, h, chan, "comes after channel "
+			    "%zu: the agent skipped over 1024", r->nch[host]);
+			return;
+		}
 		r->ch[host] = xreallocarray(r->ch[host], chan,
 		    sizeof(*r->ch[host]));
 		for (i = r->nch[host]; i < chan; i++)
@@ -127,6 +160,11 @@ jobrdzv_chan_input(struct jobrdzv *r, struct job_host *h, uint32_t chan,
 		cb.arg = c;
 		if ((c->vc = rdzv_server_vopen(r->srv, &cb)) == NULL) {
 			jobrdzv_chan_send(c, NULL, 0);
+			jobrdzv_refuse(r, h, chan, "is one too many: %d "
+			    "rendezvous connections are open for %d rank%s "
+			    "(a process of the job's user flooding %s's "
+			    "ranks' rendezvous socket?)", r->nworkers + 1024,
+			    r->nworkers, r->nworkers == 1 ? "" : "s", h->name);
 			return;
 		}
 	}
@@ -184,27 +222,6 @@ jobrdzv_ranks(const struct plan *p)
 	return ri;
 }
 
-/*
- * Where remote hosts reach us: the address of the chosen interface
- * (--iface or automatic). Not our host name: Debian maps it to
- * 127.0.1.1, which on another host is that host itself.
- */
-static void
-jobrdzv_address(struct jobrdzv *r, const struct env_ctx *env, int local)
-{
-	char	host[256];
-
-	if (local)
-		snprintf(host, sizeof(host), "127.0.0.1");
-	else if (env->ifaddr[0] != '\0')
-		snprintf(host, sizeof(host), "%s", env->ifaddr);
-	else if (gethostname(host, sizeof(host)) != 0)
-		snprintf(host, sizeof(host), "localhost");
-	snprintf(r->addr, sizeof(r->addr), "%s:%d", host,
-	    rdzv_server_port(r->srv));
-	log_debug("rendezvous at %s", r->addr);
-}
-
 int
 jobrdzv_start(struct jobrdzv *r, struct event_base *base,
     const struct opts *o, const struct plan *p, struct env_ctx *env,
@@ -213,7 +230,7 @@ jobrdzv_start(struct jobrdzv *r, struct event_base *base,
 	struct rdzv_server_cfg	 cfg;
 	struct rdzv_rank_info	*ri;
 	uint8_t			 secret[RDZV_SECRET_LEN];
-	int			 rc, local = plan_on_loopback(p);
+	int			 rc;
 
 	if ((rc = rdzv_auth_random(secret, sizeof(secret), e)) != 0)
 		return rc;
@@ -225,14 +242,15 @@ jobrdzv_start(struct jobrdzv *r, struct event_base *base,
 	r->nch = xcalloc(p->nhosts ? p->nhosts : 1, sizeof(*r->nch));
 	ri = jobrdzv_ranks(p);
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.bind_addr = local ? "127.0.0.1" : NULL;
+	/* Every rank comes through its agent: no TCP port for strangers. */
+	cfg.no_listen = 1;
 	cfg.secret = secret;
 	cfg.secret_len = sizeof(secret);
 	cfg.world = p->nworkers;
 	cfg.nnodes = p->nnodes;	/* the spares join nothing */
 	cfg.ranks = ri;
 	cfg.start_timeout = o->start_timeout;
-	cfg.start_on_first_join = 1;
+	cfg.start_on_first_use = 1;
 	cfg.on_timeout = jobrdzv_timeout_cb;
 	cfg.on_error = jobrdzv_error_cb;
 	cfg.on_all_joined = jobrdzv_joined_cb;
@@ -244,8 +262,15 @@ jobrdzv_start(struct jobrdzv *r, struct event_base *base,
 	explicit_bzero(secret, sizeof(secret));
 	if (rc != 0)
 		return rc;
-	jobrdzv_address(r, env, local);
+	snprintf(r->addr, sizeof(r->addr), "agent");
 	return 0;
+}
+
+void
+jobrdzv_started(struct jobrdzv *r)
+{
+	if (r->srv != NULL)
+		rdzv_server_start_clock(r->srv);
 }
 
 void

@@ -20,7 +20,7 @@ struct rdzv_server;
 struct jobrdzv_cbs {
 	/* Some rank joined, not all within --start-timeout; msg says so. */
 	void	(*timeout)(void *arg, const char *msg);
-	/* The server failed (out of descriptors): the job cannot start. */
+	/* The server failed, or a rank's channel cannot be served: stop. */
 	void	(*error)(void *arg, const char *msg);
 	/* A rank joined. */
 	void	(*join)(void *arg, int rank);
@@ -36,7 +36,8 @@ struct jobrdzv {
 	struct rdzv_server	*srv;		/* NULL until started */
 	struct jobrdzv_cbs	 cb;
 	int			 nworkers;
-	char			 addr[300];	/* host:port, as the ranks reach it */
+	char			 addr[300];	/* "agent": their way in */
+	size_t			 refused;	/* channels not served */
 	/* The ranks' channels through their agents: by host, by id - 1. */
 	struct jobrdzv_chan	***ch;
 	size_t			*nch;
@@ -44,17 +45,21 @@ struct jobrdzv {
 };
 
 /*
- * Starts r's server on base for plan's workers, and points env's
- * rdzv_addr at r (the ranks reach it through their agents). Returns 0,
+ * Starts r's server on base for plan's workers, listening on no port,
+ * and points env's rdzv_addr at r (the ranks reach it through their
+ * agents). Returns 0,
  * or a DT_ERR_* with e filled.
  */
 int	jobrdzv_start(struct jobrdzv *r, struct event_base *,
 	    const struct opts *, const struct plan *, struct env_ctx *env,
 	    const struct jobrdzv_cbs *, struct dt_err *e);
+/* START went out: --start-timeout counts from now (rdzv_server_start_clock). */
+void	jobrdzv_started(struct jobrdzv *r);
 /*
  * Bytes a rank sent through h's agent on channel chan (n == 0: it
  * closed): the server's virtual connection for it, opened by its first;
- * the server's answers go back to h's agent in RDZV frames.
+ * the server's answers go back to h's agent in RDZV frames. A channel
+ * the server cannot take fails the job at once through cb.error.
  */
 void	jobrdzv_chan_input(struct jobrdzv *r, struct job_host *h,
 	    uint32_t chan, const uint8_t *p, size_t n);

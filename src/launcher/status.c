@@ -188,7 +188,7 @@ status_summary(const struct status_end *x, char *buf, size_t len)
 		break;
 	case END_RDZV:
 		snprintf(buf, len, "job failed: the rendezvous could not go "
-		    "on (out of file descriptors, see above); %s", stopped);
+		    "on (see above); %s", stopped);
 		break;
 	case END_SIGNAL:
 		snprintf(buf, len, "job stopped by SIG%s; %s",

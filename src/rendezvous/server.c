@@ -109,6 +109,7 @@ struct rdzv_server {
 	int			 npending;
 	struct rdzv_store	*pendix;	/* (host, local rank) of pending */
 	int			 aborted;
+	int			 spoken;	/* a worker made a request */
 	char			*abort_why;
 	int			 settling;
 	int			 notify_joined;
@@ -440,12 +441,6 @@ server_bind(struct rdzv_server *s, struct rdzv_conn *c, int r)
 		s->njoined++;
 		if (s->cfg.on_join != NULL)
 			s->cfg.on_join(s->cfg.arg, r, s->njoined);
-		if (s->njoined == 1 && s->startev != NULL &&
-		    s->cfg.start_on_first_join && s->njoined < s->world) {
-			struct timeval tv = tv_of(s->cfg.start_timeout);
-
-			event_add(s->startev, &tv);
-		}
 		if (s->njoined == s->world) {
 			if (s->startev != NULL)
 				event_del(s->startev);
@@ -619,6 +614,22 @@ conn_store_error(struct rdzv_conn *c, int rc)
 		conn_error(c, rc, "the server is out of memory");
 }
 
+/*
+ * A worker's first request: with start_on_first_use, the start timeout
+ * counts from now unless rdzv_server_start_clock's deadline still runs.
+ */
+static void
+server_first_use(struct rdzv_server *s)
+{
+	struct timeval	tv;
+
+	if (s->startev == NULL || !s->cfg.start_on_first_use ||
+	    evtimer_pending(s->startev, NULL))
+		return;
+	tv = tv_of(s->cfg.start_timeout);
+	event_add(s->startev, &tv);
+}
+
 /* A request from an authenticated worker. */
 static void
 handle_request(struct rdzv_conn *c, const struct rdzv_msg *m)
@@ -631,6 +642,10 @@ handle_request(struct rdzv_conn *c, const struct rdzv_msg *m)
 	if (s->aborted) {
 		conn_abort(c);
 		return;
+	}
+	if (!s->spoken) {
+		s->spoken = 1;
+		server_first_use(s);
 	}
 	memset(&r, 0, sizeof(r));
 	switch (m->type) {
@@ -837,22 +852,30 @@ conn_write_cb(evutil_socket_t fd, short what, void *arg)
 	server_settle(c->s);
 }
 
-/* Makes room for one more connection; returns 0 or -1 if there is none. */
+/* Drops the oldest connection that has not authenticated; 0, or -1: none. */
 static int
-server_make_room(struct rdzv_server *s)
+server_shed(struct rdzv_server *s)
 {
 	struct rdzv_conn	*c, *oldest = NULL;
 
-	if (s->st.conns < (size_t)s->cfg.max_conns)
-		return 0;
-	/* Drop the oldest connection that has not authenticated. */
+	/* s->conns is newest first. */
 	for (c = s->conns; c != NULL; c = c->next)
 		if (!c->authed)
 			oldest = c;
 	if (oldest == NULL)
 		return -1;
 	conn_drop(oldest, 1);
+	s->st.shed++;
 	return 0;
+}
+
+/* Makes room for one more connection; returns 0 or -1 if there is none. */
+static int
+server_make_room(struct rdzv_server *s)
+{
+	if (s->st.conns < (size_t)s->cfg.max_conns)
+		return 0;
+	return server_shed(s);
 }
 
 /* Links c into s->conns and counts it. */
@@ -1017,6 +1040,13 @@ server_accept_cb(evutil_socket_t lfd, short what, void *arg)
 		}
 		if (errno == EINTR || errno == ECONNABORTED)
 			continue;
+		/*
+		 * At the descriptor limit a stranger's idle connections
+		 * must not keep a rank out, nor end the job: the oldest
+		 * one that has not authenticated makes room.
+		 */
+		if (dt_nofile(errno) && server_shed(s) == 0)
+			continue;
 		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
 		    errno == ENOMEM) {
 			/* Out of descriptors: back off instead of spinning. */
@@ -1141,6 +1171,13 @@ server_start_cb(evutil_socket_t fd, short what, void *arg)
 	char			*msg;
 
 	if (s->njoined == s->world)
+		return;
+	/*
+	 * The clock ran from the ranks' start and no worker has said a word:
+	 * they do not use us (env://), or not yet; a first request starts it
+	 * afresh.
+	 */
+	if (s->cfg.start_on_first_use && !s->spoken)
 		return;
 	if ((msg = server_missing(s)) == NULL)
 		msg = strdup("rendezvous timed out");
@@ -1322,22 +1359,25 @@ server_events(struct rdzv_server *s, struct dt_err *e)
 	struct timeval	tv;
 	double		iv;
 
-	s->lev = event_new(s->base, s->lfd, EV_READ | EV_PERSIST,
-	    server_accept_cb, s);
+	if (s->lfd >= 0)
+		s->lev = event_new(s->base, s->lfd, EV_READ | EV_PERSIST,
+		    server_accept_cb, s);
 	s->sweep = event_new(s->base, -1, EV_PERSIST, server_sweep_cb, s);
 	s->notify = event_new(s->base, -1, 0, server_notify_cb, s);
 	s->relisten = evtimer_new(s->base, server_relisten_cb, s);
 	if (s->cfg.start_timeout > 0)
 		s->startev = evtimer_new(s->base, server_start_cb, s);
-	if (s->lev == NULL || s->sweep == NULL || s->notify == NULL ||
+	if ((s->lfd >= 0 && s->lev == NULL) || s->sweep == NULL ||
+	    s->notify == NULL ||
 	    s->relisten == NULL ||
 	    (s->cfg.start_timeout > 0 && s->startev == NULL))
 		return dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
 	iv = s->cfg.io_timeout / 4;
 	tv = tv_of(iv < 0.05 ? 0.05 : iv > 1 ? 1 : iv);
-	event_add(s->lev, NULL);
+	if (s->lev != NULL)
+		event_add(s->lev, NULL);
 	event_add(s->sweep, &tv);
-	if (s->startev != NULL && !s->cfg.start_on_first_join) {
+	if (s->startev != NULL && !s->cfg.start_on_first_use) {
 		tv = tv_of(s->cfg.start_timeout);
 		event_add(s->startev, &tv);
 	}
@@ -1384,7 +1424,7 @@ rdzv_server_new(struct event_base *base, const struct rdzv_server_cfg *cfg,
 		goto fail;
 	}
 	if ((cfg->ranks != NULL && (rc = server_copy_plan(s, cfg, e)) != 0) ||
-	    (rc = server_listen(s, cfg, e)) != 0 ||
+	    (!cfg->no_listen && (rc = server_listen(s, cfg, e)) != 0) ||
 	    (rc = server_events(s, e)) != 0)
 		goto fail;
 	*sp = s;
@@ -1392,6 +1432,17 @@ rdzv_server_new(struct event_base *base, const struct rdzv_server_cfg *cfg,
 fail:
 	rdzv_server_free(s);
 	return rc;
+}
+
+void
+rdzv_server_start_clock(struct rdzv_server *s)
+{
+	struct timeval	tv;
+
+	if (s->startev == NULL || s->njoined == s->world || s->aborted)
+		return;
+	tv = tv_of(s->cfg.start_timeout);
+	event_add(s->startev, &tv);
 }
 
 int

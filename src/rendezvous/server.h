@@ -28,6 +28,12 @@ struct rdzv_rank_info {
 };
 
 struct rdzv_server_cfg {
+	/*
+	 * No TCP listener: every worker comes through rdzv_server_vopen
+	 * (dtrun's ranks, through their agents), so a port nobody needs
+	 * is not open to anyone who can reach the host.
+	 */
+	int		 no_listen;
 	const char	*bind_addr;	/* NULL: every address */
 	int		 port;		/* 0: an ephemeral port */
 	const uint8_t	*secret;	/* the job secret, copied */
@@ -42,11 +48,13 @@ struct rdzv_server_cfg {
 	const struct rdzv_rank_info *ranks;
 	double		 start_timeout;	/* seconds for all to join; 0: none */
 	/*
-	 * Count start_timeout from the first join instead of from now: a job
-	 * whose workers never use the rendezvous (PyTorch env://) must not
-	 * fail for it; one that does must not hang on a missing worker.
+	 * Count start_timeout from a worker's first request (its JOIN)
+	 * instead of from now: a job whose workers never use the rendezvous
+	 * (PyTorch env://) must not fail for it; one that does must not
+	 * hang on a missing worker. rdzv_server_start_clock counts it from
+	 * the workers' start too.
 	 */
-	int		 start_on_first_join;
+	int		 start_on_first_use;
 	double		 io_timeout;	/* seconds for a handshake, a frame,
 					   or a write to drain; 0: 10 */
 	int		 max_conns;	/* 0: world + 1024 */
@@ -58,8 +66,9 @@ struct rdzv_server_cfg {
 	 */
 	void		(*on_timeout)(void *arg, const char *msg);
 	/*
-	 * The server cannot go on (out of descriptors at accept, said
-	 * with the limit and the fix) and has aborted; may be NULL.
+	 * The server cannot go on (out of descriptors at accept with no
+	 * unauthenticated connection left to drop for room, said with the
+	 * limit and the fix) and has aborted; may be NULL.
 	 */
 	void		(*on_error)(void *arg, const char *msg);
 	void		(*on_all_joined)(void *arg);
@@ -80,6 +89,9 @@ struct rdzv_server_stats {
 	size_t		 accepted;	/* connections ever accepted */
 	size_t		 auth_failed;	/* refused: wrong secret or version */
 	size_t		 dropped;	/* bad frame, timeout, or overflow */
+	/* Of those, unauthenticated ones dropped for room (max_conns or
+	   out of descriptors). */
+	size_t		 shed;
 	size_t		 requests;	/* frames handled */
 	size_t		 keys;		/* keys in the store */
 };
@@ -93,7 +105,15 @@ int	 rdzv_server_new(struct event_base *base,
 	     const struct rdzv_server_cfg *cfg, struct rdzv_server **sp,
 	     struct dt_err *e);
 
-/* The TCP port the server listens on. */
+/*
+ * The workers start now: start_timeout counts from here. With
+ * start_on_first_use, a server to which no worker has made a request
+ * by then (workers that do not use it, or not yet) counts afresh from
+ * the first request; one that a worker used fails as without it.
+ */
+void	 rdzv_server_start_clock(struct rdzv_server *);
+
+/* The TCP port the server listens on; 0 with no_listen. */
 int	 rdzv_server_port(const struct rdzv_server *);
 
 /*

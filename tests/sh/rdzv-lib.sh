@@ -34,4 +34,18 @@ have_gpu() {
 	command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU
 }
 
+# nobody_dir -- prints a fresh directory every user may enter (mode 755)
+# holding a copy of rdzv-probe and the libdtcomm it loads ($ORIGIN/..):
+# what a test runs as another user must not live in the build, which may
+# sit under a directory only we can enter (a clone in a 0700 home).
+nobody_dir() {
+	nd=$(mktemp -d /tmp/dtrun-XXXX) &&
+	chmod 755 "$nd" &&
+	mkdir -m 755 "$nd/helpers" &&
+	cp "$B/helpers/rdzv-probe" "$nd/helpers/" &&
+	cp -L "$B/libdtcomm.so.0" "$nd/" &&
+	chmod 755 "$nd/helpers/rdzv-probe" "$nd/libdtcomm.so.0" &&
+	echo "$nd"
+}
+
 test_at_exit 'for p in $(cat "$TRASH/pids" 2>/dev/null); do kill "$p" 2>/dev/null; done'

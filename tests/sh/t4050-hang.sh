@@ -114,14 +114,16 @@ test_expect_success 'PyTorch (gloo): --hang-timeout names rank 2 and its Python 
 	grep -q "^dtrun:   ranks 0-1,3 (3): all_reduce (distributed_c10d.py:[0-9]*) <- train_step (hang.py:21) <- <module> (hang.py:28)\$" err
 '
 
+# The clock runs from the ranks' start: the others get 5 s to start and
+# join on a loaded machine.
 test_expect_success 'a rank that never joins: --start-timeout shows its stack, then 125' '
 	have_stack_tool || skip_test "neither gdb nor eu-stack is installed" &&
-	test_expect_code 125 timeout 120 dtrun -n 4 --start-timeout 2 sh -c "[ \$RANK = 2 ] && exec spin 2; exec rdzv-probe -j -b" >out 2>err &&
-	grep -q "1 of 4 ranks never joined: rank 2 on localhost (local rank 2) (--start-timeout 2)" err &&
+	test_expect_code 125 timeout 120 dtrun -n 4 --start-timeout 5 sh -c "[ \$RANK = 2 ] && exec spin 2; exec rdzv-probe -j -b" >out 2>err &&
+	grep -q "1 of 4 ranks never joined: rank 2 on localhost (local rank 2) (--start-timeout 5)" err &&
 	grep -A1 "^dtrun: stacks of 1 rank in 1 group, outliers first:" err >report &&
 	grep -q "^dtrun:   rank 2 on localhost, pid [0-9]* (1): .*nap_here <- main" report &&
 	grep -q "^=== rank 2 on localhost, pid [0-9]*" "$(sed -n "s/^dtrun: full stacks of every rank: //p" err)" &&
-	grep -q "^dtrun: job failed: 1 rank never joined the rendezvous within 2 s (--start-timeout); " err &&
+	grep -q "^dtrun: job failed: 1 rank never joined the rendezvous within 5 s (--start-timeout); " err &&
 	wait_gone 10 pid.2
 '
 

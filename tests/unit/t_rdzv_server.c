@@ -4,10 +4,13 @@
  * control pipe; clients run in the test (and in threads where they must
  * wait for each other).
  */
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <poll.h>
 #include <stdint.h>
@@ -837,4 +840,193 @@ TEST(rdzv_server_virtual_input_from_inside_send)
 	dt_wbuf_free(&v.got);
 	dt_wbuf_free(&tv_echo_next);
 	tsrv_free(t);
+}
+
+/* Runs base's loop for secs: timers due before then fire, in order. */
+static void
+loop_for(struct event_base *base, double secs)
+{
+	struct timeval	tv = { (time_t)secs,
+			    (suseconds_t)((secs - (time_t)secs) * 1e6) };
+
+	event_base_loopexit(base, &tv);
+	event_base_dispatch(base);
+}
+
+/* A server as dtrun's: no TCP port, 2 ranks, 0.2 s to join, on t->base. */
+static void
+nolisten_start(struct tsrv *t)
+{
+	struct rdzv_server_cfg	 cfg;
+	struct dt_err		 e;
+
+	memset(t, 0, sizeof(*t));
+	rdzv_auth_random(t->secret, sizeof(t->secret), NULL);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.no_listen = 1;
+	cfg.secret = t->secret;
+	cfg.secret_len = sizeof(t->secret);
+	cfg.world = 2;
+	cfg.nnodes = 2;
+	cfg.ranks = plan_two_hosts(2);
+	cfg.start_timeout = 0.2;
+	cfg.start_on_first_use = 1;
+	cfg.on_timeout = on_timeout;
+	cfg.arg = t;
+	t->base = event_base_new();
+	if (rdzv_server_new(t->base, &cfg, &t->s, &e) != 0)
+		abort();
+}
+
+/* A worker's first request on a fresh virtual connection: a PING. */
+static struct rdzv_conn *
+nolisten_ping(struct tsrv *t, struct tv *v)
+{
+	struct rdzv_vconn_cbs	 cb = { tv_send, tv_closed, NULL };
+	struct rdzv_conn	*c;
+	struct dt_wbuf		 b;
+
+	cb.arg = v;
+	dt_wbuf_init(&b);
+	if ((c = rdzv_server_vopen(t->s, &cb)) == NULL)
+		abort();
+	tv_put(&b, RDZV_PING, 0, NULL, NULL, 0);
+	tv_feed(c, &b, 0);
+	dt_wbuf_free(&b);
+	return c;
+}
+
+/*
+ * dtrun's server: no TCP port at all, every worker through a virtual
+ * connection. The start timeout counts from rdzv_server_start_clock
+ * (timers of one loop fire in order of their deadlines, so no wall
+ * clock is raced here); if no worker has asked anything by then (env://
+ * jobs) it does not fire, and a worker's first request, a PING without
+ * a JOIN, starts it afresh.
+ */
+TEST(rdzv_server_no_listen_and_the_start_clock)
+{
+	struct tsrv		 t;
+	struct tv		 v;
+	struct rdzv_conn	*c;
+
+	memset(&v, 0, sizeof(v));
+	dt_wbuf_init(&v.got);
+	/* Asked 0.1 s after the start: the deadline stays at 0.2 s. */
+	nolisten_start(&t);
+	CHECK_INT(rdzv_server_port(t.s), 0);
+	rdzv_server_start_clock(t.s);
+	loop_for(t.base, 0.1);
+	c = nolisten_ping(&t, &v);
+	CHECK_STR(tv_types(&v), "PONG");
+	loop_for(t.base, 0.15);
+	CHECK_INT(t.timeouts, 1);
+	CHECK(strstr(t.timeout_msg, "2 of 2 ranks never joined") != NULL);
+	rdzv_server_vclose(c);
+	rdzv_server_free(t.s);
+	event_base_free(t.base);
+	/* Nobody asked by the deadline: none, until a first request. */
+	nolisten_start(&t);
+	rdzv_server_start_clock(t.s);
+	loop_for(t.base, 0.4);
+	CHECK_INT(t.timeouts, 0);
+	c = nolisten_ping(&t, &v);
+	loop_for(t.base, 0.4);
+	CHECK_INT(t.timeouts, 1);
+	rdzv_server_vclose(c);
+	rdzv_server_free(t.s);
+	event_base_free(t.base);
+	dt_wbuf_free(&v.got);
+}
+
+/* The open-files limit that leaves exactly n descriptors free. */
+static rlim_t
+limit_leaving(int n)
+{
+	int	fd;
+
+	for (fd = 0; n > 0; fd++)
+		if (fcntl(fd, F_GETFD) == -1)
+			n--;
+	return (rlim_t)fd;
+}
+
+/* A child: on a byte from go, opens n idle connections, says so, holds them. */
+static pid_t
+flood_child(struct tsrv *t, int n, int go[2], int ready[2])
+{
+	struct sockaddr_in	sin;
+	pid_t			pid;
+	char			b;
+	int			i, fd;
+
+	if ((pid = fork()) != 0)
+		return pid;
+	close(go[1]);
+	close(ready[0]);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(rdzv_server_port(t->s));
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (read(go[0], &b, 1) != 1)
+		_exit(1);
+	for (i = 0; i < n; i++)
+		if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+		    connect(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0)
+			_exit(1);
+	if (write(ready[1], "r", 1) != 1)
+		_exit(1);
+	while (read(go[0], &b, 1) > 0)
+		;			/* until the test closes go */
+	_exit(0);
+}
+
+/*
+ * At the open-files limit the server makes room by dropping the oldest
+ * connection that has not authenticated: a stranger's 100 idle ones
+ * neither keep a worker out nor end the job (they once aborted it).
+ */
+TEST(rdzv_server_sheds_strangers_at_the_descriptor_limit)
+{
+	struct tsrv		*t = tsrv_start(1, 1, 0, 60);
+	struct rdzv_client	*c = NULL;
+	struct rdzv_join_info	 ji;
+	struct dt_err		 e;
+	struct rlimit		 old, low;
+	int			 go[2], ready[2], spare, i, st;
+	pid_t			 pid;
+	char			 b;
+
+	if (pipe(go) != 0 || pipe(ready) != 0)
+		abort();
+	pid = flood_child(t, 100, go, ready);
+	close(go[0]);
+	close(ready[1]);
+	getrlimit(RLIMIT_NOFILE, &old);
+	low = old;
+	low.rlim_cur = limit_leaving(24);
+	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	spare = open("/dev/null", O_RDONLY);	/* the worker's, later */
+	CHECK(spare >= 0);
+	CHECK(write(go[1], "g", 1) == 1 && read(ready[0], &b, 1) == 1);
+	for (i = 0; i < 1000; i++) {		/* 10 s at most */
+		tsrv_cmd(t, 's');
+		if (t->st.accepted == 100)
+			break;
+		msleep(10);
+	}
+	CHECK_INT(t->st.accepted, 100);
+	CHECK(t->st.shed > 0);
+	close(spare);
+	CHECK((c = tconnect(t)) != NULL);
+	CHECK(c != NULL && rdzv_client_join(c, 0, NULL, -1, &ji, &e) == 0);
+	setrlimit(RLIMIT_NOFILE, &old);
+	tsrv_cmd(t, 's');
+	CHECK_INT(t->st.joined, 1);
+	if (c != NULL)
+		rdzv_client_free(c);
+	close(go[1]);
+	close(ready[0]);
+	waitpid(pid, &st, 0);
+	tsrv_stop(t);
 }
