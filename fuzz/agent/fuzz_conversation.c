@@ -214,6 +214,19 @@ link_heartbeat(struct link *l, uint64_t timeout_ms, const void *beat,
 	return 0;
 }
 
+/* The beat's period: any value will do, the timer never fires here. */
+uint64_t
+link_beat_period_ms(uint64_t timeout_ms)
+{
+	return timeout_ms > 0 ? timeout_ms : 1;
+}
+
+/* No keeper process here: the agent's beats to it go nowhere. */
+void
+keeper_beat(uint64_t timeout_ms)
+{
+}
+
 /*
  * The ranks' rendezvous relay: no socket; dtrun's RDZV bytes for a
  * channel are taken and dropped, as for a rank that left.

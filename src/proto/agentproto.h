@@ -91,7 +91,7 @@
  * 9: CHECK's PAIR step and DEEP flag (--check --deep), with bytes and streams.
  * 10: PROGRESS, the steps ranks report (DTRUN_PROGRESS).
  */
-#define AP_VERSION	10
+#define AP_VERSION	11
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
 #define AP_MSG_MAX	(16 * 1024 * 1024) /* a JOB or RANK, all its parts */
 #define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
