@@ -494,11 +494,17 @@ static int
 job_on_error(struct job_host *h, const struct ap_error *e)
 {
 	struct job	*j = h->job;
+	char		*lead = NULL;
 
 	if (h->be->news != NULL)
 		h->be->news(h, JN_ERROR);
-	if (!job_stopping(j) || !j->started)
-		log_error_lines(e->msg);
+	if (!job_stopping(j) || !j->started) {
+		/* Its lines (a setup's stderr) each start with its name. */
+		if (h->agent_host != NULL)
+			xasprintf(&lead, "%s: ", h->agent_host);
+		log_error_lines(e->msg, lead);
+		free(lead);
+	}
 	/* 143: the agent got SIGTERM (a host going down); 255: its keeper died. */
 	if (e->rank == AP_NORANK && (e->code == EXIT_AGENT_TERM ||
 	    e->code == EXIT_LOST)) {
