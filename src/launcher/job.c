@@ -638,6 +638,17 @@ job_host_closed(struct job_host *h, int err, const char *why)
 
 	h->down = 1;
 	h->idle = 0;
+	/*
+	 * A spare's agent (a host with no rank: done once started) is checked
+	 * as the others are: its loss costs the job nothing now, but the pool
+	 * is smaller, and a restart must not count on it.
+	 */
+	if (j != NULL && host_done(h) && h->ph->nranks == 0 &&
+	    err != DT_ERR_ABORTED && !job_stopping(j) && !h->at.lost) {
+		h->at.lost = 1;
+		log_warn("spare %s: lost its agent (%s): a restart will not "
+		    "count on it", h->ph->name, why);
+	}
 	if (j == NULL || host_done(h))
 		return;
 	job_host_done(h);
