@@ -97,6 +97,7 @@ struct agent {
 	int		 stopping;
 	int		 link_down;
 	int		 finishing;
+	int		 bad_frame;	/* dtrun sent one: exit 70, not 0 */
 	int		 exiting;	/* SIGTERM: exit after DONE, not wait */
 	size_t		 live;		/* started, not yet reaped */
 	int		 pipes_paused;
@@ -1391,16 +1392,26 @@ refuse:
 	ap_frame_refused(&e, agent_phase_name(a->phase), type, bad);
 	agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: protocol error: %s",
 	    a->host, e.msg);
+	a->bad_frame = 1;
 	/* No more frames from this link, even those already read. */
 	agent_cut(a);
 }
 
-/* The launcher is gone: stop everything, then exit. */
+/*
+ * The launcher is gone, or sent a frame the link cannot take (a bad
+ * PACKED one, say): then say so while the link still writes. Either way
+ * stop everything, then exit.
+ */
 static void
 agent_link_close(void *arg, int err, const char *why)
 {
 	struct agent	*a = arg;
 
+	if (err == DT_ERR_PROTO && !a->link_down) {
+		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: protocol error: "
+		    "%s (while %s)", a->host, why, agent_phase_name(a->phase));
+		a->bad_frame = 1;
+	}
 	a->link_down = 1;
 	if (a->phase == AGP_RUNNING && a->live > 0)
 		log_debug("link to launcher %s: stopping ranks", why);
@@ -1511,5 +1522,5 @@ agent_run(int rfd, int wfd, pid_t keeper)
 		event_free(a.keep_ev);
 	event_base_free(a.base);
 	close(a.devnull);
-	return 0;
+	return a.bad_frame ? EXIT_INTERNAL : 0;
 }

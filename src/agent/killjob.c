@@ -24,7 +24,9 @@
  * (job.h), dtrun's last resort for one host whose agent does not answer,
  * which tears that connection down and knows nothing of records.
  */
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -43,6 +45,9 @@
 #include "common/log.h"
 #include "agent/procs.h"
 #include "agent/record.h"
+
+/* dtrun top's socket beside the records (TOPSRV_SUFFIX, launcher/topsrv.h). */
+#define KILL_TOP_SUFFIX	".top"
 
 /* True if pid is alive and is the process that was recorded (ours). */
 static int
@@ -67,6 +72,51 @@ rec_alive(const struct record_info *r)
 		n += same_proc(r->keeper, r->keeper_start);
 	for (i = 0; i < r->nranks; i++)
 		n += same_proc(r->pid[i], r->start[i]);
+	return n;
+}
+
+/*
+ * Adds to buf (len) one of r's recorded processes that is alive as
+ * recorded but another user's; counts it in *n.
+ */
+static void
+rec_foreign_one(pid_t pid, unsigned long long start, const char *what,
+    char *buf, size_t len, int *n)
+{
+	struct proc_info	pi;
+	size_t			off = strlen(buf);
+
+	if (pid <= 1 || start == 0 || proc_info(pid, &pi) != 0 ||
+	    pi.start != start || pi.uid == getuid() || pi.state == 'Z' ||
+	    pi.state == 'X')
+		return;
+	if (off < len)
+		snprintf(buf + off, len - off, "%s%s%d (uid %u)",
+		    *n > 0 ? ", " : "", what, (int)pid, (unsigned)pi.uid);
+	(*n)++;
+}
+
+/*
+ * How many of r's recorded processes are alive as recorded but not ours
+ * (never signalled: proc_signal checks the owner); names them in buf.
+ */
+static int
+rec_foreign(const struct record_info *r, char *buf, size_t len)
+{
+	char	what[64];
+	size_t	i;
+	int	n = 0;
+
+	buf[0] = '\0';
+	rec_foreign_one(r->agent, r->agent_start, r->launcher ? "dtrun " :
+	    "agent ", buf, len, &n);
+	if (r->keeper > 0)
+		rec_foreign_one(r->keeper, r->keeper_start, "keeper ", buf, len,
+		    &n);
+	for (i = 0; i < r->nranks; i++) {
+		snprintf(what, sizeof(what), "rank %zu pid ", i);
+		rec_foreign_one(r->pid[i], r->start[i], what, buf, len, &n);
+	}
 	return n;
 }
 
@@ -154,16 +204,37 @@ kill_stacks(const struct record_info *r, const struct kill_opts *ko)
 	return rc == 0 ? 0 : 1;
 }
 
-/* Stops one agent's job; returns how many processes outlived SIGKILL. */
+/*
+ * Stops one agent's job; returns how many processes outlived SIGKILL,
+ * and those that are another user's (left alone). A record (at path)
+ * whose processes are all gone (its agent or dtrun was SIGKILLed) is
+ * removed and said to be so, not "stopped".
+ */
 static size_t
-kill_record(const struct record_info *r, const struct kill_opts *ko)
+kill_record(const struct record_info *r, const char *path,
+    const struct kill_opts *ko)
 {
-	size_t	left;
-	int	killed = 0;
-	char	job[1024];
+	const char	*label = ko->label ? ko->label : "";
+	size_t		 left;
+	int		 killed = 0, foreign;
+	char		 job[1024], theirs[512];
 
 	if (ko->stacks)
 		return kill_stacks(r, ko);
+	log_escape(job, sizeof(job), r->job);
+	foreign = rec_foreign(r, theirs, sizeof(theirs));
+	if (foreign == 0 && rec_alive(r) == 0 && rec_others(r, 0) == 0) {
+		/* No file now: its agent removed it, ending just as we read it. */
+		if (unlink(path) != 0 && errno == ENOENT) {
+			if (!ko->quiet)
+				printf("%sjob %s: not running here\n", label,
+				    job);
+		} else if (!ko->quiet)
+			printf("%sjob %s: %s %d is gone (killed?) and left "
+			    "nothing: removed its record\n", label, job,
+			    r->launcher ? "dtrun" : "agent", (int)r->agent);
+		return 0;
+	}
 
 	if (proc_signal(r->agent, r->agent_start, SIGTERM) != 0) {
 		/* With its agent gone, nobody else will stop the rest. */
@@ -179,23 +250,22 @@ kill_record(const struct record_info *r, const struct kill_opts *ko)
 		/* SIGKILL takes a moment; only a process stuck in the kernel stays. */
 		left = rec_wait(r, 2);
 	}
-	if (ko->quiet)
-		return left;
+	if (foreign > 0 && !ko->quiet)
+		printf("%sjob %s: left alone: not ours: %s\n", label, job,
+		    theirs);
+	if (ko->quiet || foreign > 0)
+		return left + (size_t)foreign;
 	if (left > 0)
 		printf("%sjob %s: %zu process%s still there after SIGKILL "
-		    "(agent %d)\n", ko->label ? ko->label : "",
-		    log_escape(job, sizeof(job), r->job), left,
-		    left == 1 ? " is" : "es are", (int)r->agent);
+		    "(agent %d)\n", label, job, left, left == 1 ? " is" :
+		    "es are", (int)r->agent);
 	else if (r->launcher)
 		printf("%sjob %s: stopped dtrun %d (its restarts, and every "
-		    "host's ranks)%s\n", ko->label ? ko->label : "",
-		    log_escape(job, sizeof(job), r->job), (int)r->agent,
+		    "host's ranks)%s\n", label, job, (int)r->agent,
 		    killed ? " (it needed SIGKILL)" : "");
 	else
-		printf("%sjob %s: stopped agent %d and %zu rank%s%s\n",
-		    ko->label ? ko->label : "",
-		    log_escape(job, sizeof(job), r->job), (int)r->agent,
-		    r->nranks, r->nranks == 1 ? "" : "s",
+		printf("%sjob %s: stopped agent %d and %zu rank%s%s\n", label,
+		    job, (int)r->agent, r->nranks, r->nranks == 1 ? "" : "s",
 		    killed ? " (some needed SIGKILL)" : "");
 	return left;
 }
@@ -294,13 +364,67 @@ kill_pass(DIR *d, const char *dir, const struct kill_opts *ko, int *seen,
 		if (launchers && ko->stacks)
 			continue;
 		(*found)++;
-		if (kill_record(&r, ko) != 0)
+		if (kill_record(&r, path, ko) != 0)
 			left = 1;
 		else if (!ko->stacks)
 			unlink(path);	/* a dead agent cannot remove it */
 	}
 	record_info_free(&r);
 	return left;
+}
+
+/* True if nothing listens on the Unix socket at path any more (its dtrun died). */
+static int
+sock_dead(const char *path)
+{
+	struct sockaddr_un	sa;
+	int			fd, rc;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa.sun_path) || (fd = socket(AF_UNIX,
+	    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1)
+		return 0;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	rc = rc == -1 && errno == ECONNREFUSED;
+	close(fd);
+	return rc;
+}
+
+/*
+ * The dtrun top sockets of the jobs wanted whose dtrun is gone (SIGKILL
+ * runs none of its code): removed, and said so.
+ */
+static void
+kill_sockets(DIR *d, const char *dir, const struct kill_opts *ko)
+{
+	struct dirent	*de;
+	char		 path[1024], job[256], esc[1024];
+	size_t		 n, sl = strlen(KILL_TOP_SUFFIX);
+	int		 seen[1] = { 0 }, *scratch;
+
+	scratch = ko->nids > 0 ? calloc(ko->nids, sizeof(int)) : seen;
+	if (scratch == NULL)
+		return;
+	rewinddir(d);
+	while ((de = readdir(d)) != NULL) {
+		n = strlen(de->d_name);
+		if (de->d_name[0] == '.' || n <= sl || n - sl >= sizeof(job) ||
+		    strcmp(de->d_name + n - sl, KILL_TOP_SUFFIX) != 0)
+			continue;
+		snprintf(job, sizeof(job), "%.*s", (int)(n - sl), de->d_name);
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!kill_wanted(ko, job, scratch) || !sock_dead(path) ||
+		    unlink(path) != 0 || ko->quiet)
+			continue;
+		log_escape(esc, sizeof(esc), job);
+		printf("%sjob %s: its dtrun is gone (killed?): removed its "
+		    "socket %s%s\n", ko->label ? ko->label : "", esc, esc,
+		    KILL_TOP_SUFFIX);
+	}
+	if (scratch != seen)
+		free(scratch);
 }
 
 int
@@ -329,6 +453,8 @@ kill_jobs(const struct kill_opts *ko)
 	if (d != NULL && !ko->launchers_only &&
 	    kill_pass(d, dir, ko, seen, 0, &found) != 0)
 		left = 1;
+	if (d != NULL && !ko->stacks)
+		kill_sockets(d, dir, ko);
 	if (d != NULL)
 		closedir(d);
 	for (i = 0; i < ko->nids && !ko->launchers_only; i++) {

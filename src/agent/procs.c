@@ -315,9 +315,8 @@ proc_starttime(pid_t pid)
 	return proc_info(pid, &pi) == 0 ? pi.start : 0;
 }
 
-/* pidfd_open(2) by number: glibc has the wrapper only since 2.36, and the agent must run on older hosts. */
-static int
-pidfd_get(pid_t pid)
+int
+proc_pidfd(pid_t pid)
 {
 #ifdef SYS_pidfd_open
 	return (int)syscall(SYS_pidfd_open, pid, 0);
@@ -327,7 +326,7 @@ pidfd_get(pid_t pid)
 #endif
 }
 
-/* pidfd_send_signal(2) by number, as pidfd_get. */
+/* pidfd_send_signal(2) by number, as proc_pidfd. */
 static int
 pidfd_signal(int fd, int sig)
 {
@@ -353,7 +352,7 @@ proc_signal(pid_t pid, unsigned long long start, int sig)
 	 * Pin the process first, then check it: if the pid was reused after
 	 * pidfd_open, the signal below goes to the dead one and fails.
 	 */
-	if ((fd = pidfd_get(pid)) == -1 && errno != ENOSYS)
+	if ((fd = proc_pidfd(pid)) == -1 && errno != ENOSYS)
 		return -1;
 	if (proc_info(pid, &pi) != 0 || pi.start != start ||
 	    pi.uid != getuid() || pi.state == 'Z' || pi.state == 'X') {

@@ -24,6 +24,13 @@ int	proc_info(pid_t, struct proc_info *pi);
 unsigned long long proc_starttime(pid_t);
 
 /*
+ * pidfd_open(2) by number (glibc has the wrapper only since 2.36, and the
+ * agent must run on older hosts): readable once pid exits. -1 with errno,
+ * ENOSYS where the kernel has none (before 5.3).
+ */
+int	proc_pidfd(pid_t);
+
+/*
  * Sends sig to pid only if it is still the process that started at start
  * and belongs to our uid; never to pid 1 or below. The check and the
  * signal go through one pidfd (Linux 5.3), so a pid reused in between is

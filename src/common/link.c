@@ -43,6 +43,8 @@ struct link {
 	int		 paused;
 	int		 closed;
 	int		 wdown;		/* writing failed; reading goes on */
+	int		 rdown;		/* a bad frame came: reading is over,
+					   writing goes on (the owner says why) */
 	int		 busy;		/* inside a callback */
 	int		 dead;		/* freed while busy */
 	struct event	*beat_ev;	/* heartbeat looks; NULL: never on */
@@ -276,12 +278,25 @@ link_events_off(struct link *l)
 		event_del(l->beat_ev);
 }
 
-/* Marks the link closed, stops its events and tells the owner once. */
+/*
+ * Marks the link closed, stops its events and tells the owner once. A bad
+ * frame (DT_ERR_PROTO) only ends reading: the peer may still listen, and
+ * the owner may tell it why (an agent's ERROR 70) before it closes.
+ */
 static void
 link_down(struct link *l, int err, const char *why)
 {
-	if (l->closed)
+	if (l->closed || l->rdown)
 		return;
+	if (err == DT_ERR_PROTO && !l->wdown) {
+		l->rdown = 1;
+		if (l->rev != NULL)
+			event_del(l->rev);
+		if (l->beat_ev != NULL)
+			event_del(l->beat_ev);
+		l->cb.close(l->cb.arg, err, why);
+		return;
+	}
 	l->closed = 1;
 	link_events_off(l);
 	evbuffer_drain(l->out, evbuffer_get_length(l->out));
@@ -424,7 +439,7 @@ link_watermarks(struct link *l, size_t low, size_t high)
 void
 link_pause(struct link *l, int on)
 {
-	if (l->closed || l->paused == on)
+	if (l->closed || l->rdown || l->paused == on)
 		return;
 	l->paused = on;
 	if (l->has_io) {
@@ -444,7 +459,7 @@ link_pause(struct link *l, int on)
 int
 link_closed(const struct link *l)
 {
-	return l->closed;
+	return l->closed || l->rdown;
 }
 
 int
@@ -631,7 +646,7 @@ link_io_ready(struct link *l)
 			link_write_some(l);
 			progress = evbuffer_get_length(l->out) < before;
 		}
-		if (l->closed || l->dead || l->paused)
+		if (l->closed || l->dead || l->paused || l->rdown)
 			break;
 		n = link_in(l);
 		err = errno;

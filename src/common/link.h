@@ -20,7 +20,11 @@ struct link;
 /* One whole frame arrived. */
 typedef void	(*link_frame_cb)(void *arg, uint8_t type, const uint8_t *payload,
 		    size_t len);
-/* The stream ended (err 0 = clean EOF) or broke (a DT_ERR_* and a reason). */
+/*
+ * The stream ended (err 0 = clean EOF) or broke (a DT_ERR_* and a reason).
+ * After DT_ERR_PROTO (the peer sent a bad frame) nothing more is read, but
+ * what the owner sends still goes (say, why it stops) until link_free.
+ */
 typedef void	(*link_close_cb)(void *arg, int err, const char *why);
 /* The output queue fell below the low-water mark after being above the high one. */
 typedef void	(*link_drain_cb)(void *arg);
@@ -121,7 +125,7 @@ void		 link_watermarks(struct link *, size_t low, size_t high);
  * -1 when it gave up after idle_ms of silence both ways.
  */
 int		 link_flush(struct link *, int idle_ms);
-/* True once the stream has closed or broken. */
+/* True once the stream has closed or broken, or a bad frame came. */
 int		 link_closed(const struct link *);
 
 /*

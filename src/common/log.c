@@ -201,13 +201,18 @@ log_debug(const char *fmt, ...)
 }
 
 void
-log_error_lines(const char *msg)
+log_error_lines(const char *msg, const char *lead)
 {
-	const char	*nl;
+	const char	*nl, *from = msg;
+	size_t		 n = lead != NULL ? strlen(lead) : 0;
 
-	while ((nl = strchr(msg, '\n')) != NULL) {
+	/* A newline not followed by lead stays inside its line, escaped. */
+	while ((nl = strchr(from, '\n')) != NULL) {
+		from = nl + 1;
+		if (n == 0 || strncmp(nl + 1, lead, n) != 0)
+			continue;
 		log_error("%.*s", (int)(nl - msg), msg);
-		msg = nl + 1;
+		msg = from;
 	}
 	if (*msg != '\0')
 		log_error("%s", msg);

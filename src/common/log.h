@@ -43,10 +43,12 @@ void	 log_notice(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
 /*
- * Logs msg as errors, one line each (another program's words, say a
- * failed --setup's stderr): each escaped and marked as ours, so none can
- * pose as another.
+ * Logs a peer's msg as errors (an agent's ERROR, with a failed --setup's
+ * stderr): a line per newline that lead (the peer's name and ": ") follows,
+ * so every line we print names the peer; any other newline stays inside
+ * its line, escaped, so the peer cannot start a line that poses as ours.
+ * lead NULL or "": one line.
  */
-void	 log_error_lines(const char *msg);
+void	 log_error_lines(const char *msg, const char *lead);
 
 #endif

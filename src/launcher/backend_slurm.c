@@ -56,6 +56,7 @@
 #include "launcher/child.h"
 #include "launcher/cli.h"
 #include "agent/connect.h"
+#include "agent/procs.h"
 #include "common/dtlimits.h"
 #include "common/err.h"
 #include "hostfile/hostfile.h"
@@ -1018,27 +1019,49 @@ slurm_reaped(struct job_host *h, pid_t pid, int status)
 	slurm_fail_waiting(s, msg);
 }
 
-/* Waits up to secs for srun to exit, logging its output; 1 if it has. */
+/*
+ * Waits up to secs for srun to exit, logging its output; 1 if it has.
+ * One poll on its pipe and its pidfd wakes at either; only a kernel
+ * without pidfds (before 5.3) has it look at its exit every 10 ms.
+ */
 static int
 srun_wait(struct slurm *s, int secs)
 {
-	struct pollfd	pfd;
-	uint64_t	end = dt_clock_ms(CLOCK_MONOTONIC) + (uint64_t)secs * 1000;
+	struct pollfd	pfd[2];
+	uint64_t	now, end = dt_clock_ms(CLOCK_MONOTONIC) +
+			    (uint64_t)secs * 1000;
+	int		pidfd = proc_pidfd(s->srun), n, ms, done = 0;
 
 	for (;;) {
-		if (waitpid(s->srun, NULL, WNOHANG) == s->srun) {
+		/* ECHILD: reaped already, the pidfd would wake us forever. */
+		if (waitpid(s->srun, NULL, WNOHANG) == s->srun ||
+		    errno == ECHILD) {
 			s->srun = 0;
 			srun_read(s);
-			return 1;
+			done = 1;
+			break;
 		}
-		if (dt_clock_ms(CLOCK_MONOTONIC) >= end)
-			return 0;
-		/* Its pipe wakes us for output; check its exit each 10 ms. */
-		pfd.fd = s->ofd;
-		pfd.events = POLLIN;
-		if (poll(&pfd, s->ofd >= 0 ? 1 : 0, 10) > 0)
+		if ((now = dt_clock_ms(CLOCK_MONOTONIC)) >= end)
+			break;
+		ms = end - now > INT_MAX ? INT_MAX : (int)(end - now);
+		if (pidfd < 0 && ms > 10)
+			ms = 10;
+		n = 0;
+		if (pidfd >= 0) {
+			pfd[n].fd = pidfd;
+			pfd[n++].events = POLLIN;
+		}
+		if (s->ofd >= 0) {
+			pfd[n].fd = s->ofd;
+			pfd[n++].events = POLLIN;
+		}
+		if (poll(pfd, n, ms) > 0 && s->ofd >= 0 &&
+		    pfd[n - 1].revents != 0)
 			srun_read(s);
 	}
+	if (pidfd >= 0)
+		close(pidfd);
+	return done;
 }
 
 /* The job is over: srun ends when its agents have; it must not outlive us. */

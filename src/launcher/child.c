@@ -1,5 +1,4 @@
 /* child.c -- posix_spawn for dtrun's helpers, with their fds and signals. */
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -11,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/procs.h"
 #include "launcher/child.h"
 
 /* Starts path as child.h says: own group, clean signals, given fds. */
@@ -78,12 +78,7 @@ child_wait(pid_t pid, int *status, int ms)
 	long long	end;
 	int		fd, n;
 
-#ifdef SYS_pidfd_open
-	fd = (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-	fd = -1;
-#endif
-	if (fd < 0)
+	if ((fd = proc_pidfd(pid)) < 0)
 		return child_wait_poll(pid, status, ms);
 	pfd.fd = fd;
 	pfd.events = POLLIN;

@@ -495,11 +495,17 @@ static int
 job_on_error(struct job_host *h, const struct ap_error *e)
 {
 	struct job	*j = h->job;
+	char		*lead = NULL;
 
 	if (h->be->news != NULL)
 		h->be->news(h, JN_ERROR);
-	if (!job_stopping(j) || !j->started)
-		log_error_lines(e->msg);
+	if (!job_stopping(j) || !j->started) {
+		/* Its lines (a setup's stderr) each start with its name. */
+		if (h->agent_host != NULL)
+			xasprintf(&lead, "%s: ", h->agent_host);
+		log_error_lines(e->msg, lead);
+		free(lead);
+	}
 	/* 143: the agent got SIGTERM (a host going down); 255: its keeper died. */
 	if (e->rank == AP_NORANK && (e->code == EXIT_AGENT_TERM ||
 	    e->code == EXIT_LOST)) {
@@ -633,6 +639,17 @@ job_host_closed(struct job_host *h, int err, const char *why)
 
 	h->down = 1;
 	h->idle = 0;
+	/*
+	 * A spare's agent (a host with no rank: done once started) is checked
+	 * as the others are: its loss costs the job nothing now, but the pool
+	 * is smaller, and a restart must not count on it.
+	 */
+	if (j != NULL && host_done(h) && h->ph->nranks == 0 &&
+	    err != DT_ERR_ABORTED && !job_stopping(j) && !h->at.lost) {
+		h->at.lost = 1;
+		log_warn("spare %s: lost its agent (%s): a restart will not "
+		    "count on it", h->ph->name, why);
+	}
 	if (j == NULL || host_done(h))
 		return;
 	job_host_done(h);

@@ -111,8 +111,56 @@ test_expect_success 'an agent done early hears heartbeats while another host run
 	! grep -q "heard nothing" err
 '
 
+# What dtrun sends its agent, kept by an agent wrapper (DTRUN_AGENT):
+# capture.py relays dtrun's stream (its stdin and stdout) to a real agent
+# on a socketpair of its own and copies what dtrun says into $CAP.
+# frames.py FILE prints each frame's type. dtrun sends a HEARTBEAT (128)
+# as soon as heartbeats are on, so its absence means they are off,
+# whatever the period would have been.
+cat >"$TRASH/capture.py" <<'EOS'
+import os, select, socket, subprocess, sys
+mine, its = socket.socketpair()
+agent = subprocess.Popen([sys.argv[1]], stdin=its, stdout=its)
+its.close()
+cap = open(os.environ["CAP"], "ab")
+up = socket.socket(fileno=os.dup(0))
+up.setblocking(True)
+ends = 0
+while ends < 2:
+	r, _, _ = select.select([up, mine], [], [])
+	for s in r:
+		b = s.recv(65536)
+		if s is up:
+			cap.write(b)
+			cap.flush()
+		if not b:
+			ends += 1
+			(mine if s is up else up).shutdown(socket.SHUT_WR)
+			continue
+		(mine if s is up else up).sendall(b)
+sys.exit(agent.wait())
+EOS
+cat >"$TRASH/frames.py" <<'EOS'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+i = 0
+while i + 5 <= len(d):
+	n, = struct.unpack(">I", d[i:i + 4])
+	print(d[i + 4])
+	i += 4 + n
+EOS
+
 test_expect_success '--heartbeat-timeout 0 turns heartbeats off; a job runs as ever' '
-	dtrun --heartbeat-timeout 0 -n 2 true
+	{ command -v python3 >/dev/null || skip_test "no python3"; } &&
+	printf "#!/bin/sh\nexec python3 \"%s\" \"%s\"\n" "$TRASH/capture.py" "$B/dtrun-agent" >agent &&
+	chmod +x agent &&
+	CAP=$PWD/on DTRUN_AGENT=$PWD/agent dtrun --heartbeat-timeout 1 -n 2 true &&
+	CAP=$PWD/off DTRUN_AGENT=$PWD/agent dtrun --heartbeat-timeout 0 -n 2 true &&
+	python3 "$TRASH/frames.py" on >on.types &&
+	python3 "$TRASH/frames.py" off >off.types &&
+	grep -qx 128 on.types &&
+	grep -qx 4 off.types &&
+	! grep -qx 128 off.types
 '
 
 test_expect_success '--heartbeat-timeout is checked: exit 2 naming the bounds' '

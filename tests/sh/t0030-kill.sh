@@ -71,6 +71,29 @@ test_expect_success 'dtrun-kill finds a daemon that escaped agent and keeper' '
 	wait_gone 3 daemon.pid
 '
 
+# SIGKILL runs none of dtrun's code: its record and its dtrun top socket
+# stay. dtrun-kill finds them dead and removes them, and says so: never
+# "stopped dtrun PID" for a pid long gone.
+test_expect_success 'a SIGKILLed dtrun'"'"'s record and top socket: found dead, removed' '
+	dtrun --max-restarts 1 sh -c "echo \$DTRUN_JOB_ID >id; echo \$\$ >r.pid; exec sleep 300" 2>err & d=$! &&
+	test_at_exit "kill -9 $d 2>/dev/null" &&
+	wait_for 10 eval "[ -s id ] && [ -s r.pid ]" &&
+	id=$(cat id) &&
+	wait_for 5 test -S "$XDG_RUNTIME_DIR/dtrun/$id.top" &&
+	wait_for 5 eval "grep -lx launcher \$XDG_RUNTIME_DIR/dtrun/\$id.[0-9]*" &&
+	kill -9 $d &&
+	test_expect_code 137 wait $d &&
+	wait_gone 10 r.pid &&
+	test -S "$XDG_RUNTIME_DIR/dtrun/$id.top" &&
+	grep -lx launcher "$XDG_RUNTIME_DIR"/dtrun/$id.[0-9]* &&
+	dtrun-kill -w 1 --all >out &&
+	cat out &&
+	grep -qx "localhost: job $id: dtrun $d is gone (killed?) and left nothing: removed its record" out &&
+	grep -qx "localhost: job $id: its dtrun is gone (killed?): removed its socket $id.top" out &&
+	! grep -q "stopped dtrun" out &&
+	test -z "$(ls "$XDG_RUNTIME_DIR/dtrun")"
+'
+
 # An id of this run alone: the scan sees every process of ours.
 LEFT_ID=left-$$-$(date +%s%N)
 test_expect_success 'dtrun-kill finds a job'"'"'s leftovers even without its record' '
@@ -113,13 +136,18 @@ forge rn "agent $mine 1" "rank 0 -5 $(start 1)"
 refused rn "line 5 names a negative pid (a process group)"
 forge rg "agent $mine 1" "rank 0 -$mine $(start $mine)"
 refused rg "line 5 names a negative pid (a process group)"
-# Not the recorded processes (another start time, another owner): stale.
+# Not the recorded processes (another start time): gone, said so, removed.
 forge st "agent $mine $(($(start $mine) + 1))" "rank 0 $mine $(($(start $mine) + 1))"
 dtrun-kill -w 0 st >out
-grep -q "job st: stopped agent $mine and 1 rank" out
+cat out
+grep -qx "localhost: job st: agent $mine is gone (killed?) and left nothing: removed its record" out
+! test -e run/dtrun/st.100
+# Another user's, as recorded: left alone, never said to be stopped.
 forge ow "agent $theirs $(start $theirs)" "rank 0 $theirs $(start $theirs)"
-dtrun-kill -w 0 ow >out
-grep -q "job ow: stopped agent $theirs and 1 rank" out
+dtrun-kill -w 0 ow >out && { echo "exit 0 for ow"; exit 1; }
+cat out
+grep -qx "localhost: job ow: left alone: not ours: agent $theirs (uid 65534), rank 0 pid $theirs (uid 65534)" out
+! grep -q stopped out
 kill -0 $mine && kill -0 $theirs
 kill $mine $theirs
 echo forged-ok

@@ -59,6 +59,23 @@ test_expect_success 'the spare gets an agent and no rank; a lost host'"'"'s plac
 	agents_gone
 '
 
+# A spare is checked as the others are: its agent's death is said when it
+# happens (not found out when a restart needs it); the job goes on.
+test_expect_success 'an idle spare whose agent dies is reported lost; the job goes on' '
+	printf "ha\nhb\nhc\n" >hosts &&
+	dtrun -v --launcher local -H hosts --spares 1 --timeout 60 --prefix "" \
+	    sh -c "echo \$\$ >r.\$RANK; until [ -e go ]; do sleep 0.05; done" >out 2>err & d=$! &&
+	test_at_exit "touch go" &&
+	wait_for 20 eval "[ -s r.0 ] && [ -s r.1 ]" &&
+	test -n "$(agent_of hc)" &&
+	! grep -q "spare hc" err &&
+	lose hc &&
+	wait_for 10 grep -q "^dtrun: warning: spare hc: lost its agent (.*): a restart will not count on it$" err &&
+	touch go &&
+	wait $d &&
+	agents_gone
+'
+
 test_expect_success 'the first host lost: the first spare becomes node 0, the other stays a spare' '
 	printf "ha\nhb\nhc\nhd\n" >hosts &&
 	SLEEP=0 dtrun -v --launcher local -H hosts --spares 2 --max-restarts 1 \

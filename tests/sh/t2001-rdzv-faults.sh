@@ -24,14 +24,22 @@ test_expect_success 'a forged token is refused with a clear error, no rank, no i
 	test "$(cat out.* | wc -l)" -eq 2
 '
 
+# The probe holds the token and sleeps before it joins, so the server and
+# it are both alive while every command line is read, however slow that is;
+# then it is killed, and a second probe lets the server finish.
 test_expect_success 'the token is on no command line' '
-	serve_start -n 1 -t 30 &&
-	{ DTRUN_RANK=0 rdzv-probe -j -d 1 >out & } &&
-	sleep 0.3 &&
+	serve_start -n 1 -t 60 &&
+	{ DTRUN_RANK=0 rdzv-probe -j -d 300 >out & } &&
+	probe=$! &&
+	echo $probe >>"$TRASH/pids" &&
+	wait_for 10 grep -q rdzv-probe /proc/$probe/cmdline &&
 	echo "$DTRUN_RDZV_TOKEN" >pattern &&
 	for f in /proc/[0-9]*/cmdline; do { tr "\0" " " <$f; echo; } 2>/dev/null || :; done >cmdlines &&
-	grep -q rdzv-serve cmdlines &&
+	grep -q "rdzv-serve -o env -n 1" cmdlines &&
+	grep -q "rdzv-probe -j -d 300" cmdlines &&
 	! grep -q -F -f pattern cmdlines &&
+	kill $probe &&
+	DTRUN_RANK=0 rdzv-probe -j >out &&
 	test "$(stat -c %a env)" = 600 &&
 	serve_wait
 '

@@ -210,6 +210,54 @@ test_expect_success '--ssh-fanout 1 still reaches every host' '
 	run --ssh-fanout 1 -H $H3 true
 '
 
+# Three "hosts" that take the TCP connection and never answer it (no ssh
+# banner), each logging what a connection's first bytes are. With a fan-out
+# of 1 the first holds the only slot until its ConnectTimeout fails the job,
+# so the others are never dialled; all at once, they would be at the start.
+# A connection of ours (P) to each, after dtrun ends, is logged after any
+# earlier one: it is what the test waits for.
+cat >"$TRASH/mute-hosts.py" <<'EOS'
+import os, select, socket, sys
+socks = []
+for i in range(3):
+	s = socket.socket()
+	s.bind(("127.0.0.%d" % (i + 1), 0))
+	s.listen(16)
+	socks.append(s)
+# Its own pid first: python3 may be a shim that forks, so $! is not it.
+print(os.getpid(), " ".join(str(s.getsockname()[1]) for s in socks), flush=True)
+log, held = open(sys.argv[1], "a", buffering=1), []
+while True:
+	for s in select.select(socks, [], [])[0]:
+		c = s.accept()[0]
+		c.settimeout(5)
+		try:
+			b = c.recv(4)
+		except OSError:
+			b = b""
+		log.write("%d %s\n" % (socks.index(s) + 1, b.decode("ascii", "replace")))
+		held.append(c)
+EOS
+
+test_expect_success '--ssh-fanout 1: the next host is dialled only once one is done' '
+	{ command -v python3 >/dev/null || skip_test "no python3"; } &&
+	python3 "$TRASH/mute-hosts.py" dialled >ports &
+	test_at_exit "kill \$(cut -d\" \" -f1 $PWD/ports) 2>/dev/null" &&
+	wait_for 10 test -s ports &&
+	set -- $(cut -d" " -f2- ports) &&
+	printf "127.0.0.1 port=%s\n127.0.0.2 port=%s\n127.0.0.3 port=%s\n" "$@" >hosts &&
+	test_expect_code 255 run -v --ssh-fanout 1 --ssh-option ConnectTimeout=2 -H hosts true 2>err &&
+	cat err &&
+	grep -q "127.0.0.1: timed out after 2 s" err &&
+	printf P >/dev/tcp/127.0.0.2/$2 &&
+	printf P >/dev/tcp/127.0.0.3/$3 &&
+	wait_for 20 grep -qx "2 P" dialled &&
+	wait_for 20 grep -qx "3 P" dialled &&
+	cat dialled &&
+	grep -qx "1 SSH-" dialled &&
+	test "$(grep -c "^[23] " dialled)" = 2
+'
+
 # --max-restarts over ssh: attempt 0 sleeps on 3 hosts until the test
 # kills 127.0.0.3's agent; attempt 1 runs without it, on 2 hosts (--min-np),
 # and no rank of attempt 0 is alive when it starts.

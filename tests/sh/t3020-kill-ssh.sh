@@ -1,8 +1,9 @@
 #!/bin/bash
 # t3020-kill-ssh.sh -- dtrun-kill -H: stop jobs by id on other hosts, over
 # ssh as dtrun connects. Each loopback "host" gets its own runtime dir (the
-# sshd sets XDG_RUNTIME_DIR per address), so it sees only its own records,
-# as a real host would, and nothing outside this test is ever touched.
+# sshd sets XDG_RUNTIME_DIR per address, and this machine's is the test's
+# too), so it sees only its own records, as a real host would, and nothing
+# outside this test is ever touched.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sshd.sh"
 
@@ -10,6 +11,10 @@ if why=$(sshd_skip_reason); then
 	test_skip 'dtrun-kill over ssh' "$why"
 	test_done
 fi
+# dtrun-kill -H does the machine it runs on first: that one, too, gets a
+# records dir of this test's own, or --all would stop other suites' jobs.
+export XDG_RUNTIME_DIR=$TRASH/run.local
+mkdir -p "$XDG_RUNTIME_DIR"
 SSHD_EXTRA_CONFIG=
 for n in 1 2 3; do
 	mkdir -p "$TRASH/run.$n"
@@ -80,17 +85,23 @@ test_expect_success 'other jobs are left alone' '
 '
 
 test_expect_success '--all stops every job on each host, but not itself' '
+	# A local job that restarts records its dtrun here, in this test only.
+	dtrun --max-restarts 1 sh -c "echo \$\$ >c.pid; exec sleep 300" 2>c.err & c=$! &&
+	test_at_exit "kill $c 2>/dev/null" &&
 	start_job a 127.0.0.1,127.0.0.2 && a=$job_pid &&
 	start_job b 127.0.0.3 && b=$job_pid &&
+	{ wait_for 15 eval "grep -lx launcher \$XDG_RUNTIME_DIR/dtrun/*.$c" || { cat c.err; ls -l "$XDG_RUNTIME_DIR/dtrun"; exit 1; }; } &&
 	dtrun-kill -H $H3 "${KILL_ARGS[@]}" --all >out &&
 	cat out &&
 	grep -qx "127.0.0.[12]: job $(cat a/id): stopped agent [0-9]* and 1 rank" out &&
 	grep -qx "127.0.0.3: job $(cat b/id): stopped agent [0-9]* and 1 rank" out &&
-	! grep -v "stopped agent [0-9]* and 1 rank\|^127.0.0.[12]: no dtrun jobs running\$" out &&
-	test $(wc -l <out) -eq 3 &&
-	wait_gone 5 a/a.pid.* a/a.child.* b/b.pid.* b/b.child.* &&
+	grep -qx "localhost: job [0-9a-f-]*: stopped dtrun $c (.*)" out &&
+	! grep -v "stopped agent [0-9]* and 1 rank\|stopped dtrun $c \|^127.0.0.[12]: no dtrun jobs running\$" out &&
+	test $(wc -l <out) -eq 4 &&
+	wait_gone 5 a/a.pid.* a/a.child.* b/b.pid.* b/b.child.* c.pid &&
 	test_expect_code 143 wait $a &&
 	test_expect_code 143 wait $b &&
+	test_expect_code 143 wait $c &&
 	dtrun-kill -H $H3 "${KILL_ARGS[@]}" --all >out &&
 	test "$(sort out)" = "$(printf "127.0.0.%s: no dtrun jobs running\n" 1 2 3)"
 '

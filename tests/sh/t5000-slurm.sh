@@ -193,6 +193,18 @@ else
 	test_skip 'PyTorch DDP: 2 ranks allreduce over gloo' 'no torch for /usr/bin/python3'
 fi
 
+# srun ends once its tasks have: here each agent lingers 1 s after its
+# job. dtrun waits for that on srun's pidfd (one poll), not by looking at
+# its exit every 10 ms (a hundred polls). strace sees dtrun's own thread.
+test_expect_success 'srun ending after the job: dtrun waits on its exit, not polling every 10 ms' '
+	{ command -v strace >/dev/null || skip_test "no strace"; } &&
+	printf "#!/bin/sh\n\"%s\" \"\$@\"\nsleep 1\n" "$B/dtrun-agent" >agent && chmod +x agent &&
+	in_alloc env DTRUN_AGENT=$PWD/agent strace -qq -e trace=poll -o trace dtrun -n 2 true 2>err &&
+	polls=$(grep -c "^poll(.*, 10)" trace || :) &&
+	echo "$polls polls of 10 ms" &&
+	test "$polls" -lt 10 || { tail -5 trace; exit 1; }
+'
+
 test_expect_success 'an agent missing on the node: srun'"'"'s error, named, exit 255' '
 	cp "$B/dtrun-agent" "$SLURM_HIDDEN/dtrun-agent" &&
 	test_expect_code 255 in_alloc env DTRUN_AGENT="$SLURM_HIDDEN/dtrun-agent" dtrun -n 2 true 2>err &&

@@ -188,8 +188,48 @@ TEST(agent_refuses_a_frame_naming_its_phase)
 	CHECK(has_error(&out, "protocol error: RANK message out of "
 	    "place (while prepared)"));
 	CHECK(!has_frame(&out, AP_STARTED));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 70);
 	dt_wbuf_free(&in);
 	dt_wbuf_free(&out);
+}
+
+/*
+ * A frame the link itself cannot take (a PACKED one whose block is not
+ * LZ4, one over the frame limit): ERROR 70 saying so, and exit 70, as
+ * for any protocol error, not a silent exit 0.
+ */
+TEST(agent_answers_a_bad_packed_frame_with_error_70)
+{
+	struct dt_wbuf	 in, out;
+	struct ap_error	 e;
+	const uint8_t	*pl;
+	size_t		 st, off, plen, used;
+	uint8_t		 type;
+	int		 status, i, code = -1;
+
+	for (i = 0; i < 2; i++) {
+		dt_wbuf_init(&in);
+		dt_wbuf_init(&out);
+		if (i == 0) {
+			st = dt_frame_begin(&in, AP_PACKED);
+			dt_wbuf_u32(&in, 100);
+			dt_wbuf_put(&in, "not an lz4 block", 16);
+			CHECK_INT(dt_frame_end(&in, st, AP_FRAME_MAX), 0);
+		} else
+			dt_wbuf_u32(&in, AP_FRAME_MAX + 1);
+		status = agent_talk(in.p, in.len, &out);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 70);
+		CHECK(has_error(&out, "protocol error: "));
+		for (off = 0; dt_frame_parse(out.p + off, out.len - off,
+		    AP_FRAME_MAX, &type, &pl, &plen, &used) == 0; off += used)
+			if (type == AP_ERROR && ap_get_error(pl, plen, &e) == 0) {
+				code = (int)e.code;
+				ap_error_free(&e);
+			}
+		CHECK_INT(code, 70);
+		dt_wbuf_free(&in);
+		dt_wbuf_free(&out);
+	}
 }
 
 TEST(agent_takes_a_job_in_parts)
