@@ -53,6 +53,10 @@ peer_flag(struct opts *o, enum peer_flag which, const char *name,
 			return 0;
 		}
 		break;
+	case PEER_MONITOR_INTERVAL:
+		peer_note(o, name, "dtrun's agents hear of a rank's end at "
+		    "once, they do not poll");
+		return 0;
 	case PEER_NODE_RANK:
 		if (strcmp(arg, "0") == 0) {
 			peer_note(o, name, "dtrun numbers the hosts itself, in "

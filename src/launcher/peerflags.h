@@ -23,6 +23,7 @@ enum peer_flag {
 	PEER_RDZV_BACKEND,	/* --rdzv-backend NAME */
 	PEER_RDZV_ID,		/* --rdzv-id ID */
 	PEER_NODE_RANK,		/* --node-rank N */
+	PEER_MONITOR_INTERVAL,	/* --monitor-interval SECS */
 };
 
 /*
