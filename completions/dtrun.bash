@@ -19,7 +19,7 @@ _dtrun()
 	      --rdzv-id --rdzv_id --node-rank --node_rank -np -npernode
 	      --log-dir --log_dir --local_ranks_filter --no_python
 	      --monitor-interval --monitor_interval
-	      -n -H -f -s -x -p -i -F -J -v -q -V -h -m"
+	      -n -H -f -s -x -p -i -F -J -v -q -V -h -m -r -t"
 	local frameworks="pytorch tensorflow mxnet horovod mpi none"
 
 	# After the command word, complete the command's own arguments.
@@ -30,7 +30,7 @@ _dtrun()
 		-H|--hosts|--hostfile|-f|--config|--template|--include|--exclude|-s|--servers|\
 		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|-J|--ssh-jump|--ssh-fanout|--ssh-agent-dir|\
 		--framework|--iface|--seed|--sync-dst-dir|--sync-exclude|\
-		--role|--local-ranks-filter|--local_ranks_filter|--redirects|--tee|--log-dir|--log_dir|--monitor-interval|--monitor_interval|\
+		--role|--local-ranks-filter|--local_ranks_filter|-r|--redirects|-t|--tee|--log-dir|--log_dir|--monitor-interval|--monitor_interval|\
 		-np|-npernode|--nproc_per_node|--npernode|--nnodes|--master-port|--master_port|--master-addr|--master_addr|--max_restarts|\
 		--rdzv-endpoint|--rdzv_endpoint|--rdzv-backend|--rdzv_backend|--rdzv-id|--rdzv_id|--node-rank|--node_rank)
 			((i++)) ;;
@@ -44,7 +44,7 @@ _dtrun()
 	--on-hang) COMPREPLY=($(compgen -W "stop report" -- "$cur")); return ;;
 	--on-straggler) COMPREPLY=($(compgen -W "report stack stop" -- "$cur")); return ;;
 	--nproc-per-node|--nproc_per_node) COMPREPLY=($(compgen -W "auto gpu cpu" -- "$cur")); return ;;
-	--redirects|--tee) COMPREPLY=($(compgen -W "0 1 2 3" -- "$cur")); return ;;
+	-r|--redirects|-t|--tee) COMPREPLY=($(compgen -W "0 1 2 3" -- "$cur")); return ;;
 	--output-dir|--log-dir|--log_dir|--ssh-agent-dir|--sync-dst-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-H|--hosts|--hostfile|-f|--config|--template|-i|--ssh-identity|-F|--ssh-config)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;

@@ -794,13 +794,34 @@ static int (*const cli_groups[])(struct opts *, int, struct dt_err *) = {
 	cli_opt_peers,
 };
 
+/*
+ * The word an unknown short option came in: getopt moves past it only
+ * when the letter was its last ("-N 4"), not inside one ("-mca").
+ */
+static const char *
+cli_bad_word(int argc, char **argv)
+{
+	if (optind < argc && argv[optind][0] == '-' &&
+	    strchr(argv[optind] + 1, optopt) != NULL)
+		return argv[optind];
+	return argv[optind - 1];
+}
+
 /* getopt's complaints (':' missing value, '?' unknown) as messages. */
 static int
-cli_bad_option(int c, char **argv, struct dt_err *e)
+cli_bad_option(int c, int argc, char **argv, struct dt_err *e)
 {
+	const char	*word, *hint;
+
 	if (c == ':')
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s needs a "
 		    "value (see dtrun --help)", argv[optind - 1]);
+	word = optopt != 0 && optopt < 256 ? cli_bad_word(argc, argv) :
+	    argv[optind - 1];
+	/* A torchrun or mpirun option: say what dtrun does instead. */
+	if ((hint = peer_unknown_hint(word)) != NULL)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s is not "
+		    "dtrun's: %s (see dtrun --help)", word, hint);
 	if (optopt != 0 && optopt < 256)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
 		    "unknown option -%c (see dtrun --help)", optopt);
@@ -956,28 +977,56 @@ cli_take(struct opts *o, int id, int argc, char **argv, struct dt_err *e)
 	return rc;
 }
 
+/*
+ * mpirun's one-dash words ("-hostfile", "-ppn") that getopt would read as
+ * dtrun's letters (-h, -p): refused with what dtrun takes instead. Only
+ * at the start of a word, before the command.
+ */
+static int
+cli_one_dash(int argc, char **argv, struct dt_err *e)
+{
+	const char	*w, *hint;
+	int		 at = optind > 0 ? optind : 1;	/* 0: not begun */
+
+	if (at >= argc)
+		return 0;
+	w = argv[at];
+	if (w[0] != '-' || w[1] == '-' || w[1] == '\0' || w[2] == '\0' ||
+	    (hint = peer_unknown_hint(w)) == NULL)
+		return 0;
+	return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s is not dtrun's: %s "
+	    "(see dtrun --help)", w, hint);
+}
+
 int
 cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 {
 	const struct opt_getopt	*g = cli_arrays();
-	int			 c, rc, li, id;
+	int			 c, rc, li, id, before, fresh = 1;
 
 	cli_defaults(o);
 	dt_err_clear(e);
 	optind = 0;		/* glibc: restart, so the unit tests can call us again */
 	opterr = 0;
-	while (li = -1, (c = getopt_long(argc, argv, g->shorts, g->longopts,
-	    &li)) != -1) {
+	/* fresh: getopt is at the start of a word (it moved on a word). */
+	while (li = -1, before = optind, (rc = fresh ?
+	    cli_one_dash(argc, argv, e) : 0) == 0 && (c = getopt_long(argc,
+	    argv, g->shorts, g->longopts, &li)) != -1) {
+		fresh = optind != before;
 		snprintf(cli_typed, sizeof(cli_typed), "--%s",
 		    li >= 0 ? g->longopts[li].name : "");
 		id = opt_getopt_id(g, c);
 		rc = id < 0 ? CLI_NOTMINE : cli_take(o, id, argc, argv, e);
 		if (rc == CLI_NOTMINE)
-			rc = cli_bad_option(c, argv, e);
+			rc = cli_bad_option(c, argc, argv, e);
 		if (rc != 0) {
 			cli_free(o);
 			return rc;
 		}
+	}
+	if (rc != 0) {
+		cli_free(o);
+		return rc;
 	}
 	if ((rc = cli_finish(argc, argv, o, e)) < 0)
 		cli_free(o);

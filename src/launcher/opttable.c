@@ -63,11 +63,11 @@ const struct opt_row opt_table[] = {
 	{ "local-ranks-filter", 0, V, OPT_RANKS_FILTER, "LIST", NULL, 0,
 	    "only these ranks' lines on the terminal (0,2,4-7);\n"
 	    "--output-dir still gets every rank's" },
-	{ "redirects", 0, V, OPT_REDIRECTS, "STD", NULL, 0,
+	{ "redirects", 'r', V, OPT_REDIRECTS, "STD", NULL, 0,
 	    "torchrun's: keep stdout (1), stderr (2) or both\n"
 	    "(3) off the terminal, only in --output-dir's\n"
 	    "files (needs it); per local rank: 0:3,1:2" },
-	{ "tee", 0, V, OPT_TEE, "STD", NULL, 0,
+	{ "tee", 't', V, OPT_TEE, "STD", NULL, 0,
 	    "torchrun's: these streams on the terminal and in\n"
 	    "--output-dir's files (dtrun's way: it only undoes\n"
 	    "--redirects); same values" },

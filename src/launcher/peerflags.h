@@ -44,4 +44,10 @@ int	peer_nnodes(struct opts *o, const char *arg, struct dt_err *e);
 int	peer_nnodes_check(const struct opts *o, size_t nhosts,
 	    struct dt_err *e);
 
+/*
+ * What dtrun does instead of a peer's option it has no row for (typed as
+ * "--map-by", "-mca" or "--rdzv_conf=x"), or NULL.
+ */
+const char	*peer_unknown_hint(const char *typed);
+
 #endif

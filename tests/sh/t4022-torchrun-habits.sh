@@ -30,12 +30,12 @@ test_expect_success '--log-dir and --log_dir are --output-dir' '
 	done
 '
 
-test_expect_success '--redirects 3: ranks'"'"' output only in the files, --tee 2 brings stderr back' '
+test_expect_success '--redirects 3: ranks'"'"' output only in the files, -t/--tee 2 brings stderr back' '
 	dtrun -n 2 --redirects 3 --log-dir logs sh -c "echo o\$RANK; echo e\$RANK >&2" >out 2>err &&
 	! grep -q "[oe][01]" out err &&
 	test "$(cat logs/rank.0/stdout logs/rank.1/stderr)" = "$(printf "o0\ne1")" &&
 	rm -rf logs &&
-	dtrun -n 2 --redirects 3 --tee 2 --log-dir logs sh -c "echo o\$RANK; echo e\$RANK >&2" >out 2>err &&
+	dtrun -n 2 -r 3 -t 2 --log-dir logs sh -c "echo o\$RANK; echo e\$RANK >&2" >out 2>err &&
 	! grep -q o out && grep -q "e0" err && grep -q "e1" err &&
 	test "$(cat logs/rank.1/stdout)" = o1
 '
@@ -115,6 +115,20 @@ test_expect_success '-x of an unset variable warns and goes on, as mpirun' '
 	env -u NOPE_NOT_SET dtrun -n 1 -x NOPE_NOT_SET --prefix "" sh -c "echo \${NOPE_NOT_SET-unset}" >out 2>err &&
 	test "$(cat out)" = unset &&
 	grep -q "NOPE_NOT_SET: not set here" err
+'
+
+test_expect_success 'a peer'"'"'s option dtrun lacks is refused naming what dtrun does instead' '
+	for w in "--rdzv_conf a=b:--start-timeout" "--start-method spawn:leave it out" \
+	    "--map-by core:host by host" "-mca btl tcp:OMPI_MCA_NAME" "--host a,b:-H a,b" \
+	    "-N 2:--nproc-per-node N" "-hostfile h:--hostfile FILE" "-ppn 2:--nproc-per-node" \
+	    "--output-filename d:--output-dir"; do
+		test_expect_code 2 dtrun ${w%%:*} true 2>err &&
+		grep -q "is not dtrun'"'"'s: .*${w#*:}" err || { cat err; return 1; }
+	done &&
+	test_expect_code 2 dtrun --frobnicate true 2>err &&
+	grep -q "unknown option --frobnicate" err &&
+	dtrun -n 1 sh -c "echo \$1" sh -host >out &&
+	test "$(cat out)" = "[0] -host"
 '
 
 test_done
