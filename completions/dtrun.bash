@@ -8,7 +8,8 @@ _dtrun()
 	opts="--np --nproc-per-node --hosts --hostfile --config --template
 	      --include --exclude --oversubscribe --servers --launcher --prefix
 	      --output-dir --timestamp --collapse --escape-output --export --env-file --setup --forward-signals --kill-grace --timeout --heartbeat-timeout --start-timeout --hang-timeout --on-hang --straggler-threshold --on-straggler --max-restarts --restart-delay --restart-on-same-failure --min-np --spares --dry-run --check --preflight --deep --deep-bytes
-	      --framework --iface --seed
+	      --framework --iface --seed --role --module --no-python
+	      --local-ranks-filter --redirects --tee --tag-output
 	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-jump --ssh-fanout
 	      --ssh-agent-dir --sync-dst-dir --sync-exclude
 	      --verbose --quiet --version --help
@@ -16,7 +17,9 @@ _dtrun()
 	      --master-addr --master_addr --max_restarts --standalone
 	      --rdzv-endpoint --rdzv_endpoint --rdzv-backend --rdzv_backend
 	      --rdzv-id --rdzv_id --node-rank --node_rank -np -npernode
-	      -n -H -f -s -x -p -i -F -J -v -q -V -h"
+	      --log-dir --log_dir --local_ranks_filter --no_python
+	      --monitor-interval --monitor_interval
+	      -n -H -f -s -x -p -i -F -J -v -q -V -h -m -r -t"
 	local frameworks="pytorch tensorflow mxnet horovod mpi none"
 
 	# After the command word, complete the command's own arguments.
@@ -27,6 +30,7 @@ _dtrun()
 		-H|--hosts|--hostfile|-f|--config|--template|--include|--exclude|-s|--servers|\
 		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|-J|--ssh-jump|--ssh-fanout|--ssh-agent-dir|\
 		--framework|--iface|--seed|--sync-dst-dir|--sync-exclude|\
+		--role|--local-ranks-filter|--local_ranks_filter|-r|--redirects|-t|--tee|--log-dir|--log_dir|--monitor-interval|--monitor_interval|\
 		-np|-npernode|--nproc_per_node|--npernode|--nnodes|--master-port|--master_port|--master-addr|--master_addr|--max_restarts|\
 		--rdzv-endpoint|--rdzv_endpoint|--rdzv-backend|--rdzv_backend|--rdzv-id|--rdzv_id|--node-rank|--node_rank)
 			((i++)) ;;
@@ -39,7 +43,9 @@ _dtrun()
 	--launcher) COMPREPLY=($(compgen -W "local ssh slurm" -- "$cur")); return ;;
 	--on-hang) COMPREPLY=($(compgen -W "stop report" -- "$cur")); return ;;
 	--on-straggler) COMPREPLY=($(compgen -W "report stack stop" -- "$cur")); return ;;
-	--output-dir|--ssh-agent-dir|--sync-dst-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--nproc-per-node|--nproc_per_node) COMPREPLY=($(compgen -W "auto gpu cpu" -- "$cur")); return ;;
+	-r|--redirects|-t|--tee) COMPREPLY=($(compgen -W "0 1 2 3" -- "$cur")); return ;;
+	--output-dir|--log-dir|--log_dir|--ssh-agent-dir|--sync-dst-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-H|--hosts|--hostfile|-f|--config|--template|-i|--ssh-identity|-F|--ssh-config)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--ssh-option) COMPREPLY=($(compgen -W "User= Port= IdentityFile= StrictHostKeyChecking= UserKnownHostsFile= ConnectTimeout= ProxyJump= ProxyCommand=" -- "$cur")); return ;;
@@ -61,7 +67,7 @@ _dtrun()
 		local given=${cur%"${cur##*[,=]}"}
 		COMPREPLY=($(compgen -P "$given" -W "$(ls /sys/class/net 2>/dev/null)" -- "${cur##*[,=]}"))
 		return ;;
-	-n|--np|--nproc-per-node|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--max-restarts|--restart-delay|--min-np|--spares|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout|--seed|--sync-exclude) return ;;
+	-n|--np|--role|--local-ranks-filter|--local_ranks_filter|--monitor-interval|--monitor_interval|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--max-restarts|--restart-delay|--min-np|--spares|--prefix|--include|--exclude|-s|--servers|-p|--ssh-port|--ssh-fanout|--seed|--sync-exclude) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))

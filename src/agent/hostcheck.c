@@ -42,6 +42,7 @@
 #include "common/dtlimits.h"
 #include "common/envfile.h"
 #include "common/environ.h"
+#include "common/pyname.h"
 #include "common/err.h"
 #include "agent/deeppair.h"
 #include "agent/hostcheck.h"
@@ -380,18 +381,6 @@ hc_iface(struct hostcheck *hc, const struct ap_check *c, struct iface *list,
 		hc_listen(hc, ch.addr);
 	if (c->flags & AP_CHK_DEEP)
 		hc_deep_listen(hc, c, ch.addr);
-}
-
-/* True if path's last part names a Python interpreter ("python3.11"). */
-static int
-hc_is_python(const char *path)
-{
-	const char	*b = strrchr(path, '/');
-
-	b = b == NULL ? path : b + 1;
-	if (strncmp(b, "python", 6) != 0)
-		return 0;
-	return b[6 + strspn(b + 6, "0123456789.")] == '\0';
 }
 
 /*
@@ -788,7 +777,7 @@ hc_gather(struct hostcheck *hc, const struct ap_check *c)
 		free(rel);
 	}
 	if ((c->flags & AP_CHK_FAST) || hc_sub_start(hc, c, path != NULL &&
-	    hc_is_python(path) ? path : NULL) != 0)
+	    dt_is_python(path) ? path : NULL) != 0)
 		hc_finish(hc);
 	free(path);
 }

@@ -193,6 +193,14 @@ check_exec(const char *p)
 static const char *
 spawn_resolve_why(const char *argv0, int err)
 {
+	size_t	n = strlen(argv0);
+
+	/* torchrun puts python in front of a script; dtrun runs the command. */
+	if (n > 3 && strcmp(argv0 + n - 3, ".py") == 0 && err != EISDIR)
+		return err == EACCES ? "is not executable; name the "
+		    "interpreter: dtrun ... python3 train.py (or -m MODULE)" :
+		    "not found; name the interpreter: dtrun ... python3 "
+		    "train.py (or -m MODULE)";
 	if (err == EACCES)
 		return strchr(argv0, '/') != NULL ?
 		    "is not executable (chmod +x it)" :

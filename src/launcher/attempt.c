@@ -66,10 +66,13 @@ attempt_output(struct attempt *r, struct event_base *base,
 	oc.closed = cb->closed;
 	oc.arg = cb->arg;
 	r->out = output_new(base, &oc, p->nranks);
-	for (i = 0; i < p->nranks; i++)
+	for (i = 0; i < p->nranks; i++) {
 		if ((rc = output_rank(r->out, i, p->ranks[i].local_rank,
 		    p->hosts[p->ranks[i].host].name, e)) != 0)
 			return rc;
+		output_rank_term(r->out, i, streams_term(&o->redirects,
+		    &o->tee, o->ranks_filter, i, p->ranks[i].local_rank));
+	}
 	return 0;
 }
 

@@ -24,6 +24,7 @@
 #include "launcher/check.h"
 #include "launcher/cli.h"
 #include "launcher/deepcheck.h"
+#include "launcher/pyscript.h"
 #include "common/dtlimits.h"
 #include "common/environ.h"
 #include "common/err.h"
@@ -63,6 +64,7 @@ struct check {
 	const struct opts	*o;
 	const struct plan	*p;
 	int			 fast;
+	int			 torch;		/* the command's script imports torch */
 	const char		*rank0;		/* the run's, or NULL */
 	struct chost		*hs;
 	size_t			 ngathered, nprobed;
@@ -139,6 +141,7 @@ check_new(const struct check_cbs *cb, const struct opts *o,
 	c->o = o;
 	c->p = p;
 	c->fast = fast;
+	c->torch = pyscript_imports_torch(o->cmd, o->ncmd);
 	c->rank0 = rank0;
 	c->hs = xcalloc(p->nhosts, sizeof(*c->hs));
 	dt_wbuf_init(&c->wb);
@@ -373,7 +376,7 @@ check_host_problems(struct check *c, size_t i)
 {
 	const struct chost	*ch = &c->hs[i], *h0 = &c->hs[0];
 	const char		*name = c->p->hosts[i].name, *v, *var;
-	const char		*r0 = c->p->hosts[0].name;
+	const char		*r0 = c->p->hosts[0].name, *py;
 	unsigned long long	 lim, need;
 	int64_t			 off;
 
@@ -411,6 +414,14 @@ check_host_problems(struct check *c, size_t i)
 	if ((v = ch_get(ch, "python_err")) != NULL)
 		check_problem(c, "%s: the interpreter does not run: %s: check "
 		    "that it works there", name, v);
+	else if (c->torch && (v = ch_get(ch, "torch_err")) != NULL) {
+		py = ch_get(ch, "cmd") != NULL ? ch_get(ch, "cmd") :
+		    c->o->cmd[0];
+		check_problem(c, "%s: the script imports torch, but %s there has "
+		    "none (%s): install torch for that interpreter (%s -m pip "
+		    "install torch, or the distribution's python3-torch), or "
+		    "name one that has it", name, py, v, py);
+	}
 	if ((v = ch_get(ch, "gpu_err")) != NULL)
 		check_problem(c, "%s: %s: check its NVIDIA driver (a reboot "
 		    "after an upgrade, or nvidia-smi there, says more)", name, v);

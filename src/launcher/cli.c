@@ -6,6 +6,7 @@
  * fix it; main() prints them and exits 2.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
@@ -33,6 +34,8 @@
 static const char cli_usage_head[] =
 "usage: dtrun [options] [--] COMMAND [ARGS...]\n"
 "       dtrun --check [options] [COMMAND [ARGS...]]\n"
+"       dtrun top [JOBID]     watch a running job's ranks (top, JSON: --json)\n"
+"       dtrun-kill JOBID      stop a job, or --stacks: print its stacks\n"
 "\n"
 "Starts COMMAND as the ranks of one distributed job, forwards their output\n"
 "line by line, and stops them all as soon as one fails.\n"
@@ -41,11 +44,13 @@ static const char cli_usage_head[] =
 static const char cli_usage_tail[] =
 "\n"
 "torchrun's and mpirun's spellings: -np N (-n), --nproc_per_node N and\n"
-"-npernode/--npernode N (--nproc-per-node), --max_restarts N; --nnodes N|MIN:MAX\n"
+"-npernode/--npernode N (--nproc-per-node), --max_restarts N, --log-dir and\n"
+"--log_dir DIR (--output-dir), --local_ranks_filter, --no_python; --nnodes N|MIN:MAX\n"
 "checks the number of hosts; --master-port/--master_port P and\n"
 "--master-addr/--master_addr A set MASTER_PORT and MASTER_ADDR (as -x does);\n"
 "--standalone, --rdzv-backend/--rdzv_backend, --rdzv-id/--rdzv_id are not\n"
 "needed (dtrun runs its own rendezvous) and are ignored with a note, as are\n"
+"--monitor-interval/--monitor_interval (agents hear of a rank's end at once),\n"
 "--rdzv-endpoint/--rdzv_endpoint on localhost and --node-rank/--node_rank 0;\n"
 "other values of these two are refused: run dtrun once, naming every host.\n"
 "\n"
@@ -241,10 +246,14 @@ add_export(struct opts *o, const char *arg, struct dt_err *e)
 	if (eq != NULL)
 		kv = xstrdup(arg);
 	else {
-		if ((val = getenv(arg)) == NULL)
-			return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "-x %s: %s "
-			    "is not set here (set it, or use -x %s=VALUE)",
-			    arg, arg, arg);
+		/* mpirun warns and goes on; scripts written for it rely on that. */
+		if ((val = getenv(arg)) == NULL) {
+			if (o->nnotes < sizeof(o->notes) / sizeof(o->notes[0]))
+				xasprintf(&o->notes[o->nnotes++], "-x %s: not "
+				    "set here, not passed (set it, or use -x "
+				    "%s=VALUE)", arg, arg);
+			return 0;
+		}
 		xasprintf(&kv, "%s=%s", arg, val);
 	}
 	export_take(o, kv);
@@ -359,6 +368,9 @@ cli_signals_str(uint64_t mask, char *buf, size_t len)
 	return buf;
 }
 
+/* The long option being read, as typed ("--master_port"), for messages. */
+static char cli_typed[40];
+
 /* What an option handler returns for an option of another topic. */
 #define CLI_NOTMINE	1000
 
@@ -399,8 +411,13 @@ cli_opt_hosts(struct opts *o, int id, struct dt_err *e)
 
 	switch (id) {
 	case OPT_NPROC:
-		rc = parse_count("--nproc-per-node", optarg, 1,
-		    &o->nproc_per_node, e);
+		/* torchrun's words; cli_finish counts them. */
+		o->nproc_auto = strcmp(optarg, "auto") == 0 ? 1 :
+		    strcmp(optarg, "gpu") == 0 ? 2 :
+		    strcmp(optarg, "cpu") == 0 ? 3 : 0;
+		if (o->nproc_auto == 0)
+			rc = parse_count("--nproc-per-node", optarg, 1,
+			    &o->nproc_per_node, e);
 		break;
 	case OPT_LAUNCHER:
 		if (strcmp(optarg, "local") == 0)
@@ -533,6 +550,21 @@ cli_opt_output(struct opts *o, int id, struct dt_err *e)
 	case OPT_COLLAPSE:
 		o->collapse = 1;
 		break;
+	case OPT_REDIRECTS:
+		rc = std_map_parse("--redirects", optarg, &o->redirects, e);
+		break;
+	case OPT_TEE:
+		rc = std_map_parse("--tee", optarg, &o->tee, e);
+		break;
+	case OPT_RANKS_FILTER:
+		rc = rank_list_check(cli_typed, optarg, e);
+		o->ranks_filter = optarg;
+		break;
+	case OPT_TAG_OUTPUT:
+		/* mpirun's "[1,0]<stdout>:line" (its job is always 1 here). */
+		o->prefix = "[1,%r]<std%s>:";
+		o->prefix_set = 1;
+		break;
 	case OPT_VERBOSE:
 		o->verbose++;
 		break;
@@ -602,6 +634,18 @@ cli_opt_env(struct opts *o, int id, struct dt_err *e)
 		break;
 	case OPT_SEED:
 		rc = parse_seed(optarg, o, e);
+		break;
+	case OPT_ROLE:
+		if (optarg[0] == '\0' || strchr(optarg, '=') != NULL)
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--role "
+			    "\"%s\": want a name (e.g. --role trainer)", optarg);
+		o->role = optarg;
+		break;
+	case OPT_MODULE:
+		o->module = 1;
+		break;
+	case OPT_NO_PYTHON:
+		o->no_python = 1;
 		break;
 	default:
 		return CLI_NOTMINE;
@@ -694,9 +738,6 @@ cli_opt_run(struct opts *o, int id, struct dt_err *e)
 	return rc;
 }
 
-/* The long option being read, as typed ("--master_port"), for messages. */
-static char cli_typed[40];
-
 /* torchrun's and mpirun's options, as peerflags.h takes them. */
 static int
 cli_opt_peers(struct opts *o, int id, struct dt_err *e)
@@ -753,18 +794,113 @@ static int (*const cli_groups[])(struct opts *, int, struct dt_err *) = {
 	cli_opt_peers,
 };
 
+/*
+ * The word an unknown short option came in: getopt moves past it only
+ * when the letter was its last ("-N 4"), not inside one ("-mca").
+ */
+static const char *
+cli_bad_word(int argc, char **argv)
+{
+	if (optind < argc && argv[optind][0] == '-' &&
+	    strchr(argv[optind] + 1, optopt) != NULL)
+		return argv[optind];
+	return argv[optind - 1];
+}
+
 /* getopt's complaints (':' missing value, '?' unknown) as messages. */
 static int
-cli_bad_option(int c, char **argv, struct dt_err *e)
+cli_bad_option(int c, int argc, char **argv, struct dt_err *e)
 {
+	const char	*word, *hint;
+
 	if (c == ':')
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s needs a "
 		    "value (see dtrun --help)", argv[optind - 1]);
+	word = optopt != 0 && optopt < 256 ? cli_bad_word(argc, argv) :
+	    argv[optind - 1];
+	/* A torchrun or mpirun option: say what dtrun does instead. */
+	if ((hint = peer_unknown_hint(word)) != NULL)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s is not "
+		    "dtrun's: %s (see dtrun --help)", word, hint);
 	if (optopt != 0 && optopt < 256)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
 		    "unknown option -%c (see dtrun --help)", optopt);
 	return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
 	    "unknown option %s (see dtrun --help)", argv[optind - 1]);
+}
+
+/* GPUs this machine shows (CUDA_VISIBLE_DEVICES may hide some), or 0. */
+static int
+cli_gpus(void)
+{
+	const char	*vis = getenv("CUDA_VISIBLE_DEVICES"), *p;
+	DIR		*d;
+	struct dirent	*de;
+	int		 n = 0, nvis = 1;
+
+	if ((d = opendir("/proc/driver/nvidia/gpus")) != NULL) {
+		while ((de = readdir(d)) != NULL)
+			n += de->d_name[0] != '.';
+		closedir(d);
+	}
+	if (vis == NULL)
+		return n;
+	if (*vis == '\0')
+		return 0;
+	for (p = vis; *p != '\0'; p++)
+		nvis += *p == ',';
+	return nvis < n ? nvis : n;
+}
+
+/*
+ * --nproc-per-node auto, gpu or cpu, as torchrun counts them: on this
+ * machine, so only where the ranks run here.
+ */
+static int
+cli_nproc_auto(struct opts *o, struct dt_err *e)
+{
+	static const char *const word[] = { "", "auto", "gpu", "cpu" };
+	long	cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int	gpus = o->nproc_auto == 3 ? 0 : cli_gpus();
+
+	if (o->launcher == LAUNCH_SLURM || (o->nhosts > 0 &&
+	    o->launcher != LAUNCH_LOCAL) || (o->launcher == LAUNCH_AUTO &&
+	    getenv("SLURM_JOB_ID") != NULL))
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--nproc-per-node "
+		    "%s counts this machine's %s, not other hosts': give a "
+		    "number (e.g. --nproc-per-node 8), or slots per host "
+		    "(-H a:8,b:8)", word[o->nproc_auto],
+		    o->nproc_auto == 3 ? "cores" : "GPUs");
+	if (o->nproc_auto == 2 && gpus == 0)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--nproc-per-node "
+		    "gpu: this machine shows no GPU (no NVIDIA driver, or "
+		    "CUDA_VISIBLE_DEVICES hides them); use cpu or a number");
+	o->nproc_per_node = gpus > 0 ? gpus : cores > 0 ? (int)cores : 1;
+	return 0;
+}
+
+/*
+ * torchrun's rule for the interpreter: -m runs "python3 -m COMMAND";
+ * --no-python (dtrun's way anyway) and -m together are refused as there.
+ */
+static int
+cli_python(struct opts *o, struct dt_err *e)
+{
+	int	i;
+
+	if (o->module && o->no_python)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "-m and --no-python "
+		    "together: a module needs the interpreter (drop one)");
+	if (!o->module || o->cmd == NULL)
+		return CLI_RUN;
+	o->cmd_module = xcalloc(o->ncmd + 3, sizeof(char *));
+	o->cmd_module[0] = "python3";
+	o->cmd_module[1] = "-m";
+	for (i = 0; i < o->ncmd; i++)
+		o->cmd_module[i + 2] = o->cmd[i];
+	o->cmd = o->cmd_module;
+	o->ncmd += 2;
+	return CLI_RUN;
 }
 
 /* After the options: the frameworks' defaults, and the command. */
@@ -781,6 +917,13 @@ cli_finish(int argc, char **argv, struct opts *o, struct dt_err *e)
 		o->frameworks = FW_DEFAULT;
 	if ((rc = fw_check(o->frameworks, e)) != 0)
 		return rc;
+	if (o->nproc_auto != 0 && (rc = cli_nproc_auto(o, e)) != 0)
+		return rc;
+	if (o->redirects.given && o->output_dir == NULL)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--redirects keeps "
+		    "output off the terminal for the files: name their "
+		    "directory with --log-dir DIR (torchrun would pick a "
+		    "temporary one)");
 	if (optind >= argc) {
 		/* The command may be in engine.yaml; --check needs none. */
 		if (o->config != NULL || o->check)
@@ -793,7 +936,7 @@ cli_finish(int argc, char **argv, struct opts *o, struct dt_err *e)
 		    "empty string");
 	o->cmd = argv + optind;
 	o->ncmd = argc - optind;
-	return CLI_RUN;
+	return cli_python(o, e);
 }
 
 /* dtrun's whole table, and getopt_long's arrays built from it once. */
@@ -834,28 +977,56 @@ cli_take(struct opts *o, int id, int argc, char **argv, struct dt_err *e)
 	return rc;
 }
 
+/*
+ * mpirun's one-dash words ("-hostfile", "-ppn") that getopt would read as
+ * dtrun's letters (-h, -p): refused with what dtrun takes instead. Only
+ * at the start of a word, before the command.
+ */
+static int
+cli_one_dash(int argc, char **argv, struct dt_err *e)
+{
+	const char	*w, *hint;
+	int		 at = optind > 0 ? optind : 1;	/* 0: not begun */
+
+	if (at >= argc)
+		return 0;
+	w = argv[at];
+	if (w[0] != '-' || w[1] == '-' || w[1] == '\0' || w[2] == '\0' ||
+	    (hint = peer_unknown_hint(w)) == NULL)
+		return 0;
+	return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s is not dtrun's: %s "
+	    "(see dtrun --help)", w, hint);
+}
+
 int
 cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 {
 	const struct opt_getopt	*g = cli_arrays();
-	int			 c, rc, li, id;
+	int			 c, rc, li, id, before, fresh = 1;
 
 	cli_defaults(o);
 	dt_err_clear(e);
 	optind = 0;		/* glibc: restart, so the unit tests can call us again */
 	opterr = 0;
-	while (li = -1, (c = getopt_long(argc, argv, g->shorts, g->longopts,
-	    &li)) != -1) {
+	/* fresh: getopt is at the start of a word (it moved on a word). */
+	while (li = -1, before = optind, (rc = fresh ?
+	    cli_one_dash(argc, argv, e) : 0) == 0 && (c = getopt_long(argc,
+	    argv, g->shorts, g->longopts, &li)) != -1) {
+		fresh = optind != before;
 		snprintf(cli_typed, sizeof(cli_typed), "--%s",
 		    li >= 0 ? g->longopts[li].name : "");
 		id = opt_getopt_id(g, c);
 		rc = id < 0 ? CLI_NOTMINE : cli_take(o, id, argc, argv, e);
 		if (rc == CLI_NOTMINE)
-			rc = cli_bad_option(c, argv, e);
+			rc = cli_bad_option(c, argc, argv, e);
 		if (rc != 0) {
 			cli_free(o);
 			return rc;
 		}
+	}
+	if (rc != 0) {
+		cli_free(o);
+		return rc;
 	}
 	if ((rc = cli_finish(argc, argv, o, e)) < 0)
 		cli_free(o);
@@ -899,6 +1070,8 @@ cli_free(struct opts *o)
 	o->nsync_exclude = 0;
 	free(o->cmd_owned);
 	o->cmd_owned = NULL;
+	free(o->cmd_module);
+	o->cmd_module = NULL;
 	for (i = 0; i < o->nnotes; i++)
 		free(o->notes[i]);
 	o->nnotes = 0;

@@ -11,6 +11,7 @@
 #include "launcher/envctx.h"
 #include "common/err.h"
 #include "launcher/framework.h"
+#include "launcher/opts.h"
 #include "launcher/plan.h"
 #include "util/strv.h"
 #include "util/xmalloc.h"
@@ -21,6 +22,24 @@ struct fw {
 	void		(*host)(const struct env_ctx *, int, struct strv *);
 	void		(*rank)(const struct env_ctx *, int, struct strv *);
 };
+
+/*
+ * torchrun makes a failed NCCL collective end the rank instead of hanging
+ * it: the agent's own value, else 1 (local_elastic_agent.py), under the
+ * name torch 2.2 reads and the one before it. -x still wins (rankenv.c).
+ */
+static void
+fw_pytorch_nccl(struct strv *sv)
+{
+	static const char *const name[] = { "TORCH_NCCL_ASYNC_ERROR_HANDLING",
+	    "NCCL_ASYNC_ERROR_HANDLING" };
+	const char	*v;
+	size_t		 i;
+
+	for (i = 0; i < 2; i++)
+		strv_setf(sv, name[i], "%s", (v = getenv(name[i])) != NULL ?
+		    v : "1");
+}
 
 /* PyTorch's env:// and the variables torchrun sets. */
 static void
@@ -36,7 +55,8 @@ fw_pytorch_host(const struct env_ctx *c, int h, struct strv *sv)
 	strv_setf(sv, "NNODES", "%zu", p->nnodes);
 	strv_setf(sv, "ROLE_WORLD_SIZE", "%d", p->nworkers);
 	/* torchrun's role, when none is named, is "default". */
-	strv_setf(sv, "ROLE_NAME", "default");
+	strv_setf(sv, "ROLE_NAME", "%s", c->o->role != NULL ? c->o->role :
+	    "default");
 	strv_setf(sv, "TORCHELASTIC_RUN_ID", "%s", c->job_id);
 	/*
 	 * "True" makes every rank a client of a TCPStore the agent would
@@ -46,6 +66,7 @@ fw_pytorch_host(const struct env_ctx *c, int h, struct strv *sv)
 	strv_setf(sv, "TORCHELASTIC_USE_AGENT_STORE", "False");
 	strv_setf(sv, "MASTER_ADDR", "%s", c->master_addr);
 	strv_setf(sv, "MASTER_PORT", "%d", c->master_port);
+	fw_pytorch_nccl(sv);
 }
 
 /* PyTorch: one rank. */

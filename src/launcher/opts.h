@@ -12,6 +12,7 @@
 
 #include "common/dtlimits.h"
 #include "launcher/sshconf.h"
+#include "launcher/streams.h"
 
 struct dt_err;
 
@@ -32,6 +33,13 @@ struct opts {
 	int		 timestamp;
 	int		 escape_output;
 	int		 collapse;	/* --collapse, or collapse: true */
+	struct std_map	 redirects;	/* torchrun's --redirects: off the terminal */
+	struct std_map	 tee;		/* torchrun's --tee: on it after all */
+	const char	*ranks_filter;	/* --local-ranks-filter; NULL = every rank */
+	const char	*role;		/* --role: ROLE_NAME; NULL = "default" */
+	int		 module;	/* -m: python3 -m COMMAND */
+	int		 no_python;	/* --no-python (dtrun's way anyway) */
+	int		 nproc_auto;	/* --nproc-per-node auto, gpu or cpu: 1, 2, 3 */
 	char		**exports;	/* "NAME=VALUE", from -x and --env-file */
 	size_t		 nexports;
 	uint64_t	 fwd_signals;	/* --forward-signals: bit 1 << N for signal N */
@@ -89,6 +97,7 @@ struct opts {
 	int		 heartbeat_timeout_set, restart_delay_set;
 	char		*cmd_owned;	/* a command built from engine.yaml */
 	char		*argv_owned[4];
+	char		**cmd_module;	/* -m: "python3" "-m" and the command */
 };
 
 #endif

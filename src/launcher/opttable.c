@@ -23,8 +23,10 @@
 const struct opt_row opt_table[] = {
 	{ "np", 'n', V, OPT_NP, "N", "numGPUs", 0,
 	    "number of ranks (default: every slot; 1 locally)" },
-	{ "nproc-per-node", 0, V, OPT_NPROC, "N", NULL, 0,
-	    "ranks per host" },
+	{ "nproc-per-node", 0, V, OPT_NPROC, "N|auto|gpu|cpu", NULL, 0,
+	    "ranks per host; auto: one per GPU this machine\n"
+	    "has, else per core; gpu: per GPU; cpu: per core\n"
+	    "(counted here: one host, or --launcher local)" },
 	{ "hosts", 'H', V, OPT_HOSTS, "LIST|FILE", "hosts", K,
 	    "hosts: a hostfile, or a list like a:2,gpu[01-04]:8" },
 	{ "hostfile", 0, V, OPT_HOSTFILE, "FILE", "hostfile", 0,
@@ -58,6 +60,19 @@ const struct opt_row opt_table[] = {
 	{ "collapse", 0, N, OPT_COLLAPSE, NULL, "collapse", 0,
 	    "a line several ranks print at once goes to the\n"
 	    "terminal once, as \"[0-7] line\" (not to --output-dir)" },
+	{ "local-ranks-filter", 0, V, OPT_RANKS_FILTER, "LIST", NULL, 0,
+	    "only these ranks' lines on the terminal (0,2,4-7);\n"
+	    "--output-dir still gets every rank's" },
+	{ "redirects", 'r', V, OPT_REDIRECTS, "STD", NULL, 0,
+	    "torchrun's: keep stdout (1), stderr (2) or both\n"
+	    "(3) off the terminal, only in --output-dir's\n"
+	    "files (needs it); per local rank: 0:3,1:2" },
+	{ "tee", 't', V, OPT_TEE, "STD", NULL, 0,
+	    "torchrun's: these streams on the terminal and in\n"
+	    "--output-dir's files (dtrun's way: it only undoes\n"
+	    "--redirects); same values" },
+	{ "tag-output", 0, N, OPT_TAG_OUTPUT, NULL, NULL, 0,
+	    "mpirun's prefix: --prefix \"[1,%r]<%s>:\"" },
 	{ "escape-output", 0, N, OPT_ESCAPE_OUTPUT, NULL, NULL, 0,
 	    "show control characters in ranks' lines as \\xHH\n"
 	    "(for output from hosts you do not trust)" },
@@ -181,6 +196,14 @@ const struct opt_row opt_table[] = {
 	    "first a host has of LIST's IFACE,... (HOST=IFACE:\n"
 	    "that host's own); default: lo on one machine, else\n"
 	    "each host's route to rank 0's host" },
+	{ "role", 0, V, OPT_ROLE, "NAME", NULL, 0,
+	    "ROLE_NAME for PyTorch (default \"default\")" },
+	{ "module", 'm', N, OPT_MODULE, NULL, NULL, 0,
+	    "run COMMAND as a Python module: python3 -m COMMAND\n"
+	    "(torchrun's -m)" },
+	{ "no-python", 0, N, OPT_NO_PYTHON, NULL, NULL, 0,
+	    "torchrun's: run COMMAND itself, as dtrun always\n"
+	    "does without -m" },
 	{ "seed", 0, V, OPT_SEED, "N", NULL, 0,
 	    "export DTRUN_SEED=N and a per-rank DTRUN_RANK_SEED" },
 	{ "sync-dst-dir", 0, V, OPT_SYNC_DST, "DIR", "sync.dst", 0,
@@ -201,6 +224,14 @@ const struct opt_row opt_table[] = {
 	 */
 	{ "nproc_per_node", 0, V, OPT_NPROC, "N", NULL, 0, NULL },
 	{ "npernode", 0, V, OPT_NPROC, "N", NULL, 0, NULL },
+	{ "log-dir", 0, V, OPT_OUTPUT_DIR, "DIR", NULL, 0, NULL },
+	{ "log_dir", 0, V, OPT_OUTPUT_DIR, "DIR", NULL, 0, NULL },
+	{ "local_ranks_filter", 0, V, OPT_RANKS_FILTER, "LIST", NULL, 0, NULL },
+	{ "no_python", 0, N, OPT_NO_PYTHON, NULL, NULL, 0, NULL },
+	{ "monitor-interval", 0, V, OPT_PEER + PEER_MONITOR_INTERVAL, "SECS",
+	    NULL, 0, NULL },
+	{ "monitor_interval", 0, V, OPT_PEER + PEER_MONITOR_INTERVAL, "SECS",
+	    NULL, 0, NULL },
 	{ "nnodes", 0, V, OPT_NNODES, "N|MIN:MAX", NULL, 0, NULL },
 	{ "master-port", 0, V, OPT_MASTER_PORT, "PORT", NULL, 0, NULL },
 	{ "master_port", 0, V, OPT_MASTER_PORT, "PORT", NULL, 0, NULL },

@@ -69,6 +69,7 @@ struct orank {
 	size_t		 plen[2];
 	struct lines	 lines[2];
 	int		 fd[2];		/* --output-dir files, or -1 */
+	int		 off[2];	/* not to the terminal (--redirects...) */
 };
 
 struct output {
@@ -726,7 +727,7 @@ output_chunk(struct output *o, int rank, int stream, const void *p, size_t n)
 	output_select(o, rank, stream);
 	if (r->fd[o->cur_stream] >= 0)
 		write_all(r->fd[o->cur_stream], p, n);
-	if (o->cur->broken)
+	if (o->cur->broken || r->off[o->cur_stream])
 		return;
 	lines_feed(&r->lines[o->cur_stream], p, n, output_line, o);
 	stage_flush(o);
@@ -734,6 +735,15 @@ output_chunk(struct output *o, int rank, int stream, const void *p, size_t n)
 		output_trim(o);
 	if (o->col != NULL)
 		output_collapse_arm(o);
+}
+
+void
+output_rank_term(struct output *o, int rank, int mask)
+{
+	if (rank < 0 || (size_t)rank >= o->nranks)
+		return;
+	o->ranks[rank].off[0] = !(mask & 1);
+	o->ranks[rank].off[1] = !(mask & 2);
 }
 
 void

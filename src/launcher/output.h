@@ -37,6 +37,8 @@ struct output	*output_new(struct event_base *, const struct output_cfg *,
 /* Sets a rank's prefix fields and, with --output-dir, creates its files. Returns 0 or DT_ERR_IO. */
 int		 output_rank(struct output *, int rank, int local_rank,
 		    const char *host, struct dt_err *);
+/* Keeps rank's streams not in mask (1 stdout, 2 stderr) off the terminal. */
+void		 output_rank_term(struct output *, int rank, int mask);
 /* Forwards a chunk of rank's stream (1 = stdout, 2 = stderr). */
 void		 output_feed(struct output *, int rank, int stream,
 		    const void *p, size_t n);

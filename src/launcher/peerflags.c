@@ -53,6 +53,10 @@ peer_flag(struct opts *o, enum peer_flag which, const char *name,
 			return 0;
 		}
 		break;
+	case PEER_MONITOR_INTERVAL:
+		peer_note(o, name, "dtrun's agents hear of a rank's end at "
+		    "once, they do not poll");
+		return 0;
 	case PEER_NODE_RANK:
 		if (strcmp(arg, "0") == 0) {
 			peer_note(o, name, "dtrun numbers the hosts itself, in "
@@ -110,4 +114,66 @@ peer_nnodes_check(const struct opts *o, size_t nhosts, struct dt_err *e)
 	return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--nnodes %s: the job "
 	    "runs on %zu host%s (give the hosts with -H or --hostfile, or "
 	    "fix --nnodes)", o->nnodes, nhosts, nhosts == 1 ? "" : "s");
+}
+
+/* Peers' options dtrun has no row for, each with what dtrun does instead. */
+static const struct {
+	const char	*name;		/* without dashes, '_' as '-' */
+	const char	*hint;
+} peer_hints[] = {
+	/* torchrun's */
+	{ "rdzv-conf", "dtrun runs its own rendezvous; its wait is "
+	    "--start-timeout SECS" },
+	{ "start-method", "dtrun's agent starts each rank as a fresh process "
+	    "(as spawn): leave it out" },
+	{ "run-path", "name the interpreter: dtrun ... python3 train.py" },
+	{ "local-addr", "dtrun finds rank 0's address itself; to choose the "
+	    "interface, --iface" },
+	/* mpirun's (Open MPI, MPICH) */
+	{ "host", "-H a,b (or -H a:2,b:2)" },
+	{ "hosts", "-H a,b" },
+	{ "machinefile", "--hostfile FILE" },
+	{ "N", "--nproc-per-node N" },
+	{ "ppn", "--nproc-per-node N" },
+	{ "map-by", "dtrun places ranks host by host (-H a:4,b:4, "
+	    "--nproc-per-node); --dry-run shows where" },
+	{ "rank-by", "dtrun numbers ranks host by host; --dry-run shows it" },
+	{ "bind-to", "dtrun binds nothing: put numactl or taskset in the "
+	    "command" },
+	{ "report-bindings", "dtrun binds nothing; --dry-run shows the plan" },
+	{ "display-map", "--dry-run" },
+	{ "mca", "MCA parameters are Open MPI's: -x OMPI_MCA_NAME=VALUE" },
+	{ "output-filename", "--output-dir DIR" },
+	{ "merge-stderr-to-stdout", "run the command under sh -c '... 2>&1'" },
+	{ "timestamp-output", "--timestamp" },
+	{ "wdir", "dtrun runs the ranks in its own directory (and with "
+	    "--sync-dst-dir, there): cd first" },
+	{ "allow-run-as-root", "not needed: leave it out" },
+	{ "envall", "-x '*' passes every variable" },
+	{ "genv", "-x NAME=VALUE" },
+	{ "bynode", "dtrun places ranks host by host (-H a:1,b:1 for one "
+	    "each)" },
+	/* dtrun's own, typed with one dash as mpirun takes them */
+	{ "hostfile", "--hostfile FILE (two dashes)" },
+	{ "tag-output", "--tag-output (two dashes)" },
+	{ "oversubscribe", "--oversubscribe (two dashes)" },
+};
+
+const char *
+peer_unknown_hint(const char *typed)
+{
+	char	name[40];
+	size_t	i, n;
+
+	typed += strspn(typed, "-");
+	n = strcspn(typed, "=");
+	if (n == 0 || n >= sizeof(name))
+		return NULL;
+	for (i = 0; i < n; i++)
+		name[i] = typed[i] == '_' ? '-' : typed[i];
+	name[n] = '\0';
+	for (i = 0; i < sizeof(peer_hints) / sizeof(peer_hints[0]); i++)
+		if (strcmp(name, peer_hints[i].name) == 0)
+			return peer_hints[i].hint;
+	return NULL;
 }

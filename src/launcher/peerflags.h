@@ -23,6 +23,7 @@ enum peer_flag {
 	PEER_RDZV_BACKEND,	/* --rdzv-backend NAME */
 	PEER_RDZV_ID,		/* --rdzv-id ID */
 	PEER_NODE_RANK,		/* --node-rank N */
+	PEER_MONITOR_INTERVAL,	/* --monitor-interval SECS */
 };
 
 /*
@@ -42,5 +43,11 @@ int	peer_nnodes(struct opts *o, const char *arg, struct dt_err *e);
  */
 int	peer_nnodes_check(const struct opts *o, size_t nhosts,
 	    struct dt_err *e);
+
+/*
+ * What dtrun does instead of a peer's option it has no row for (typed as
+ * "--map-by", "-mca" or "--rdzv_conf=x"), or NULL.
+ */
+const char	*peer_unknown_hint(const char *typed);
 
 #endif

@@ -88,6 +88,34 @@ test_expect_success 'every promise in the README names tests that exist' '
 	awk "/^[0-9]+\. /{ if (n && p !~ /t[0-9][0-9][0-9][0-9]/) bad = bad p; p = \"\"; n++ } n { p = p \$0 } END { if (p !~ /t[0-9][0-9][0-9][0-9]/) bad = bad p; if (bad != \"\") { print bad; exit 1 } }" promises
 '
 
+test_expect_success '--help names dtrun top and dtrun-kill' '
+	dtrun --help >out &&
+	grep -q "^ *dtrun top" out && grep -q "^ *dtrun-kill" out
+'
+
+test_expect_success 'the man page and --help give -n the same default' '
+	dtrun --help | grep -q -- "--np N.*default: every slot; 1 locally" &&
+	sed -n "/^\.It Fl n Ar N , Fl -np/,/^\.It/p" "$SRC/man/dtrun.1" >n &&
+	grep -q "default: every slot of the hosts; 1 without hosts" n
+'
+
+test_expect_success 'the man pages refer only to pages that exist, each once in SEE ALSO' '
+	for m in "$SRC"/man/*.[0-9]; do
+		grep -o "^\.Xr \(dtrun\|dtcomm\)[^ ]* [0-9]" "$m" | sort -u | while read -r xr name sec; do
+			test -f "$SRC/man/$name.$sec" || { echo "$m: no $name($sec)"; exit 1; }
+		done || return 1
+		sed -n "/^\.Sh SEE ALSO/,/^\.Sh/p" "$m" | grep "^\.Xr" | sort | uniq -d >dup &&
+		{ test ! -s dup || { echo "$m: twice: $(cat dup)"; return 1; }; }
+	done
+'
+
+test_expect_success 'DTRUN_PROGRESS and DTRUN_RDZV_ADDR are listed with the DTRUN_ variables, not Horovod'"'"'s' '
+	sed -n "/^what horovodrun gives each process/,/^\.El/p" "$SRC/man/dtrun.1" >hvd &&
+	grep -q HOROVOD_RANK hvd && ! grep -q "DTRUN_" hvd &&
+	sed -n "/^\.It Ev DTRUN_RANK\$/,/^\.El/p" "$SRC/man/dtrun.1" >own &&
+	grep -q "^\.It Ev DTRUN_PROGRESS" own && grep -q "^\.It Ev DTRUN_RDZV_ADDR" own
+'
+
 test_expect_success 'make install puts binaries, man pages and completions in place' '
 	make -s -C "$SRC" B="$B" install PREFIX=/usr DESTDIR="$PWD/root" >/dev/null &&
 	for f in bin/dtrun bin/dtrun-agent bin/dtrun-kill share/man/man1/dtrun.1 \

@@ -184,6 +184,20 @@ test_expect_success 'a python command: the interpreter and torch versions (torch
 	test "$(col TORCH localhost out)" = "$torch"
 '
 
+test_expect_success 'a script that imports torch, where the interpreter has none: a problem naming it, exit 78' '
+	mkdir bin && printf "#!/bin/sh\nexec /usr/bin/python3 -S \"\$@\"\n" >bin/python3 &&
+	chmod +x bin/python3 &&
+	! bin/python3 -c "import torch" 2>/dev/null &&
+	printf "import os\nfrom torch import nn\n" >uses.py &&
+	test_expect_code 78 env PATH="$PWD/bin:$PATH" dtrun --check -n 2 python3 uses.py >out 2>err &&
+	grep -q "localhost: the script imports torch, but $PWD/bin/python3 there has none (ModuleNotFoundError" err &&
+	test_expect_code 78 env PATH="$PWD/bin:$PATH" dtrun --check python3 -u -c "import torch" >out 2>err &&
+	grep -q "imports torch" err &&
+	printf "import os\n# import torch\ntorchvision = 1\n" >plain.py &&
+	env PATH="$PWD/bin:$PATH" dtrun --check python3 plain.py >out 2>err &&
+	! grep -q "imports torch" err
+'
+
 test_expect_success 'GPUs: the lines of nvidia-smi -L where it exists; a failing one is a problem' '
 	mkdir ok bad &&
 	printf "#!/bin/sh\necho \"GPU 0: Fake H100 (UUID: GPU-0)\"\necho \"GPU 1: Fake H100 (UUID: GPU-1)\"\n" >ok/nvidia-smi &&

@@ -132,7 +132,7 @@ TEST(opttable_getopt_arrays)
 
 	t.n = opt_ntable;
 	opt_getopt_build(&g, "+:", &t, 1);
-	CHECK_STR(g.shorts, "+:n:H:f:s:x:p:i:J:F:vqVh");
+	CHECK_STR(g.shorts, "+:n:H:f:s:r:t:x:p:i:J:F:mvqVh");
 	for (i = 0; i < opt_ntable; i++) {
 		CHECK_STR(g.longopts[i].name, opt_table[i].name);
 		CHECK_INT(opt_getopt_id(&g, g.longopts[i].val),
