@@ -39,18 +39,27 @@ struct topsrv {
 	struct event		*ev;
 	struct topview		*view;
 	int			 nclients;
+	struct topcli		*clients;	/* connected now: freed with us */
 };
 
 struct topcli {
 	struct topsrv		*srv;
 	struct bufferevent	*bev;
 	int			 answered;
+	struct topcli		*prev, *next;
 };
 
+/* Closes one viewer's connection and forgets it. */
 static void
 topcli_free(struct topcli *c)
 {
 	c->srv->nclients--;
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		c->srv->clients = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
 	bufferevent_free(c->bev);
 	free(c);
 }
@@ -146,6 +155,9 @@ topsrv_accept_cb(evutil_socket_t fd, short what, void *arg)
 			continue;
 		}
 		s->nclients++;
+		if ((c->next = s->clients) != NULL)
+			c->next->prev = c;
+		s->clients = c;
 		bufferevent_setcb(c->bev, topcli_read_cb, topcli_write_cb,
 		    topcli_event_cb, c);
 		bufferevent_set_timeouts(c->bev, &tv, &tv);
@@ -214,6 +226,9 @@ topsrv_free(struct topsrv *s)
 {
 	if (s == NULL)
 		return;
+	/* A viewer still connected (a slow one, or one that sent nothing). */
+	while (s->clients != NULL)
+		topcli_free(s->clients);
 	if (s->ev != NULL)
 		event_free(s->ev);
 	if (s->fd >= 0)

@@ -21,7 +21,7 @@ struct topview;
 
 /* Listens for job_id's viewers; NULL (said at -v) when it cannot. */
 struct topsrv	*topsrv_new(struct event_base *, const char *job_id);
-/* Stops listening and removes the socket. */
+/* Stops listening, closes every viewer's connection, removes the socket. */
 void		 topsrv_free(struct topsrv *);
 /* The attempt running now (NULL: none, between attempts). */
 void		 topsrv_attach(struct topsrv *, struct topview *);
