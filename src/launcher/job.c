@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -312,9 +313,13 @@ job_start_all(struct job *j)
 	}
 	stackask_started(j->run.stk);
 	straggle_started(j->run.strag);
-	log_info("started %zu rank%s on %zu host%s (job %s)", j->plan->nranks,
-	    j->plan->nranks == 1 ? "" : "s", j->plan->nnodes,
-	    j->plan->nnodes == 1 ? "" : "s", j->id);
+	/* The id once on a terminal, for dtrun top; each attempt at -v. */
+	if (log_level > 0 || (log_level == 0 && j->att->n == 0 &&
+	    isatty(STDERR_FILENO)))
+		log_notice("started %zu rank%s on %zu host%s (job %s%s)",
+		    j->plan->nranks, j->plan->nranks == 1 ? "" : "s",
+		    j->plan->nnodes, j->plan->nnodes == 1 ? "" : "s", j->id,
+		    j->att->top != NULL ? "; dtrun top shows it" : "");
 }
 
 /*
