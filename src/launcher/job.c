@@ -18,6 +18,7 @@
  */
 #include <sys/types.h>
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -474,12 +475,18 @@ job_on_output(struct job_host *h, const struct ap_output *out)
 static int
 job_on_errfile(struct job_host *h, const struct ap_errfile *f)
 {
-	struct job	*j = h->job;
+	struct job		*j = h->job;
+	struct rootcause	*rc;
 
 	if (f->rank >= j->plan->nranks ||
 	    j->plan->ranks[f->rank].host != h->index)
 		return -1;
-	ranks_errfile(j->run.ranks, f->rank, rootcause_new(f));
+	rc = rootcause_new(f);
+	if (j->att->output_dir != NULL &&
+	    rootcause_keep(rc, j->att->output_dir, f->rank) != 0)
+		log_warn("rank %u: cannot copy its error file into %s: %s",
+		    f->rank, j->att->output_dir, strerror(errno));
+	ranks_errfile(j->run.ranks, f->rank, rc);
 	return 0;
 }
 
