@@ -18,10 +18,12 @@
  */
 #include <sys/types.h>
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -313,9 +315,13 @@ job_start_all(struct job *j)
 	stackask_started(j->run.stk);
 	straggle_started(j->run.strag);
 	jobrdzv_started(&j->run.rdzv);
-	log_info("started %zu rank%s on %zu host%s (job %s)", j->plan->nranks,
-	    j->plan->nranks == 1 ? "" : "s", j->plan->nnodes,
-	    j->plan->nnodes == 1 ? "" : "s", j->id);
+	/* The id once on a terminal, for dtrun top; each attempt at -v. */
+	if (log_level > 0 || (log_level == 0 && j->att->n == 0 &&
+	    isatty(STDERR_FILENO)))
+		log_notice("started %zu rank%s on %zu host%s (job %s%s)",
+		    j->plan->nranks, j->plan->nranks == 1 ? "" : "s",
+		    j->plan->nnodes, j->plan->nnodes == 1 ? "" : "s", j->id,
+		    j->att->top != NULL ? "; dtrun top shows it" : "");
 }
 
 /*
@@ -470,12 +476,18 @@ job_on_output(struct job_host *h, const struct ap_output *out)
 static int
 job_on_errfile(struct job_host *h, const struct ap_errfile *f)
 {
-	struct job	*j = h->job;
+	struct job		*j = h->job;
+	struct rootcause	*rc;
 
 	if (f->rank >= j->plan->nranks ||
 	    j->plan->ranks[f->rank].host != h->index)
 		return -1;
-	ranks_errfile(j->run.ranks, f->rank, rootcause_new(f));
+	rc = rootcause_new(f);
+	if (j->att->output_dir != NULL &&
+	    rootcause_keep(rc, j->att->output_dir, f->rank) != 0)
+		log_warn("rank %u: cannot copy its error file into %s: %s",
+		    f->rank, j->att->output_dir, strerror(errno));
+	ranks_errfile(j->run.ranks, f->rank, rc);
 	return 0;
 }
 

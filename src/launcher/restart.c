@@ -343,6 +343,7 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 		a.max = o->max_restarts > 0 ? o->max_restarts : 0;
 		a.prev_port = port;
 		a.top = top;
+		topsrv_describe(top, p, o->cmd, o->ncmd);
 		a.output_dir = restart_dir(o, k);
 		/* Spent already (a tiny --timeout): it still ends the job. */
 		if (deadline > 0 &&

@@ -4,11 +4,17 @@
  * strings (escapes and all) so that only a string followed by ':' counts
  * as a key, which is all a reader of three known keys needs.
  */
+#include <sys/stat.h>
+
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "proto/agentproto.h"
 #include "launcher/rootcause.h"
@@ -20,6 +26,7 @@ struct rootcause {
 	char		*data;		/* NUL-terminated copy */
 	size_t		 len;
 	uint32_t	 size;		/* the file's, maybe more than len */
+	int		 kept;		/* path is our copy, in --output-dir */
 };
 
 struct rootcause *
@@ -34,6 +41,37 @@ rootcause_new(const struct ap_errfile *f)
 	rc->len = f->len;
 	rc->size = f->size;
 	return rc;
+}
+
+int
+rootcause_keep(struct rootcause *rc, const char *dir, uint32_t rank)
+{
+	char	path[PATH_MAX], full[PATH_MAX];
+	ssize_t	n;
+	int	fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/rank.%u", dir, rank) >=
+	    sizeof(path))
+		return -1;
+	/* Made by the output already, as a rule; an existing one is fine. */
+	(void)mkdir(dir, 0777);
+	(void)mkdir(path, 0777);
+	if (realpath(path, full) == NULL ||
+	    strlen(full) + sizeof("/" ROOTCAUSE_FILE) > sizeof(path))
+		return -1;
+	snprintf(path, sizeof(path), "%s/" ROOTCAUSE_FILE, full);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0666)) == -1)
+		return -1;
+	n = write(fd, rc->data, rc->len);
+	if (close(fd) != 0 || n != (ssize_t)rc->len) {
+		unlink(path);
+		return -1;
+	}
+	free(rc->path);
+	rc->path = xstrdup(path);
+	rc->kept = 1;
+	return 0;
 }
 
 void
@@ -263,11 +301,14 @@ rootcause_lines(const struct rootcause *rc, const struct rootcause_who *w,
 	strv_addf(out, "  rank      : %u (local_rank: %d)", w->rank,
 	    w->local_rank);
 	strv_addf(out, "  exitcode  : %d (pid: %d)", w->exitcode, w->pid);
-	strv_addf(out, "  error_file: %s", rc->path);
+	/* The rank's own file goes with its agent; a copy stays. */
+	strv_addf(out, "  error_file: %s%s", rc->path, rc->kept ? "" :
+	    " (removed as the job ended; --output-dir keeps a copy)");
 	add_text(out, "traceback ", tb != NULL ? tb : rc->data);
 	if (rc->size > rc->len)
 		strv_addf(out, "  (the error file has %u bytes: the first %zu "
-		    "came back)", rc->size, rc->len);
+		    "came back%s)", rc->size, rc->len, rc->kept ?
+		    ", and are all the copy holds" : "");
 	strv_addf(out, "%s", bar);
 	free(tb);
 }

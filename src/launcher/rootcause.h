@@ -34,6 +34,15 @@ const char	*rootcause_name(char **cmd, int ncmd);
 struct rootcause *rootcause_new(const struct ap_errfile *);
 void		 rootcause_free(struct rootcause *);
 
+#define ROOTCAUSE_FILE	"error.json"	/* the copy, in DIR/rank.N/ */
+/*
+ * Copies what came of rank's error file to DIR/rank.N/error.json (the
+ * --output-dir), which the block then names: the rank's own file is
+ * removed with its agent. Returns 0, or -1 (errno set) with rc unchanged.
+ */
+int		 rootcause_keep(struct rootcause *, const char *dir,
+		    uint32_t rank);
+
 /* The traceback torch's @record wrote (py_callstack), malloc'd; NULL if none. */
 char		*rootcause_traceback(const struct rootcause *);
 

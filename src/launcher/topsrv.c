@@ -6,6 +6,12 @@
  * queued in a bufferevent and the connection closed once it is written
  * (or after TOPSRV_WAIT_S). The directory is the records' (0700, ours,
  * checked by record_dir); the peer's uid is checked too.
+ *
+ * Many viewers, or idle ones, never lock the others out: a request that
+ * came with its connection is answered at once, and once TOPSRV_CLIENTS
+ * are connected the oldest idle one (then the oldest) makes room for the
+ * next. Out of descriptors, the same; with none to shed, accepting rests
+ * a second rather than stopping for good.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -27,6 +33,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/sys.h"
+#include "launcher/plan.h"
 #include "launcher/topsrv.h"
 #include "launcher/topview.h"
 #include "util/xmalloc.h"
@@ -38,6 +45,9 @@ struct topsrv {
 	int			 fd;
 	struct event		*ev;
 	struct topview		*view;
+	char			*info;		/* the answer to "info" */
+	time_t			 started;
+	struct event		*rearm;		/* accepting again, after EMFILE */
 	int			 nclients;
 	struct topcli		*clients;	/* connected now: freed with us */
 };
@@ -71,6 +81,8 @@ topsrv_answer(struct topsrv *s, const char *req)
 	int	json = strcmp(req, "json") == 0;
 	char	*a;
 
+	if (strcmp(req, "info") == 0)
+		return xstrdup(s->info != NULL ? s->info : s->job_id);
 	if (s->view != NULL)
 		return topview_render(s->view, s->job_id, json,
 		    dt_clock_ms(CLOCK_MONOTONIC));
@@ -128,44 +140,94 @@ topcli_event_cb(struct bufferevent *bev, short what, void *arg)
 	topcli_free(arg);		/* closed, failed or too slow */
 }
 
+/* The viewer to shed for room: the oldest that sent nothing, else the oldest. */
+static struct topcli *
+topsrv_oldest(struct topsrv *s)
+{
+	struct topcli	*c, *last = NULL, *idle = NULL;
+
+	/* Newest first in the list: the last one seen is the oldest. */
+	for (c = s->clients; c != NULL; c = c->next) {
+		last = c;
+		if (!c->answered)
+			idle = c;
+	}
+	return idle != NULL ? idle : last;
+}
+
+/* A new viewer on cfd; answered now when its request is already there. */
+static void
+topsrv_take(struct topsrv *s, int cfd)
+{
+	struct timeval	 tv = { TOPSRV_WAIT_S, 0 };
+	struct topcli	*c;
+
+	if (s->nclients >= TOPSRV_CLIENTS)
+		topcli_free(topsrv_oldest(s));
+	c = xcalloc(1, sizeof(*c));
+	c->srv = s;
+	if ((c->bev = bufferevent_socket_new(s->base, cfd,
+	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+		close(cfd);
+		free(c);
+		return;
+	}
+	s->nclients++;
+	if ((c->next = s->clients) != NULL)
+		c->next->prev = c;
+	s->clients = c;
+	bufferevent_setcb(c->bev, topcli_read_cb, topcli_write_cb,
+	    topcli_event_cb, c);
+	bufferevent_set_timeouts(c->bev, &tv, &tv);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	/* A viewer writes its line as it connects: no wait for the loop. */
+	if (evbuffer_read(bufferevent_get_input(c->bev), cfd,
+	    TOPSRV_REQ_MAX + 1) > 0)
+		topcli_read_cb(c->bev, c);	/* may free c */
+}
+
+/* ARGSUSED */
+static void
+topsrv_rearm_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct topsrv	*s = arg;
+
+	event_add(s->ev, NULL);
+}
+
 /* ARGSUSED */
 static void
 topsrv_accept_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct topsrv	*s = arg;
-	struct topcli	*c;
 	struct ucred	 uc;
-	socklen_t	 l = sizeof(uc);
-	struct timeval	 tv = { TOPSRV_WAIT_S, 0 };
-	int		 cfd;
+	struct timeval	 sec = { 1, 0 };
+	socklen_t	 l;
+	int		 cfd, n;
 
-	while ((cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK |
-	    SOCK_CLOEXEC)) >= 0) {
+	/* A batch at a time: those taken are read between batches. */
+	for (n = 0; n < TOPSRV_BATCH; n++) {
+		if ((cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK |
+		    SOCK_CLOEXEC)) == -1) {
+			if (errno != EMFILE && errno != ENFILE)
+				return;
+			/* Out of descriptors: a viewer makes room, or rest. */
+			if (s->clients == NULL) {
+				event_del(s->ev);
+				evtimer_add(s->rearm, &sec);
+				return;
+			}
+			topcli_free(topsrv_oldest(s));
+			continue;
+		}
+		l = sizeof(uc);
 		if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &l) != 0 ||
-		    uc.uid != getuid() || s->nclients >= TOPSRV_CLIENTS) {
+		    uc.uid != getuid()) {
 			close(cfd);
 			continue;
 		}
-		c = xcalloc(1, sizeof(*c));
-		c->srv = s;
-		if ((c->bev = bufferevent_socket_new(s->base, cfd,
-		    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
-			close(cfd);
-			free(c);
-			continue;
-		}
-		s->nclients++;
-		if ((c->next = s->clients) != NULL)
-			c->next->prev = c;
-		s->clients = c;
-		bufferevent_setcb(c->bev, topcli_read_cb, topcli_write_cb,
-		    topcli_event_cb, c);
-		bufferevent_set_timeouts(c->bev, &tv, &tv);
-		bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+		topsrv_take(s, cfd);
 	}
-	/* Out of descriptors: stop, rather than wake at once forever. */
-	if (errno == EMFILE || errno == ENFILE)
-		event_del(s->ev);
 }
 
 struct topsrv *
@@ -187,6 +249,7 @@ topsrv_new(struct event_base *base, const char *job_id)
 	s->fd = -1;
 	s->base = base;
 	s->job_id = xstrdup(job_id);
+	s->started = time(NULL);
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	if ((size_t)snprintf(s->path, sizeof(s->path), "%s/%s%s", dir, job_id,
@@ -208,7 +271,7 @@ topsrv_new(struct event_base *base, const char *job_id)
 	old = umask(077);
 	rc = bind(s->fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
-	if (rc == -1 || listen(s->fd, TOPSRV_CLIENTS) == -1) {
+	if (rc == -1 || listen(s->fd, SOMAXCONN) == -1) {
 		log_info("dtrun top: no socket %s: %s", s->path, strerror(errno));
 		if (rc == -1)
 			s->path[0] = '\0';	/* not ours to remove */
@@ -217,6 +280,7 @@ topsrv_new(struct event_base *base, const char *job_id)
 	}
 	s->ev = event_new(base, s->fd, EV_READ | EV_PERSIST, topsrv_accept_cb,
 	    s);
+	s->rearm = evtimer_new(base, topsrv_rearm_cb, s);
 	event_add(s->ev, NULL);
 	return s;
 }
@@ -231,11 +295,14 @@ topsrv_free(struct topsrv *s)
 		topcli_free(s->clients);
 	if (s->ev != NULL)
 		event_free(s->ev);
+	if (s->rearm != NULL)
+		event_free(s->rearm);
 	if (s->fd >= 0)
 		close(s->fd);
 	if (s->path[0] != '\0')
 		unlink(s->path);
 	free(s->job_id);
+	free(s->info);
 	free(s);
 }
 
@@ -244,4 +311,47 @@ topsrv_attach(struct topsrv *s, struct topview *tv)
 {
 	if (s != NULL)
 		s->view = tv;
+}
+
+/* Writes s to f, escaped: no tab or newline splits the info line. */
+static void
+topsrv_put(FILE *f, const char *s)
+{
+	char	esc[TOPSRV_FIELD_MAX * 4 + 1], cut[TOPSRV_FIELD_MAX + 1];
+
+	snprintf(cut, sizeof(cut), "%s", s);
+	fputs(log_escape(esc, sizeof(esc), cut), f);
+}
+
+void
+topsrv_describe(struct topsrv *s, const struct plan *p, char *const *cmd,
+    int ncmd)
+{
+	char	*line = NULL;
+	size_t	 len = 0, i;
+	FILE	*f;
+	int	 k;
+
+	if (s == NULL || (f = open_memstream(&line, &len)) == NULL)
+		return;
+	fprintf(f, "%s\t%lld\t%zu\t%zu\t", s->job_id, (long long)s->started,
+	    p->nranks, p->nnodes);
+	for (i = 0; i < p->nnodes && ftell(f) < TOPSRV_FIELD_MAX; i++) {
+		fputs(i > 0 ? "," : "", f);
+		topsrv_put(f, p->hosts[i].name);
+	}
+	if (i < p->nnodes)
+		fputs(",...", f);
+	fputc('\t', f);
+	for (k = 0; k < ncmd; k++) {
+		fputs(k > 0 ? " " : "", f);
+		topsrv_put(f, cmd[k]);
+	}
+	fputc('\n', f);
+	if (fclose(f) != 0) {
+		free(line);
+		return;
+	}
+	free(s->info);
+	s->info = line;
 }

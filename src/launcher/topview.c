@@ -25,6 +25,7 @@ struct topuse {
 	uint64_t	prev_ms, prev_at;	/* the one before */
 	uint32_t	rss_kb;
 	int		seen;
+	int		gone;		/* its processes ended */
 };
 
 struct topview {
@@ -79,6 +80,14 @@ topview_usage(struct topview *tv, size_t rank, uint64_t cpu_ms,
 	if (tv == NULL || rank >= tv->p->nranks)
 		return;
 	u = &tv->u[rank];
+	/*
+	 * Less CPU than before: the rank's processes are gone (the agent
+	 * reads an ended rank as none). Its last figures stay, unused.
+	 */
+	if (u->seen > 0 && cpu_ms < u->cpu_ms) {
+		u->gone = 1;
+		return;
+	}
 	u->prev_ms = u->cpu_ms;
 	u->prev_at = u->cpu_at;
 	u->cpu_ms = cpu_ms;
@@ -127,10 +136,13 @@ top_rows(struct topview *tv, uint64_t now_ms, size_t *n)
 		r->line_s = r->pn.line_ms != 0 && now_ms >= r->pn.line_ms ?
 		    (now_ms - r->pn.line_ms) / 1000.0 : -1;
 		u = &tv->u[i];
-		r->cpu = u->seen > 1 && u->cpu_at > u->prev_at ?
+		/* A rank that ended uses nothing now: unknown, not a figure. */
+		r->cpu = u->seen > 1 && u->cpu_at > u->prev_at && !u->gone &&
+		    u->cpu_ms >= u->prev_ms && ranks_running(tv->rk, i) ?
 		    100.0 * (u->cpu_ms - u->prev_ms) / (u->cpu_at - u->prev_at) :
 		    -1;
-		r->rss_kb = u->rss_kb;
+		r->rss_kb = u->gone || !ranks_running(tv->rk, i) ? 0 :
+		    u->rss_kb;
 		if (r->pn.secs > 0)
 			secs[ns++] = r->pn.secs;
 	}
@@ -266,9 +278,10 @@ top_json(struct topview *tv, const char *job_id, struct toprow *rows,
 		    r->line_s);
 		top_add(buf, len, off, ", \"cpu_percent\": ");
 		top_add(buf, len, off, r->cpu >= 0 ? "%.1f" : "null", r->cpu);
-		top_add(buf, len, off, ", \"rss_kib\": %u, \"restarts\": %d, "
-		    "\"straggler\": %s}", r->rss_kb, tv->attempt, r->pn.named ?
-		    "true" : "false");
+		top_add(buf, len, off, ", \"rss_kib\": ");
+		top_add(buf, len, off, r->rss_kb > 0 ? "%u" : "null", r->rss_kb);
+		top_add(buf, len, off, ", \"restarts\": %d, \"straggler\": %s}",
+		    tv->attempt, r->pn.named ? "true" : "false");
 	}
 	top_add(buf, len, off, "\n]}\n");
 }

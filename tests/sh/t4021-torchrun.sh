@@ -159,14 +159,22 @@ if "$PY" -c 'import torch.distributed.elastic.multiprocessing.errors' 2>/dev/nul
 		grep -qx "dtrun:   rank      : 2 (local_rank: 0)" block &&
 		grep -qE "^dtrun:   exitcode  : 1 \(pid: [0-9]+\)\$" block &&
 		grep -qE "^dtrun:   time      : [0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9:]{8}\$" block &&
-		grep -qE "^dtrun:   error_file: /.*\.rank\.2\.json\$" block &&
+		grep -qE "^dtrun:   error_file: /.*\.rank\.2\.json \(removed as the job ended; --output-dir keeps a copy\)\$" block &&
 		grep -qx "dtrun:   traceback : Traceback (most recent call last):" block &&
 		grep -q "^dtrun:     File \".*record.py\", line 5, in load\$" block &&
 		grep -qx "dtrun:   ValueError: bad shard on rank 2" block &&
 		tail -n 1 err | grep -q "^dtrun: job failed: rank 2 on b exited with code 1 first"
 	'
+	test_expect_success 'real PyTorch: with --output-dir the error file named stays after the job, a copy of the rank'"'"'s' '
+		test_expect_code 1 dtrun --output-dir logs -n 3 --timeout 120 "$PY" "$TRASH/record.py" >out 2>err &&
+		f=$(sed -n "s/^dtrun:   error_file: \(.*\)\$/\1/p" err) &&
+		test "$f" = "$PWD/logs/rank.2/error.json" &&
+		test -s "$f" &&
+		python3 -c "import json, sys; m = json.load(open(sys.argv[1]))[\"message\"]; assert \"bad shard on rank 2\" in m[\"message\"], m" "$f"
+	'
 else
 	test_skip 'real PyTorch: a rank that raises under @record: the summary shows its traceback, rank and host' 'no python3-torch'
+	test_skip 'real PyTorch: with --output-dir the error file named stays after the job' 'no python3-torch'
 fi
 
 test_expect_success 'an error file that is no JSON is shown as it is; a rank that exits 0 sends none' '

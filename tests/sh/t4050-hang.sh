@@ -155,7 +155,7 @@ test_expect_success 'a stack tool that works slowly (busy host) is not cut off a
 
 # job_id -- the job id dtrun -v said it started (in err).
 job_id() {
-	sed -n 's/^dtrun: started .* (job \(.*\))$/\1/p' err
+	sed -n 's/^dtrun: started .* (job \([^;)]*\).*/\1/p' err
 }
 
 # stacks_until N PATTERN -- asks for stacks (dtrun-kill --stacks) until

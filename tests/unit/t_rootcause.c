@@ -66,7 +66,8 @@ TEST(rootcause_block_as_torchrun)
 	CHECK_STR(l.v[6], "  host      : b");
 	CHECK_STR(l.v[7], "  rank      : 2 (local_rank: 0)");
 	CHECK_STR(l.v[8], "  exitcode  : -9 (pid: 42)");
-	CHECK_STR(l.v[9], "  error_file: /r/rank.2.json");
+	CHECK_STR(l.v[9], "  error_file: /r/rank.2.json (removed as the job ended; "
+	    "--output-dir keeps a copy)");
 	for (i = 0; i < l.n; i++)
 		if (strcmp(l.v[i], "  traceback : Traceback (most recent call "
 		    "last):") == 0)
