@@ -397,7 +397,7 @@ deep_srv_free(struct deep_srv *s)
 	close(s->fd);
 	if (s->reserve >= 0)
 		close(s->reserve);
-	memset(s->key, 0, sizeof(s->key));
+	explicit_bzero(s->key, sizeof(s->key));
 	free(s);
 }
 
@@ -812,7 +812,7 @@ deep_pair_free(struct deep_pair *p)
 		event_free(p->timer);
 	if (p->fin != NULL)
 		event_free(p->fin);
-	memset(p->key, 0, sizeof(p->key));
+	explicit_bzero(p->key, sizeof(p->key));
 	free(p->s);
 	free(p);
 }

@@ -342,7 +342,7 @@ hc_deep_listen(struct hostcheck *hc, const struct ap_check *c,
 	}
 	dt_err_clear(&e);
 	hc->deep = deep_srv_new(hc->base, addr, key, where, sizeof(where), &e);
-	memset(key, 0, sizeof(key));
+	explicit_bzero(key, sizeof(key));
 	if (hc->deep == NULL)
 		hc_add(hc, "deep_err", "%s", e.msg);
 	else
@@ -909,7 +909,7 @@ hc_pair(struct hostcheck *hc, const struct ap_check *c)
 	dt_err_clear(&e);
 	hc->pair = deep_pair_start(hc->base, c->target, key, c->bytes,
 	    c->streams, hc_pair_done, hc, &e);
-	memset(key, 0, sizeof(key));
+	explicit_bzero(key, sizeof(key));
 	if (hc->pair == NULL) {
 		hc_add(hc, "pair_err", "%s", e.msg);
 		hc_finish(hc);

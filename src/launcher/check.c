@@ -128,7 +128,7 @@ check_deep_key(struct check *c)
 		    strerror(errno));
 		c->deep_key[0] = '\0';
 	}
-	memset(key, 0, sizeof(key));
+	explicit_bzero(key, sizeof(key));
 }
 
 struct check *

@@ -60,7 +60,8 @@ std_map_parse(const char *name, const char *arg, struct std_map *m,
 	return 0;
 }
 
-int
+/* The Std value of local rank lr (0 when not given). */
+static int
 std_map_get(const struct std_map *m, int lr)
 {
 	int	i;
@@ -100,7 +101,8 @@ rank_list_check(const char *name, const char *arg, struct dt_err *e)
 	    "of ranks (e.g. %s 0 or %s 0,2,4-7)", name, arg, name, name);
 }
 
-int
+/* True if rank is in the checked list (a NULL list has every rank). */
+static int
 rank_list_has(const char *list, int rank)
 {
 	return list == NULL || rank_list_walk(list, rank) == 1;

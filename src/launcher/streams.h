@@ -25,14 +25,8 @@ struct std_map {
 int	std_map_parse(const char *name, const char *arg, struct std_map *m,
 	    struct dt_err *e);
 
-/* The Std value of local rank lr (0 when not given). */
-int	std_map_get(const struct std_map *m, int lr);
-
 /* Checks a list of ranks "0,2,4-7" for option name. 0 or DT_ERR_INVAL. */
 int	rank_list_check(const char *name, const char *arg, struct dt_err *e);
-
-/* True if rank is in the checked list (a NULL list has every rank). */
-int	rank_list_has(const char *list, int rank);
 
 /*
  * The streams of a rank shown on the terminal: bit 1 stdout, bit 2

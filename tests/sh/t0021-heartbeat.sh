@@ -82,7 +82,9 @@ chmod +x "$TRASH/flood.sh"
 # flush of what its rank wrote must not wait for ever.
 test_expect_success 'an agent stopped with output queued for a silent dtrun gives up and exits' '
 	rm -rf pids &&
-	dtrun -v --heartbeat-timeout 1 -n 1 "$TRASH/flood.sh" >/dev/null 2>err & b=$! &&
+	# 5 s, not 1: the rank must fill its pipe before the agent gives dtrun
+	# up on its own, which on a loaded machine takes more than a second.
+	dtrun -v --heartbeat-timeout 5 -n 1 "$TRASH/flood.sh" >/dev/null 2>err & b=$! &&
 	started 1 &&
 	d=$(dtrun_pid $b) &&
 	test -n "$d" &&
@@ -98,7 +100,7 @@ test_expect_success 'an agent stopped with output queued for a silent dtrun give
 	kill -TERM $agent &&
 	wait_gone 30 pids/*.pid agent.pid &&
 	proc_alive $d &&
-	grep -q "heard nothing from dtrun for 1 s (its --heartbeat-timeout) with [0-9]* bytes of output still to send: giving up" err &&
+	grep -q "heard nothing from dtrun for 5 s (its --heartbeat-timeout) with [0-9]* bytes of output still to send: giving up" err &&
 	kill -CONT $d &&
 	test_expect_code 255 wait $b
 '
