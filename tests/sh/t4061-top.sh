@@ -12,12 +12,22 @@ XDG_RUNTIME_DIR=$TRASH/run
 mkdir -m 700 "$XDG_RUNTIME_DIR"
 export XDG_RUNTIME_DIR
 # start_job ARGS... -- dtrun ARGS in the background; its pid in $JOB_PID,
-# once its socket is there ($SOCK) and it answers.
+# its id in $JOB_ID, once it answers dtrun top by that id (another job may
+# run already). job.err is unlinked first: a job started before keeps its own.
 start_job() {
-	dtrun "$@" >job.out 2>job.err &
+	rm -f job.err
+	dtrun -v "$@" >job.out 2>job.err &
 	JOB_PID=$!
 	test_at_exit "kill $JOB_PID 2>/dev/null"
-	wait_for 20 sh -c "dtrun top --once >/dev/null 2>&1"
+	wait_for 20 eval "grep -q \"(job [^ )]*\" job.err" &&
+	JOB_ID=$(sed -n "s/.*(job \([^ ;)]*\).*/\1/p" job.err | head -n 1) &&
+	wait_for 20 sh -c "dtrun top --once $JOB_ID >/dev/null 2>&1"
+}
+# stop_job PID... -- ends these jobs and waits for them; their status is
+# not the test's (a "|| true" in a body's chain would hide every step).
+stop_job() {
+	kill "$@" 2>/dev/null
+	wait "$@" || :
 }
 rundir() {
 	echo "$XDG_RUNTIME_DIR/dtrun"
@@ -57,7 +67,7 @@ for r in rs:
     assert r[\"steps_reported\"] and r[\"step\"] > 0 and r[\"secs_per_step\"] > 0, r
     assert r[\"rss_kib\"] > 0 and r[\"cpu_percent\"] is not None, r
 " &&
-	kill $JOB_PID && wait $JOB_PID || true
+	stop_job $JOB_PID
 '
 
 test_expect_success 'refreshing until the job ends; no job, a wrong one, two jobs: said, with the exit status' '
@@ -73,7 +83,7 @@ test_expect_success 'refreshing until the job ends; no job, a wrong one, two job
 	start_job -n 1 sleep 30 && b=$JOB_PID &&
 	test_expect_code 2 dtrun top --once 2>err &&
 	grep -q "^dtrun top: 2 jobs run here (above): name one, dtrun top JOB$" err &&
-	kill $a $b && wait $a $b || true &&
+	stop_job $a $b &&
 	test_expect_code 2 dtrun top --bad 2>err &&
 	grep -qx "dtrun top: --bad: usage: dtrun top \[--json\] \[--once\] \[JOB\]" err
 '
