@@ -13,7 +13,9 @@ s.sendall(os.urandom(4096))
 s.close()
 EOS
 # bytes.py N: N connections to the agent's rendezvous socket, one byte
-# each (a frame begun), held; then the rank joins as rdzv-probe would.
+# each (a frame begun), held for a minute. The rank never joins: had it,
+# its own connection's first byte could reach the agent before some of the
+# flood's and be served, and the job would end well before the 1,026th.
 cat >"$TRASH/bytes.py" <<'EOS'
 import os, socket, sys, time
 held = []
@@ -22,7 +24,7 @@ for i in range(int(sys.argv[1])):
     s.connect("\0" + os.environ["DTRUN_RDZV_ADDR"][len("unix:@"):])
     s.send(b"\0")
     held.append(s)
-os.execvp("rdzv-probe", ["rdzv-probe", "-j"])
+time.sleep(60)
 EOS
 # ping.py: a rank that uses the rendezvous (a PING, answered) and never joins.
 cat >"$TRASH/ping.py" <<'EOS'
