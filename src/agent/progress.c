@@ -211,8 +211,6 @@ progress_accept_cb(evutil_socket_t lfd, short what, void *arg)
 {
 	struct progress	*pg = arg;
 	struct timeval	 pause = { 0, PROGRESS_READ_MS * 1000 };
-	struct ucred	 uc;
-	socklen_t	 len;
 	int		 fd, i;
 
 	for (i = 0; i < PROGRESS_ACCEPTS; i++) {
@@ -226,9 +224,7 @@ progress_accept_cb(evutil_socket_t lfd, short what, void *arg)
 			}
 			return;
 		}
-		len = sizeof(uc);
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) != 0 ||
-		    uc.uid != getuid()) {
+		if (!sock_peer_is_us(fd)) {
 			close(fd);
 			continue;
 		}

@@ -196,17 +196,6 @@ relay_sweep_cb(evutil_socket_t fd, short what, void *arg)
 		event_del(r->sweep);
 }
 
-/* Whether fd's peer runs as our user. */
-static int
-peer_is_ours(int fd)
-{
-	struct ucred	uc;
-	socklen_t	len = sizeof(uc);
-
-	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0 &&
-	    uc.uid == getuid();
-}
-
 /*
  * Takes fd as a silent connection, the oldest silent one closed when
  * over the cap; reads at once what the rank may have written already.
@@ -276,7 +265,7 @@ relay_accept_cb(evutil_socket_t lfd, short what, void *arg)
 		if ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK |
 		    SOCK_CLOEXEC)) < 0)
 			break;
-		if (!peer_is_ours(fd))
+		if (!sock_peer_is_us(fd))
 			close(fd);
 		else
 			relay_add(r, fd);

@@ -128,3 +128,13 @@ sock_abstract(struct sockaddr_un *sa, const char *name)
 	memcpy(sa->sun_path + 1, name, n);	/* sun_path[0] = 0: abstract */
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 }
+
+int
+sock_peer_is_us(int fd)
+{
+	struct ucred	uc;
+	socklen_t	len = sizeof(uc);
+
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0 &&
+	    uc.uid == getuid();
+}

@@ -50,5 +50,7 @@ socklen_t sock_abstract(struct sockaddr_un *sa, const char *name);
 void	sock_nodelay(int fd);
 /* The keepalive policy above, on a connected TCP socket. */
 void	sock_keepalive(int fd);
+/* Whether a Unix socket's peer runs as our user (SO_PEERCRED). */
+int	sock_peer_is_us(int fd);
 
 #endif

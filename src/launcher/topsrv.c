@@ -32,6 +32,7 @@
 #include "agent/record.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/sock.h"
 #include "common/sys.h"
 #include "launcher/plan.h"
 #include "launcher/topsrv.h"
@@ -200,9 +201,7 @@ static void
 topsrv_accept_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct topsrv	*s = arg;
-	struct ucred	 uc;
 	struct timeval	 sec = { 1, 0 };
-	socklen_t	 l;
 	int		 cfd, n;
 
 	/* A batch at a time: those taken are read between batches. */
@@ -220,9 +219,7 @@ topsrv_accept_cb(evutil_socket_t fd, short what, void *arg)
 			topcli_free(topsrv_oldest(s));
 			continue;
 		}
-		l = sizeof(uc);
-		if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &l) != 0 ||
-		    uc.uid != getuid()) {
+		if (!sock_peer_is_us(cfd)) {
 			close(cfd);
 			continue;
 		}
