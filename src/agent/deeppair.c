@@ -33,6 +33,10 @@
 #define DEEP_LABEL	"dtrun deep pair 1"	/* what the MAC is for */
 #define DEEP_HDR	16
 #define DEEP_HELLO	(DEEP_HDR + DT_SHA256_LEN)	/* with its MAC */
+#define DEEP_PROVEN	"p"		/* the listener's answer to a hello */
+#define DEEP_RETRIES	16		/* a connection shed before it proved
+					   itself (a crowd of strangers) is
+					   opened again, this often at most */
 #define DEEP_PING	1
 #define DEEP_BULK	2
 #define DEEP_IO		(256 * 1024)	/* bytes one read or write moves */
@@ -188,6 +192,9 @@ deep_conn_hello(struct deep_conn *dc)
 	if ((dc->kind != DEEP_PING && dc->kind != DEEP_BULK) ||
 	    (dc->kind == DEEP_BULK && dc->left > DEEP_BYTES_MAX) ||
 	    s->proven.n >= s->max_proven)
+		return -1;
+	/* The sender learns it counts: before this, a close means "shed". */
+	if (send(dc->fd, DEEP_PROVEN, 1, MSG_NOSIGNAL) != 1)
 		return -1;
 	deep_list_del(&s->pending, dc);
 	dc->proven = 1;
@@ -409,6 +416,8 @@ struct deep_stream {
 	struct event		*ev;
 	int			 connected;
 	int			 up;		/* the challenge came */
+	int			 proven;	/* the listener said so */
+	uint32_t		 tries;		/* connections opened */
 	uint8_t			 nonce[DEEP_NONCE_LEN];
 	size_t			 ngot;		/* of nonce */
 	uint8_t			 out[DEEP_HELLO + 8];
@@ -422,8 +431,10 @@ struct deep_pair {
 	char			 target[64];
 	uint8_t			 key[DEEP_KEY_LEN];
 	uint32_t		 kind;
+	struct sockaddr_in	 sin;
 	struct deep_stream	*s;
 	uint32_t		 ns, nup, nacked;
+	int			 started;	/* t0_us and the timer set */
 	struct event		*timer;
 	struct event		*fin;		/* done runs from here */
 	int			 over;
@@ -439,6 +450,8 @@ struct deep_pair {
 };
 
 static void	deep_stream_cb(evutil_socket_t, short, void *);
+static void	deep_stream_lost(struct deep_pair *, struct deep_stream *,
+		    int, const char *);
 
 /* st's event waits for what (EV_READ or EV_WRITE) from now on. */
 static void
@@ -518,16 +531,24 @@ deep_stream_read(struct deep_pair *p, struct deep_stream *st)
 	uint8_t	buf[8];
 	ssize_t	r;
 
-	if (p->kind == DEEP_PING)
+	if (!st->proven)
+		r = read(st->fd, buf, 1);
+	else if (p->kind == DEEP_PING)
 		r = read(st->fd, p->echo + p->echoed, 8 - p->echoed);
 	else
 		r = read(st->fd, buf, sizeof(buf));
 	if (r == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (r <= 0) {
-		deep_pair_fail(p, r == 0 ? ECONNRESET : errno, "the connection "
-		    "ended early: %s", r == 0 ? "closed by the listener" :
-		    strerror(errno));
+		deep_stream_lost(p, st, r == 0 ? ECONNRESET : errno, "early");
+		return;
+	}
+	if (!st->proven) {
+		if (buf[0] != DEEP_PROVEN[0]) {
+			deep_pair_fail(p, EPROTO, "not a pair listener");
+			return;
+		}
+		st->proven = 1;
 		return;
 	}
 	if (p->kind == DEEP_PING) {
@@ -560,7 +581,7 @@ deep_stream_write(struct deep_pair *p, struct deep_stream *st)
 		if (w == -1 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (w == -1) {
-			deep_pair_fail(p, errno, "%s", strerror(errno));
+			deep_stream_lost(p, st, errno, "in its hello");
 			return;
 		}
 		st->outoff += w;
@@ -577,7 +598,7 @@ deep_stream_write(struct deep_pair *p, struct deep_stream *st)
 		if (w == -1 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (w == -1) {
-			deep_pair_fail(p, errno, "%s", strerror(errno));
+			deep_stream_lost(p, st, errno, "early");
 			return;
 		}
 		st->sent += w;
@@ -620,20 +641,23 @@ deep_stream_nonce(struct deep_pair *p, struct deep_stream *st)
 	if (r == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (r <= 0) {
-		deep_pair_fail(p, r == 0 ? ECONNRESET : errno, "the connection "
-		    "ended before the listener's challenge: %s", r == 0 ?
-		    "closed by the listener" : strerror(errno));
+		deep_stream_lost(p, st, r == 0 ? ECONNRESET : errno,
+		    "before the listener's challenge");
 		return;
 	}
 	if ((st->ngot += r) < DEEP_NONCE_LEN)
 		return;
 	deep_mac(p->key, st->nonce, st->out, st->out + DEEP_HDR);
 	st->up = 1;
-	if (p->nup++ == 0) {
-		p->t0_us = p->ping_us = deep_now_us();
+	p->nup++;
+	p->ping_us = deep_now_us();	/* a PING's first goes with the hello */
+	if (!p->started) {
+		p->started = 1;
+		p->t0_us = p->ping_us;
 		event_add(p->timer, &tv);
 	}
-	deep_stream_watch(p, st, EV_WRITE);
+	/* Reading too: the listener's word that it counts comes any time. */
+	deep_stream_watch(p, st, EV_WRITE | EV_READ);
 	deep_stream_write(p, st);
 }
 
@@ -642,6 +666,7 @@ deep_stream_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct deep_stream	*st = arg;
 	struct deep_pair	*p = st->p;
+	uint32_t		 tries = st->tries;
 
 	if (p->over)
 		return;
@@ -649,10 +674,13 @@ deep_stream_cb(evutil_socket_t fd, short what, void *arg)
 		deep_stream_connected(p, st);
 	else if (!st->up)
 		deep_stream_nonce(p, st);
-	else if (what & EV_READ)
-		deep_stream_read(p, st);
-	else
-		deep_stream_write(p, st);
+	else {
+		if (what & EV_READ)
+			deep_stream_read(p, st);
+		/* Unless the read ended it, or this connection. */
+		if ((what & EV_WRITE) && !p->over && st->tries == tries)
+			deep_stream_write(p, st);
+	}
 }
 
 /* What arrived by now: sent, less what the kernel still holds unacked. */
@@ -712,10 +740,64 @@ deep_fin_cb(evutil_socket_t fd, short what, void *arg)
 	p->done(p->arg, &p->r);
 }
 
-/* Opens stream i toward sin; 0, or -1 with e filled. */
+/* Opens st's connection to the listener; 0, or -1 with e filled. */
 static int
-deep_stream_open(struct deep_pair *p, uint32_t i,
-    const struct sockaddr_in *sin, uint64_t share, struct dt_err *e)
+deep_stream_dial(struct deep_pair *p, struct deep_stream *st,
+    struct dt_err *e)
+{
+	st->tries++;
+	if ((st->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1)
+		return dt_errf(e, "", 0, 0, DT_ERR_SYS, "socket: %s",
+		    strerror(errno));
+	if (connect(st->fd, (const struct sockaddr *)&p->sin,
+	    sizeof(p->sin)) == -1 && errno != EINPROGRESS)
+		return dt_errf(e, "", 0, 0, DT_ERR_SYS, "%s: %s", p->target,
+		    strerror(errno));
+	if ((st->ev = event_new(p->base, st->fd, EV_WRITE | EV_PERSIST,
+	    deep_stream_cb, st)) == NULL)
+		return dt_errf(e, "", 0, 0, DT_ERR_NOMEM, "out of memory");
+	event_add(st->ev, NULL);
+	return 0;
+}
+
+/*
+ * st's connection ended (errno err) before it was done. Before the
+ * listener counted it, a listener crowded by strangers shed it as one of
+ * them: a new connection, at the back of the queue, tries again. After,
+ * or past DEEP_RETRIES, the PAIR fails.
+ */
+static void
+deep_stream_lost(struct deep_pair *p, struct deep_stream *st, int err,
+    const char *when)
+{
+	struct dt_err	e;
+
+	if (st->proven || st->tries >= DEEP_RETRIES) {
+		deep_pair_fail(p, err, "the connection ended %s: %s%s", when,
+		    err == ECONNRESET ? "closed by the listener" :
+		    strerror(err), st->proven ? "" : ", every time");
+		return;
+	}
+	event_free(st->ev);
+	st->ev = NULL;
+	close(st->fd);
+	st->fd = -1;
+	if (st->up)
+		p->nup--;
+	st->connected = st->up = 0;
+	st->ngot = st->outoff = 0;
+	st->sent = 0;
+	p->echoed = 0;
+	dt_err_clear(&e);
+	if (deep_stream_dial(p, st, &e) != 0)
+		deep_pair_fail(p, errno, "%s", e.msg);
+}
+
+/* Opens stream i, its share bytes; 0, or -1 with e filled. */
+static int
+deep_stream_open(struct deep_pair *p, uint32_t i, uint64_t share,
+    struct dt_err *e)
 {
 	struct deep_stream	*st = &p->s[i];
 
@@ -726,19 +808,7 @@ deep_stream_open(struct deep_pair *p, uint32_t i,
 	deep_put_be(st->out + 8, p->kind == DEEP_PING ? DEEP_PINGS : share, 8);
 	/* The MAC follows at the challenge; a PING's first round trip too. */
 	st->outlen = DEEP_HELLO + (p->kind == DEEP_PING ? 8 : 0);
-	if ((st->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0)) == -1)
-		return dt_errf(e, "", 0, 0, DT_ERR_SYS, "socket: %s",
-		    strerror(errno));
-	if (connect(st->fd, (const struct sockaddr *)sin, sizeof(*sin)) == -1 &&
-	    errno != EINPROGRESS)
-		return dt_errf(e, "", 0, 0, DT_ERR_SYS, "%s: %s", p->target,
-		    strerror(errno));
-	if ((st->ev = event_new(p->base, st->fd, EV_WRITE | EV_PERSIST,
-	    deep_stream_cb, st)) == NULL)
-		return dt_errf(e, "", 0, 0, DT_ERR_NOMEM, "out of memory");
-	event_add(st->ev, NULL);
-	return 0;
+	return deep_stream_dial(p, st, e);
 }
 
 struct deep_pair *
@@ -768,6 +838,7 @@ deep_pair_start(struct event_base *base, const char *target,
 		return NULL;
 	}
 	p->base = base;
+	p->sin = sin;
 	memcpy(p->key, key, DEEP_KEY_LEN);
 	snprintf(p->target, sizeof(p->target), "%s", target);
 	p->kind = bytes > 0 ? DEEP_BULK : DEEP_PING;
@@ -785,7 +856,7 @@ deep_pair_start(struct event_base *base, const char *target,
 	}
 	for (i = 0; i < p->ns; i++) {
 		/* The first stream carries what does not divide evenly. */
-		if (deep_stream_open(p, i, &sin, bytes / p->ns + (i == 0 ?
+		if (deep_stream_open(p, i, bytes / p->ns + (i == 0 ?
 		    bytes % p->ns : 0), e) != 0) {
 			deep_pair_free(p);
 			return NULL;

@@ -13,7 +13,9 @@
  * DEEP_LABEL, the nonce and the header. A connection that does not prove
  * itself so within DEEP_AUTH_S is closed, and one that is still proving
  * itself is closed first when the listener needs room: a stranger never
- * takes a pair's place. Kind 1 PING: n round
+ * takes a pair's place. The listener answers a proven hello with "p"; a
+ * connection closed before that was shed in a crowd, and is opened again
+ * (DEEP_RETRIES). Kind 1 PING: n round
  * trips; the listener echoes every byte it reads, and each round trip is
  * 8 bytes out and back. Kind 2 BULK: n bytes follow; once it read them
  * all the listener answers one byte, and the sender's clock stops at the

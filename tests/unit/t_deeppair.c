@@ -26,6 +26,7 @@
 #include "test.h"
 
 #define T_STRANGERS	300
+#define T_BURST		240	/* under the listen backlog (256) */
 
 /* A connection to "ADDR:PORT" (blocking: loopback completes at once), or -1. */
 static int
@@ -218,4 +219,51 @@ TEST(sys_accept_some_sheds_at_the_limit_or_says_rest)
 	for (i = 0; i < 3; i++)
 		close(c[i]);
 	close(lfd);
+}
+
+/*
+ * A pair's connection queued ahead of a burst of strangers is shed with
+ * them before it can prove itself (the listener takes 64 a wake-up, and
+ * keeps DEEP_SRV_PENDING): it connects again, and the pair still measures.
+ */
+TEST(deeppair_a_pair_shed_in_a_crowd_connects_again)
+{
+	struct event_base	*base = event_base_new();
+	struct deep_srv		*s;
+	struct deep_pair	*p;
+	struct t_done		 d = { 0 };
+	struct dt_err		 e;
+	uint8_t			 key[DEEP_KEY_LEN];
+	char			 where[64];
+	int			 fds[T_BURST], i;
+
+	memset(key, 7, sizeof(key));
+	dt_err_clear(&e);
+	s = deep_srv_new(base, "127.0.0.1", key, where, sizeof(where), &e);
+	CHECK(s != NULL);
+	if (s == NULL)
+		return;
+	for (int kind = 0; kind < 2; kind++) {
+		memset(&d, 0, sizeof(d));
+		p = deep_pair_start(base, where, key, kind ? 1 << 20 : 0, 1,
+		    t_pair_done, &d, &e);
+		CHECK(p != NULL);
+		/* Behind the pair's connection, in the listener's queue. */
+		for (i = 0; i < T_BURST; i++)
+			fds[i] = t_dial(where);
+		for (i = 0; p != NULL && d.n == 0 && i < 100000; i++)
+			event_base_loop(base, EVLOOP_ONCE);
+		CHECK_INT(d.n, 1);
+		CHECK_INT(d.r.err, 0);
+		if (kind)
+			CHECK(d.r.bytes == 1 << 20);
+		else
+			CHECK(d.r.rtt_us > 0);
+		deep_pair_free(p);
+		for (i = 0; i < T_BURST; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+	}
+	deep_srv_free(s);
+	event_base_free(base);
 }
