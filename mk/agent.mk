@@ -16,12 +16,14 @@ AGENT_FUZZ_CC	:= clang -g -O1 -fsanitize=fuzzer,address,undefined \
 $(FUZZ_B)/fuzz-agent: fuzz/agent/fuzz_agentproto.c $(AGENT_FUZZ_SRC)
 	@mkdir -p $(dir $@)
 	$(AGENT_FUZZ_CC) -o $@ $^ -levent_core -llz4
-# agent.c is compiled into the target (it includes it), with its spawning,
+# agent.c, prepare.c and shutdown.c are compiled into the target (it
+# includes them), with their spawning,
 # link and records replaced by the target's stubs. PORTS may ask for 512
 # ports, not 65536: else a few bytes of input take milliseconds, and the
 # fuzzer spends its time there.
 $(FUZZ_B)/fuzz-agent-conv: fuzz/agent/fuzz_conversation.c $(AGENT_FUZZ_SRC) \
-    src/agent/agent.c src/proto/agentproto.h
+    src/agent/agent.c src/agent/prepare.c src/agent/shutdown.c \
+    src/agent/agentint.h src/proto/agentproto.h
 	@mkdir -p $(dir $@)
 	$(AGENT_FUZZ_CC) -DAP_MAX_PORTS=512 -o $@ \
 	    fuzz/agent/fuzz_conversation.c $(AGENT_FUZZ_SRC) -levent_core -llz4

@@ -2,7 +2,8 @@
  * fuzz_conversation.c -- libFuzzer target for whole conversations with the
  * agent: the input is a stream of frames, as dtrun would send them (JOB,
  * CONT parts, RANK..., PREPARE, START, STOP...), handed one by one to the
- * agent's real frame handler (agent.c is compiled in here). Frame types
+ * agent's real frame handler (agent.c, prepare.c and shutdown.c are
+ * compiled in here). Frame types
  * 0xf0 and up are not messages but things that happen to an agent: a rank
  * is reaped, the kill timer fires, SIGTERM, the output link backs up or
  * drains, the --setup command ends. Every input ends with the link
@@ -23,13 +24,15 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Before agent.c: its calls of these reach the stubs. */
+/* Before the agent's files: their calls of these reach the stubs. */
 static int	fuzz_kill(pid_t, int);
 static int	fuzz_chdir(const char *);
 #define kill(p, s)	fuzz_kill(p, s)
 #define chdir(d)	fuzz_chdir(d)
 
 #include "agent/agent.c"
+#include "agent/prepare.c"
+#include "agent/shutdown.c"
 
 #undef kill
 #undef chdir
@@ -606,18 +609,18 @@ fuzz_event(struct agent *a, uint8_t type, const uint8_t *p, size_t n)
 		/* As sigchld_cb: only a started rank not yet reaped. */
 		if (a->ranks[i].pid > 0 && !a->ranks[i].reaped) {
 			rank_reaped(a, &a->ranks[i], p[1] << 8);
-			agent_check(a);
+			shut_check(a);
 		}
 		return;
 	case EV_KILLTIMER:
 		if (a->phase == AGP_RUNNING && event_pending(a->kill_timer, EV_TIMEOUT,
 		    NULL)) {
 			event_del(a->kill_timer);
-			kill_timer_cb(-1, EV_TIMEOUT, a);
+			shut_kill_timer_cb(-1, EV_TIMEOUT, a);
 		}
 		return;
 	case EV_SIGTERM:
-		sigterm_cb(SIGTERM, EV_SIGNAL, a);
+		shut_sigterm_cb(SIGTERM, EV_SIGNAL, a);
 		return;
 	case EV_BACKED_UP:
 		queued = 8 << 20;
@@ -629,12 +632,12 @@ fuzz_event(struct agent *a, uint8_t type, const uint8_t *p, size_t n)
 	case EV_RECHECK:
 		if (event_pending(a->recheck, EV_TIMEOUT, NULL)) {
 			event_del(a->recheck);
-			recheck_cb(-1, EV_TIMEOUT, a);
+			shut_recheck_cb(-1, EV_TIMEOUT, a);
 		}
 		return;
 	case EV_CLOSE:
-		if (!a->link_down)
-			agent_link_close(a, 0, "closed");
+		if (shut_linked(a))
+			shut_link_close(a, 0, "closed");
 		return;
 	case EV_SETUP:
 		/* As sigchld_cb when the setup's shell is reaped. */
@@ -646,7 +649,7 @@ fuzz_event(struct agent *a, uint8_t type, const uint8_t *p, size_t n)
 		    sizeof(fuzz_setup.out);
 		memcpy(fuzz_setup.out, p + 1, fuzz_setup.olen);
 		fuzz_setup.done(fuzz_setup.arg);
-		agent_check(a);
+		shut_check(a);
 		return;
 	}
 }
@@ -654,13 +657,15 @@ fuzz_event(struct agent *a, uint8_t type, const uint8_t *p, size_t n)
 /*
  * Whether the agent may move from one phase to another: the conversation
  * of agentproto.h, forwards only (PREPARE may go through to PREPARED at
- * once), with DONE (idle) reachable from any phase and AGAIN the only way
- * back, to the wait.
+ * once), with DONE (idle) and the end (finishing) reachable from any
+ * phase, AGAIN the only way back, to the wait, and none out of the end.
  */
 static int
 phase_move_ok(enum agent_phase from, enum agent_phase to)
 {
-	if (to == AGP_IDLE)
+	if (from == AGP_FINISHING)
+		return to == AGP_FINISHING;
+	if (to == AGP_IDLE || to == AGP_FINISHING)
 		return 1;
 	if (from == AGP_IDLE)
 		return to == AGP_WAITING;
@@ -681,7 +686,7 @@ fuzz_frame(struct agent *a, uint8_t type, const uint8_t *p, size_t n)
 	size_t			sent = sent_bytes;
 
 	agent_frame(a, type, p, n);
-	if (v == AP_ILLEGAL && !a->link_down)
+	if (v == AP_ILLEGAL && shut_linked(a))
 		abort();
 	if (v == AP_STALE && (a->phase != was || sent_bytes != sent))
 		abort();
@@ -710,21 +715,28 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	a.base = base;
 	a.link = (struct link *)&link_dummy;
 	a.devnull = devnull;
-	a.kill_timer = evtimer_new(base, kill_timer_cb, &a);
-	a.recheck = evtimer_new(base, recheck_cb, &a);
+	a.kill_timer = evtimer_new(base, shut_kill_timer_cb, &a);
+	a.recheck = evtimer_new(base, shut_recheck_cb, &a);
 	a.chk = hostcheck_new(base, devnull, agent_checked, &a);
 	queued = 0;
 	next_pid = 0;
 
-	while (!a.finishing && dt_frame_parse(data, size, AP_FRAME_MAX, &type,
-	    &pl, &plen, &used) == 0) {
+	/*
+	 * Finishing, the loop is over and nothing more happens to the agent,
+	 * but the frames of the read that ended it are still delivered (and
+	 * judged by the table, in AGP_FINISHING).
+	 */
+	while (dt_frame_parse(data, size, AP_FRAME_MAX, &type, &pl, &plen,
+	    &used) == 0) {
+		if (type >= EV_REAP && a.shut == SHUT_FINISHING)
+			break;
 		if (type >= EV_REAP) {
 			was = a.phase;
 			fuzz_event(&a, type, pl, plen);
 			if (!phase_move_ok(was, a.phase))
 				abort();
 		}
-		else if (!a.link_down)
+		else if (shut_linked(&a))
 			fuzz_frame(&a, type, pl, plen);
 		data += used;
 		size -= used;

@@ -413,9 +413,10 @@ check_frame(struct check *c, struct job_host *h, const uint8_t *p, size_t n)
 	struct ap_checked	 ak;
 	struct chost		*ch = &c->hs[h->index];
 	uint64_t		 now = dt_clock_ms(CLOCK_MONOTONIC);
+	int			 rc;
 
-	if (ap_get_checked(p, n, &ak) != 0)
-		return -1;
+	if ((rc = ap_get_checked(p, n, &ak)) != 0)
+		return rc;
 	if (c->over) {
 		ap_checked_free(&ak);
 		return 0;	/* late: the check is over */
@@ -448,7 +449,7 @@ check_frame(struct check *c, struct job_host *h, const uint8_t *p, size_t n)
 		return 0;
 	}
 	ap_checked_free(&ak);
-	return -1;
+	return DT_ERR_PROTO;
 }
 
 void

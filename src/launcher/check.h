@@ -51,8 +51,9 @@ struct check	*check_new(const struct check_cbs *, const struct opts *,
 void		 check_begin(struct check *, struct job_host **hosts);
 
 /*
- * A CHECKED from h's agent. Returns 0, or -1 when it is malformed or out
- * of turn. Once every answer is in, the check calls its done callback.
+ * A CHECKED from h's agent. Returns 0, DT_ERR_PROTO when it is malformed
+ * or out of turn, or DT_ERR_NOMEM. Once every answer is in, the check
+ * calls its done callback.
  */
 int		 check_frame(struct check *, struct job_host *h,
 		    const uint8_t *p, size_t n);

@@ -372,7 +372,7 @@ job_advance(struct job *j)
 }
 
 /* HELLO: h's agent is up (first, or again after AGAIN). */
-static int
+static enum hf_rc
 job_on_hello(struct job_host *h, struct ap_hello *hello)
 {
 	struct job	*j = h->job;
@@ -390,77 +390,79 @@ job_on_hello(struct job_host *h, struct ap_hello *hello)
 		    "same dtrun version there", h->ph->name, hello->version,
 		    AP_VERSION);
 		job_fail(j, EXIT_CONFIG);
-		return 0;
+		return HF_OK;
 	}
 	/* From now on it hears from us, and we expect to hear from it. */
 	agents_beat(h, job_host_silent);
 	job_advance(j);
-	return 0;
+	return HF_OK;
 }
 
 /* PORTLIST: the ports h's agent found for its workers (TF_CONFIG). */
-static int
+static enum hf_rc
 job_on_portlist(struct job_host *h, const int *ports, uint32_t n)
 {
 	struct job	*j = h->job;
 
 	if (h->at.got_ports || n != (uint32_t)h->ph->nworkers)
-		return -1;
+		return HF_BAD;
 	h->at.got_ports = 1;
 	jobmsg_ports(&j->run.msg, &j->run.env, h, ports, n);
 	if (j->nports_pending > 0)
 		j->nports_pending--;
 	job_advance(j);
-	return 0;
+	return HF_OK;
 }
 
 /* CHECKED: the check's (--check, --preflight). */
-static int
+static enum hf_rc
 job_on_checked(struct job_host *h, const uint8_t *p, size_t n)
 {
-	return h->job->run.chk == NULL ? -1 : check_frame(h->job->run.chk, h, p, n);
+	if (h->job->run.chk == NULL)
+		return HF_BAD;
+	return hostframe_rc(check_frame(h->job->run.chk, h, p, n));
 }
 
 /* IFACE: the interface h's agent chose for its ranks, or why none. */
-static int
+static enum hf_rc
 job_on_iface(struct job_host *h, const struct ap_iface *fi)
 {
 	if (env_host_chose(&h->job->run.env, h->index, fi) != 0)
 		job_fail(h->job, EXIT_CONFIG);
-	return 0;
+	return HF_OK;
 }
 
 /* PREPARED: h checked its commands (job_advance). */
-static int
+static enum hf_rc
 job_on_prepared(struct job_host *h)
 {
 	host_to(h, HP_PREPARED);
 	status_add(h->job->run.st, ST_READY);
 	job_advance(h->job);
-	return 0;
+	return HF_OK;
 }
 
 /* STARTED: one of h's ranks runs. */
-static int
+static enum hf_rc
 job_on_started(struct job_host *h, uint32_t rank, uint32_t pid)
 {
 	struct job	*j = h->job;
 
 	if (rank >= j->plan->nranks)
-		return -1;
+		return HF_BAD;
 	if (ranks_started(j->run.ranks, rank, (pid_t)pid))
 		status_add(j->run.st, ST_STARTED);
-	return 0;
+	return HF_OK;
 }
 
 /* OUTPUT: a chunk of what a rank wrote. */
-static int
+static enum hf_rc
 job_on_output(struct job_host *h, const struct ap_output *out)
 {
 	struct job	*j = h->job;
 
 	if (out->rank >= j->plan->nranks)
-		return -1;
+		return HF_BAD;
 	status_done(j->run.st);
 	stackask_alive(j->run.stk);
 	output_feed(j->run.out, out->rank, out->stream, out->data, out->len);
@@ -469,11 +471,11 @@ job_on_output(struct job_host *h, const struct ap_output *out)
 	/* A crash loop is told by the end of a failed rank's stderr. */
 	if (out->stream == 2 && j->o->max_restarts > 0)
 		ranks_stderr(j->run.ranks, out->rank, out->data, out->len);
-	return 0;
+	return HF_OK;
 }
 
 /* ERRFILE: what a rank's torch @record wrote; kept for its EXIT, next. */
-static int
+static enum hf_rc
 job_on_errfile(struct job_host *h, const struct ap_errfile *f)
 {
 	struct job		*j = h->job;
@@ -481,29 +483,29 @@ job_on_errfile(struct job_host *h, const struct ap_errfile *f)
 
 	if (f->rank >= j->plan->nranks ||
 	    j->plan->ranks[f->rank].host != h->index)
-		return -1;
+		return HF_BAD;
 	rc = rootcause_new(f);
 	if (j->att->output_dir != NULL &&
 	    rootcause_keep(rc, j->att->output_dir, f->rank) != 0)
 		log_warn("rank %u: cannot copy its error file into %s: %s",
 		    f->rank, j->att->output_dir, strerror(errno));
 	ranks_errfile(j->run.ranks, f->rank, rc);
-	return 0;
+	return HF_OK;
 }
 
 /* EXIT: a rank of h's ended (one of another host's is ignored). */
-static int
+static enum hf_rc
 job_on_exit(struct job_host *h, const struct ap_exit *x)
 {
 	struct job	*j = h->job;
 
 	if (x->rank < j->plan->nranks && j->plan->ranks[x->rank].host == h->index)
 		job_rank_exit(h, x);
-	return 0;
+	return HF_OK;
 }
 
 /* ERROR: h's agent could not go on; a host going down counts as lost. */
-static int
+static enum hf_rc
 job_on_error(struct job_host *h, const struct ap_error *e)
 {
 	struct job	*j = h->job;
@@ -531,27 +533,27 @@ job_on_error(struct job_host *h, const struct ap_error *e)
 	if (e->rank == AP_NORANK && e->code == EXIT_RDZV)
 		jobend_begin(&j->je, END_RDZV);
 	job_fail(j, e->code);
-	return 0;
+	return HF_OK;
 }
 
 /* STACK: a rank's stack for the report, or the end of h's. */
-static int
+static enum hf_rc
 job_on_stack(struct job_host *h, const struct ap_stack *k)
 {
 	stackask_stack(h->job->run.stk, (size_t)h->index, k);
-	return 0;
+	return HF_OK;
 }
 
 /* STACKASK: h's agent got SIGQUIT (dtrun-kill --stacks). */
-static int
+static enum hf_rc
 job_on_stackask(struct job_host *h)
 {
 	stackask_agent(h->job->run.stk);
-	return 0;
+	return HF_OK;
 }
 
 /* DONE: h's part is over; its agent waits for AGAIN. */
-static int
+static enum hf_rc
 job_on_done(struct job_host *h)
 {
 	uint64_t	got, frames;
@@ -562,19 +564,19 @@ job_on_done(struct job_host *h)
 	    (unsigned long long)got, got < frames ? " (packed)" : "");
 	h->idle = !h->at.lost;
 	job_host_done(h);
-	return 0;
+	return HF_OK;
 }
 
 /* RDZV: a rank's rendezvous bytes, through h's agent, to the server. */
-static int
+static enum hf_rc
 job_on_rdzv(struct job_host *h, uint32_t chan, const uint8_t *p, size_t n)
 {
 	jobrdzv_chan_input(&h->job->run.rdzv, h, chan, p, n);
-	return 0;
+	return HF_OK;
 }
 
 /* PROGRESS: h's ranks' steps (the straggler watch) and usage (dtrun top). */
-static int
+static enum hf_rc
 job_on_progress(struct job_host *h, const struct ap_progress *v, uint32_t n)
 {
 	struct job	*j = h->job;
@@ -585,7 +587,7 @@ job_on_progress(struct job_host *h, const struct ap_progress *v, uint32_t n)
 		/* Only the ranks placed on h: a step is no way to touch others. */
 		if (v[i].rank >= j->plan->nranks ||
 		    j->plan->ranks[v[i].rank].host != h->index)
-			return -1;
+			return HF_BAD;
 		if (v[i].flags & AP_PROG_STEP)
 			straggle_step(j->run.strag, v[i].rank, v[i].step,
 			    v[i].age_ms);
@@ -593,7 +595,7 @@ job_on_progress(struct job_host *h, const struct ap_progress *v, uint32_t n)
 			topview_usage(j->run.top, v[i].rank, v[i].cpu_ms,
 			    v[i].rss_kb, now);
 	}
-	return 0;
+	return HF_OK;
 }
 
 static const struct hostframe_ops job_frame_ops = {
@@ -607,13 +609,17 @@ void
 job_host_frame(struct job_host *h, uint8_t type, const uint8_t *p, size_t n)
 {
 	struct dt_err	e;
+	int		rc;
 
-	/* Between attempts an idle agent only beats; the rest is stale. */
-	if (h->job == NULL ||
-	    hostframe_take(&job_frame_ops, h, type, p, n, &e) == 0)
+	/* Between attempts too: the table says a kept agent only beats. */
+	if ((rc = hostframe_take(&job_frame_ops, h, type, p, n, &e)) == 0)
 		return;
+	if (rc == DT_ERR_NOMEM) {
+		log_error("%s: %s", h->name, e.msg);
+		exit(EXIT_INTERNAL);
+	}
 	log_error("%s: protocol error from its agent: %s: cutting it off",
-	    h->ph->name, e.msg);
+	    h->name, e.msg);
 	h->be->kill(h);
 	job_host_closed(h, DT_ERR_PROTO, "protocol error");
 }

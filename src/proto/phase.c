@@ -15,8 +15,12 @@
 
 #define H(p)	(1u << (p))
 #define HP_ALL	(H(HP_REACHING) | H(HP_CONNECTED) | H(HP_PREPARED))
+/* Over for this attempt, or between two: an agent's frame is stale. */
+#define HP_OVER	(H(HP_DONE) | H(HP_BETWEEN))
 #define AGP_LIVE (H(AGP_WAITING) | H(AGP_JOB) | H(AGP_PREPARING) | \
 	    H(AGP_PREPARED) | H(AGP_RUNNING))
+/* Its attempt over, or the agent itself: what crossed its DONE is stale. */
+#define AGP_OVER (H(AGP_IDLE) | H(AGP_FINISHING))
 
 struct phase_row {
 	uint8_t		type;
@@ -26,42 +30,48 @@ struct phase_row {
 
 static const struct phase_row phase_rows[] = {
 	/* agent -> dtrun. After DONE (or a lost link) the agent is over for
-	   this attempt: what still comes is stale. */
-	{ AP_HELLO,	H(HP_REACHING), H(HP_DONE), 0, 0 },
-	{ AP_PORTLIST,	H(HP_CONNECTED), H(HP_DONE), 0, 0 },
-	{ AP_CHECKED,	H(HP_CONNECTED), H(HP_DONE), 0, 0 },
-	{ AP_IFACE,	H(HP_CONNECTED), H(HP_DONE), 0, 0 },
-	{ AP_PREPARED,	H(HP_CONNECTED), H(HP_DONE), 0, 0 },
-	{ AP_STARTED,	H(HP_PREPARED), H(HP_DONE), 0, 0 },
-	{ AP_OUTPUT,	H(HP_PREPARED), H(HP_DONE), 0, 0 },
-	{ AP_ERRFILE,	H(HP_PREPARED), H(HP_DONE), 0, 0 },
-	{ AP_EXIT,	H(HP_PREPARED), H(HP_DONE), 0, 0 },
-	{ AP_STACK,	H(HP_PREPARED), H(HP_DONE), 0, 0 },
-	{ AP_PROGRESS,	H(HP_PREPARED), H(HP_DONE), 0, 0 },
+	   this attempt: what still comes is stale, and so is what a kept
+	   agent says between attempts (SIGTERM's ERROR and DONE, SIGQUIT's
+	   STACKASK): the next attempt reaches it again. */
+	{ AP_HELLO,	H(HP_REACHING), HP_OVER, 0, 0 },
+	{ AP_PORTLIST,	H(HP_CONNECTED), HP_OVER, 0, 0 },
+	{ AP_CHECKED,	H(HP_CONNECTED), HP_OVER, 0, 0 },
+	{ AP_IFACE,	H(HP_CONNECTED), HP_OVER, 0, 0 },
+	{ AP_PREPARED,	H(HP_CONNECTED), HP_OVER, 0, 0 },
+	{ AP_STARTED,	H(HP_PREPARED), HP_OVER, 0, 0 },
+	{ AP_OUTPUT,	H(HP_PREPARED), HP_OVER, 0, 0 },
+	{ AP_ERRFILE,	H(HP_PREPARED), HP_OVER, 0, 0 },
+	{ AP_EXIT,	H(HP_PREPARED), HP_OVER, 0, 0 },
+	{ AP_STACK,	H(HP_PREPARED), HP_OVER, 0, 0 },
+	{ AP_PROGRESS,	H(HP_PREPARED), HP_OVER, 0, 0 },
 	/* A rank's rendezvous, both ways, while ranks run; a rank's stream
 	   may still be answered after the agent's DONE crossed it. */
-	{ AP_RDZV,	H(HP_PREPARED), H(HP_DONE), H(AGP_RUNNING), H(AGP_IDLE) },
+	{ AP_RDZV,	H(HP_PREPARED), HP_OVER, H(AGP_RUNNING), AGP_OVER },
 	/* Any time its agent runs: SIGQUIT, a failure, the end of its part. */
-	{ AP_STACKASK,	H(HP_CONNECTED) | H(HP_PREPARED), H(HP_DONE), 0, 0 },
-	{ AP_ERROR,	HP_ALL, H(HP_DONE), 0, 0 },
-	{ AP_DONE,	H(HP_CONNECTED) | H(HP_PREPARED), H(HP_DONE), 0, 0 },
+	{ AP_STACKASK,	H(HP_CONNECTED) | H(HP_PREPARED), HP_OVER, 0, 0 },
+	{ AP_ERROR,	HP_ALL, HP_OVER, 0, 0 },
+	{ AP_DONE,	H(HP_CONNECTED) | H(HP_PREPARED), HP_OVER, 0, 0 },
 
 	/* dtrun -> agent. STOP, SIGNAL and STACKS may cross the agent's
-	   DONE: between attempts they are stale. */
-	{ AP_PORTS,	0, 0, H(AGP_WAITING), 0 },
-	{ AP_CHECK,	0, 0, H(AGP_WAITING), 0 },
-	{ AP_JOB,	0, 0, H(AGP_WAITING), 0 },
-	{ AP_CONT,	0, 0, H(AGP_WAITING) | H(AGP_JOB), 0 },
-	{ AP_RANK,	0, 0, H(AGP_JOB), 0 },
-	{ AP_PREPARE,	0, 0, H(AGP_JOB), 0 },
-	{ AP_START,	0, 0, H(AGP_PREPARED), 0 },
-	{ AP_STOP,	0, 0, AGP_LIVE, H(AGP_IDLE) },
-	{ AP_SIGNAL,	0, 0, AGP_LIVE, H(AGP_IDLE) },
-	{ AP_STACKS,	0, 0, AGP_LIVE, H(AGP_IDLE) },
-	{ AP_AGAIN,	0, 0, H(AGP_IDLE), 0 },
+	   DONE: between attempts they are stale. Once it finishes, all is:
+	   its last DONE, or its refusal of the job, crossed what dtrun
+	   sent (the JOB's RANKs, STOP, AGAIN). */
+	{ AP_PORTS,	0, 0, H(AGP_WAITING), H(AGP_FINISHING) },
+	{ AP_CHECK,	0, 0, H(AGP_WAITING), H(AGP_FINISHING) },
+	{ AP_JOB,	0, 0, H(AGP_WAITING), H(AGP_FINISHING) },
+	{ AP_CONT,	0, 0, H(AGP_WAITING) | H(AGP_JOB), H(AGP_FINISHING) },
+	{ AP_RANK,	0, 0, H(AGP_JOB), H(AGP_FINISHING) },
+	{ AP_PREPARE,	0, 0, H(AGP_JOB), H(AGP_FINISHING) },
+	{ AP_START,	0, 0, H(AGP_PREPARED), H(AGP_FINISHING) },
+	{ AP_STOP,	0, 0, AGP_LIVE, AGP_OVER },
+	{ AP_SIGNAL,	0, 0, AGP_LIVE, AGP_OVER },
+	{ AP_STACKS,	0, 0, AGP_LIVE, AGP_OVER },
+	{ AP_AGAIN,	0, 0, H(AGP_IDLE), H(AGP_FINISHING) },
 
-	/* Both ways, whenever the link is up. */
-	{ AP_HEARTBEAT,	HP_ALL | H(HP_DONE), 0, AGP_LIVE | H(AGP_IDLE), 0 },
+	/* Both ways, whenever the link is up; a finishing agent's flush
+	   hears them only as life. */
+	{ AP_HEARTBEAT,	HP_ALL | HP_OVER, 0, AGP_LIVE | H(AGP_IDLE),
+	    H(AGP_FINISHING) },
 };
 
 static const struct phase_row *
@@ -107,7 +117,8 @@ const char *
 host_phase_name(enum host_phase ph)
 {
 	static const char *const names[HP_NPHASES] = {
-		"reaching", "connected", "prepared", "done"
+		"reaching", "connected", "prepared", "done",
+		"between attempts"
 	};
 
 	return (unsigned)ph < HP_NPHASES ? names[ph] : "?";
@@ -118,7 +129,7 @@ agent_phase_name(enum agent_phase ph)
 {
 	static const char *const names[AGP_NPHASES] = {
 		"waiting for the job", "receiving the job", "preparing",
-		"prepared", "running", "idle"
+		"prepared", "running", "idle", "finishing"
 	};
 
 	return (unsigned)ph < AGP_NPHASES ? names[ph] : "?";

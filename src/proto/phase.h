@@ -23,6 +23,7 @@ enum host_phase {
 	HP_CONNECTED,		/* HELLO in: check, ports, JOB, RANKs, PREPARE */
 	HP_PREPARED,		/* PREPARED in: START, then its ranks run */
 	HP_DONE,		/* DONE in, its link lost or cut: over */
+	HP_BETWEEN,		/* no attempt runs: its agent, kept, only beats */
 	HP_NPHASES
 };
 
@@ -34,6 +35,8 @@ enum agent_phase {
 	AGP_PREPARED,		/* PREPARED sent: START to come */
 	AGP_RUNNING,		/* START in: ranks run until DONE */
 	AGP_IDLE,		/* DONE sent: AGAIN (the next attempt) to come */
+	AGP_FINISHING,		/* its last DONE sent, or the job refused: it
+				   flushes and exits, hearing nothing more */
 	AGP_NPHASES
 };
 

@@ -408,3 +408,35 @@ TEST(agent_between_attempts_takes_no_job_before_again)
 	dt_wbuf_free(&in);
 	dt_wbuf_free(&out);
 }
+
+/*
+ * A JOB of another protocol version ends the agent (finishing): what dtrun
+ * sent after it (its RANKs, PREPARE, a STOP) crossed that and is stale,
+ * but a frame no dtrun sends is still judged a protocol error, by the same
+ * table (while finishing), not dropped unheard.
+ */
+TEST(agent_finishing_judges_frames_by_the_table)
+{
+	struct dt_wbuf	 in, out;
+	struct ap_stop	 st = { 15, 0 };
+	struct ap_hello	 h = { AP_VERSION, "nobody", 1, 1 };
+	int		 status;
+
+	dt_wbuf_init(&in);
+	dt_wbuf_init(&out);
+	put_true_job(&in, "other", NULL, 0);
+	/* JOB's first field, its version, says the next protocol. */
+	CHECK_INT(in.p[DT_FRAME_HDR - 1], AP_JOB);
+	in.p[DT_FRAME_HDR + 3]++;
+	CHECK_INT(ap_put_stop(&in, &st), 0);
+	CHECK_INT(ap_put_hello(&in, &h), 0);
+	status = agent_talk(in.p, in.len, &out);
+	CHECK(has_error(&out, "agent speaks protocol"));
+	CHECK(!has_error(&out, "RANK message"));
+	CHECK(!has_error(&out, "STOP message"));
+	CHECK(has_error(&out, "protocol error: HELLO message out of place "
+	    "(while finishing)"));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 70);
+	dt_wbuf_free(&in);
+	dt_wbuf_free(&out);
+}

@@ -46,8 +46,10 @@ TEST(phase_every_frame_has_a_phase_and_heartbeats_always)
 			n += host_frame_verdict(ph, to_dtrun[i]) == AP_TAKE;
 		CHECK(n > 0);
 	}
+	/* A finishing agent hears nothing more: its flush takes them as life. */
 	for (ph = 0; ph < AGP_NPHASES; ph++)
-		CHECK_INT(agent_frame_verdict(ph, AP_HEARTBEAT), AP_TAKE);
+		CHECK_INT(agent_frame_verdict(ph, AP_HEARTBEAT),
+		    ph == AGP_FINISHING ? AP_STALE : AP_TAKE);
 	for (ph = 0; ph < HP_NPHASES; ph++)
 		CHECK_INT(host_frame_verdict(ph, AP_HEARTBEAT), AP_TAKE);
 }
@@ -75,6 +77,32 @@ TEST(phase_the_conversations_order)
 	CHECK_INT(agent_frame_verdict(AGP_IDLE, AP_JOB), AP_ILLEGAL);
 	CHECK_INT(agent_frame_verdict(AGP_IDLE, AP_AGAIN), AP_TAKE);
 	CHECK_INT(agent_frame_verdict(AGP_RUNNING, AP_AGAIN), AP_ILLEGAL);
+}
+
+/*
+ * Between attempts dtrun's kept agent only beats: the rest it says (an
+ * ERROR and DONE for SIGTERM, a STACKASK) is stale, never handled with no
+ * attempt to hand it to. A finishing agent's DONE or refusal crossed all
+ * dtrun sent: stale, but for frames only an agent sends.
+ */
+TEST(phase_between_attempts_and_finishing)
+{
+	size_t	i;
+
+	CHECK_INT(host_frame_verdict(HP_BETWEEN, AP_HEARTBEAT), AP_TAKE);
+	for (i = 0; i < sizeof(to_dtrun); i++)
+		CHECK_INT(host_frame_verdict(HP_BETWEEN, to_dtrun[i]),
+		    AP_STALE);
+	CHECK_INT(host_frame_verdict(HP_BETWEEN, AP_JOB), AP_ILLEGAL);
+	CHECK_INT(host_frame_verdict(HP_BETWEEN, 200), AP_ILLEGAL);
+	CHECK_STR(host_phase_name(HP_BETWEEN), "between attempts");
+	for (i = 0; i < sizeof(to_agent); i++)
+		CHECK_INT(agent_frame_verdict(AGP_FINISHING, to_agent[i]),
+		    AP_STALE);
+	CHECK_INT(agent_frame_verdict(AGP_FINISHING, AP_RDZV), AP_STALE);
+	CHECK_INT(agent_frame_verdict(AGP_FINISHING, AP_HELLO), AP_ILLEGAL);
+	CHECK_INT(agent_frame_verdict(AGP_FINISHING, AP_DONE), AP_ILLEGAL);
+	CHECK_STR(agent_phase_name(AGP_FINISHING), "finishing");
 }
 
 TEST(phase_refusal_names_frame_and_phase)
