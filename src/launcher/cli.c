@@ -368,6 +368,10 @@ cli_signals_str(uint64_t mask, char *buf, size_t len)
 	return buf;
 }
 
+/* dtrun's whole table, and getopt_long's arrays built from it once. */
+static struct opt_tab		cli_tab;
+static struct opt_getopt	cli_getopt;
+
 /* The long option being read, as typed ("--master_port"), for messages. */
 static char cli_typed[40];
 
@@ -673,10 +677,9 @@ cli_opt_run(struct opts *o, int id, struct dt_err *e)
 	case OPT_TIMEOUT:
 		rc = parse_secs("--timeout", optarg, &o->timeout, e);
 		o->timeout_set = 1;
-		if (rc == 0 && o->timeout == 0)
-			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
-			    "--timeout 0: give a time above zero, or "
-			    "leave --timeout out");
+		if (rc == 0)
+			rc = opt_check(opt_find(&cli_tab, 1, id), "--timeout",
+			    o->timeout, e);
 		break;
 	case OPT_HEARTBEAT_TIMEOUT:
 		rc = parse_secs("--heartbeat-timeout", optarg,
@@ -938,10 +941,6 @@ cli_finish(int argc, char **argv, struct opts *o, struct dt_err *e)
 	o->ncmd = argc - optind;
 	return cli_python(o, e);
 }
-
-/* dtrun's whole table, and getopt_long's arrays built from it once. */
-static struct opt_tab		cli_tab;
-static struct opt_getopt	cli_getopt;
 
 /* Builds getopt_long's arrays from opt_table at the first use. */
 static const struct opt_getopt *

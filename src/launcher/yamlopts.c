@@ -11,6 +11,7 @@
 #include "hostfile/config.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "launcher/opttable.h"
 #include "launcher/prefix.h"
 #include "launcher/yamlopts.h"
 #include "util/xmalloc.h"
@@ -48,6 +49,23 @@ yamlopts_at(struct dt_err *e, const struct hf_config *c, int f)
 	e->col = c->pos[f].col;
 	snprintf(e->file, sizeof(e->file), "%s", c->pos[f].file);
 	return DT_ERR_PARSE;
+}
+
+/*
+ * Field f, ms milliseconds, into *secs once it is within the bounds of
+ * option id, whose key it is.
+ */
+static int
+yamlopts_secs(const struct hf_config *c, int f, int id, long long ms,
+    double *secs, struct dt_err *e)
+{
+	const struct opt_tab	 tab = { opt_table, opt_ntable, 0 };
+	const struct opt_row	*r = opt_find(&tab, 1, id);
+
+	if (opt_check(r, r->yaml, ms / 1000.0, e) != 0)
+		return yamlopts_at(e, c, f);
+	*secs = ms / 1000.0;
+	return 0;
 }
 
 /* forwardSignals: a list of names (each may be "USR1,USR2"), or none. */
@@ -104,32 +122,38 @@ yamlopts_apply(struct opts *o, struct hf_config *c, struct dt_err *e)
 		o->launcher = strcmp(c->launcher, "ssh") == 0 ? LAUNCH_SSH :
 		    strcmp(c->launcher, "slurm") == 0 ? LAUNCH_SLURM :
 		    LAUNCH_LOCAL;
-	if (!o->kill_grace_set && hf_config_has(c, HF_C_KILLGRACE))
-		o->kill_grace = c->kill_grace_ms / 1000.0;
-	if (!o->timeout_set && hf_config_has(c, HF_C_TIMEOUT))
-		o->timeout = c->timeout_ms / 1000.0;
-	if (!o->heartbeat_timeout_set && hf_config_has(c, HF_C_HEARTBEAT)) {
-		o->heartbeat_timeout = c->heartbeat_ms / 1000.0;
-		if (cli_check_heartbeat(o->heartbeat_timeout,
-		    "heartbeatTimeout", e) != 0)
-			return yamlopts_at(e, c, HF_C_HEARTBEAT);
-	}
+	if (!o->kill_grace_set && hf_config_has(c, HF_C_KILLGRACE) &&
+	    yamlopts_secs(c, HF_C_KILLGRACE, OPT_KILL_GRACE, c->kill_grace_ms,
+	    &o->kill_grace, e) != 0)
+		return DT_ERR_PARSE;
+	if (!o->timeout_set && hf_config_has(c, HF_C_TIMEOUT) &&
+	    yamlopts_secs(c, HF_C_TIMEOUT, OPT_TIMEOUT, c->timeout_ms,
+	    &o->timeout, e) != 0)
+		return DT_ERR_PARSE;
+	if (!o->heartbeat_timeout_set && hf_config_has(c, HF_C_HEARTBEAT) &&
+	    yamlopts_secs(c, HF_C_HEARTBEAT, OPT_HEARTBEAT_TIMEOUT,
+	    c->heartbeat_ms, &o->heartbeat_timeout, e) != 0)
+		return DT_ERR_PARSE;
 	if (o->setup == NULL && hf_config_has(c, HF_C_SETUP) &&
 	    c->setup[0] != '\0')
 		o->setup = c->setup;
 	if (!o->fwd_signals_set && hf_config_has(c, HF_C_FWDSIGNALS) &&
 	    yamlopts_signals(o, c, e) != 0)
 		return yamlopts_at(e, c, HF_C_FWDSIGNALS);
-	if (!o->hang_timeout_set && hf_config_has(c, HF_C_HANGTIMEOUT))
-		o->hang_timeout = c->hang_timeout_ms / 1000.0;
+	if (!o->hang_timeout_set && hf_config_has(c, HF_C_HANGTIMEOUT) &&
+	    yamlopts_secs(c, HF_C_HANGTIMEOUT, OPT_HANG_TIMEOUT,
+	    c->hang_timeout_ms, &o->hang_timeout, e) != 0)
+		return DT_ERR_PARSE;
 	if (o->max_restarts < 0 && hf_config_has(c, HF_C_MAXRESTARTS))
 		o->max_restarts = c->max_restarts;
 	else if (o->max_restarts < 0 && c->preemptible)
 		o->max_restarts = CLI_PREEMPTIBLE_RESTARTS;
 	if (o->spares < 0 && hf_config_has(c, HF_C_SPARES))
 		o->spares = c->spares;
-	if (!o->restart_delay_set && hf_config_has(c, HF_C_RESTARTDELAY))
-		o->restart_delay = c->restart_delay_ms / 1000.0;
+	if (!o->restart_delay_set && hf_config_has(c, HF_C_RESTARTDELAY) &&
+	    yamlopts_secs(c, HF_C_RESTARTDELAY, OPT_RESTART_DELAY,
+	    c->restart_delay_ms, &o->restart_delay, e) != 0)
+		return DT_ERR_PARSE;
 	if (!o->prefix_set && hf_config_has(c, HF_C_PREFIX)) {
 		if (prefix_check(c->prefix, e) != 0)
 			return yamlopts_at(e, c, HF_C_PREFIX);

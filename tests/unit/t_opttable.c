@@ -11,6 +11,7 @@
 #include "launcher/cli.h"
 #include "hostfile/config.h"
 #include "launcher/opttable.h"
+#include "launcher/yamlopts.h"
 #include "test.h"
 
 /* The row whose engine.yaml key is key, or NULL; *n counts them. */
@@ -179,4 +180,104 @@ TEST(opttable_help_names_every_option)
 			    (int)(nl - line - 1), line + 1);
 	}
 	free(text);
+}
+
+/* Whether dtrun takes --NAME text on the command line. */
+static int
+flag_takes(const struct opt_row *r, const char *text)
+{
+	char		 flag[64];
+	char		*argv[] = { "dtrun", flag, (char *)text, "x", NULL };
+	struct opts	 o;
+	struct dt_err	 e;
+	int		 rc;
+
+	snprintf(flag, sizeof(flag), "--%s", r->name);
+	rc = cli_parse(4, argv, &o, &e);
+	if (rc == CLI_RUN)
+		cli_free(&o);
+	return rc == CLI_RUN;
+}
+
+/* Whether dtrun takes "KEY: text" in engine.yaml (ssh.port: a map). */
+static int
+yaml_takes(const struct opt_row *r, const char *text)
+{
+	char		 buf[256];
+	const char	*dot = strchr(r->yaml, '.');
+	char		*argv[] = { "dtrun", "x", NULL };
+	struct hf_config c;
+	struct opts	 o;
+	struct dt_err	 e;
+	int		 rc;
+
+	if (dot != NULL)
+		snprintf(buf, sizeof(buf), "%.*s:\n  %s: %s\n",
+		    (int)(dot - r->yaml), r->yaml, dot + 1, text);
+	else
+		snprintf(buf, sizeof(buf), "%s: %s\n", r->yaml, text);
+	if (cli_parse(2, argv, &o, &e) != CLI_RUN)
+		return -1;
+	rc = hf_config_load_buf(&c, "t.yaml", buf, strlen(buf), NULL, NULL, 0,
+	    &e);
+	if (rc == 0)
+		rc = yamlopts_apply(&o, &c, &e);
+	cli_free(&o);
+	hf_config_free(&c);
+	return rc == 0;
+}
+
+/* A number as both routes read it: no exponent. */
+static void
+num_text(double v, char *buf, size_t len)
+{
+	if (v == (double)(long long)v)
+		snprintf(buf, len, "%lld", (long long)v);
+	else
+		snprintf(buf, len, "%.6f", v);
+}
+
+/*
+ * Every option with an engine.yaml key takes there exactly what its flag
+ * takes: its min and max, and not one past them (hangTimeout: 1e10 was
+ * taken where --hang-timeout 1e10 was refused).
+ */
+TEST(opttable_yaml_keys_take_their_flags_bounds)
+{
+	size_t	i, k;
+	int	checked = 0;
+
+	for (i = 0; i < opt_ntable; i++) {
+		const struct opt_row *r = &opt_table[i];
+		double	 v[6];
+		char	 text[64];
+		int	 flag, yaml, want;
+
+		if (r->yaml == NULL || (r->type != OPTT_COUNT &&
+		    r->type != OPTT_SECS))
+			continue;
+		checked++;
+		v[0] = r->min;
+		v[1] = r->max;
+		v[2] = r->max + 1;
+		v[3] = r->max * 1000;
+		v[4] = r->type == OPTT_COUNT ? r->min - 1 : r->min / 2;
+		v[5] = 0;
+		for (k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+			if (v[k] < 0)
+				continue;
+			num_text(v[k], text, sizeof(text));
+			want = (v[k] >= r->min && v[k] <= r->max) ||
+			    (v[k] == 0 && (r->flags & OPTF_OFF0));
+			flag = flag_takes(r, text);
+			yaml = yaml_takes(r, text);
+			if (flag != want || yaml != want)
+				t_fail(__FILE__, __LINE__, "--%s %s: %s, %s: "
+				    "%s %s (the table: %s)", r->name, text,
+				    flag ? "taken" : "refused", r->yaml, text,
+				    yaml ? "taken" : "refused", want ?
+				    "take it" : "refuse it");
+		}
+	}
+	CHECK(checked >= 8);
 }
