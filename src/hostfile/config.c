@@ -691,3 +691,44 @@ hf_config_key(size_t i, char *buf, size_t len)
 	}
 	return NULL;
 }
+
+/* The key at dotted path key ("ssh.port"), or NULL (maps are no value). */
+static const struct cf_key *
+cf_find(const char *key)
+{
+	const struct cf_key	*k;
+	const char		*dot = strchr(key, '.');
+	size_t			 n = dot != NULL ? (size_t)(dot - key) :
+				    strlen(key);
+
+	for (k = cf_top_keys; k->name != NULL; k++)
+		if (strlen(k->name) == n && strncmp(k->name, key, n) == 0)
+			break;
+	if (k->name == NULL || (k->kind == CK_MAP) != (dot != NULL))
+		return NULL;
+	if (dot == NULL)
+		return k;
+	for (k = k->sub; k->name != NULL; k++)
+		if (strcmp(k->name, dot + 1) == 0)
+			return k;
+	return NULL;
+}
+
+int
+hf_config_number(const struct hf_config *c, const char *key, double *v,
+    int *field)
+{
+	const struct cf_key	*k = cf_find(key);
+
+	if (k == NULL || (k->kind != CK_INT && k->kind != CK_BOOL &&
+	    k->kind != CK_DURATION))
+		return -1;
+	*field = k->field;
+	if (!hf_config_has(c, k->field))
+		return 0;
+	if (k->kind == CK_DURATION)
+		*v = *FIELD(c, k->off, long long) / 1000.0;
+	else
+		*v = *FIELD(c, k->off, int);
+	return 1;
+}

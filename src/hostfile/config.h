@@ -154,6 +154,15 @@ int	 hf_config_load_buf(struct hf_config *c, const char *name,
 const char *hf_config_key(size_t i, char *buf, size_t len);
 
 /*
+ * The number the file gave for key (dotted: "ssh.port"), for the launcher
+ * to check as the option the key shares: an integer, a flag (0 or 1), or
+ * a duration in seconds, into *v, and the key's HF_C_* into *field.
+ * Returns 1, 0 if the file left it out, or -1 if key is no number key.
+ */
+int	 hf_config_number(const struct hf_config *c, const char *key,
+	     double *v, int *field);
+
+/*
  * Reads a duration ("30", "1.5", "500ms", "30s", "2m", "1h") into
  * milliseconds. Returns 0 or DT_ERR_PARSE (no message: callers say where).
  */

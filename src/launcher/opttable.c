@@ -5,7 +5,11 @@
  * are taken by cli.c, one case per id; dtrun-kill links this file for the
  * rows marked OPTF_KILL.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -397,12 +401,50 @@ opt_find(const struct opt_tab *tabs, size_t ntabs, int id)
 	return NULL;
 }
 
+/* The field of o that row r keeps its value in. */
+#define OPT_FIELD(o, r, T)	((T *)(void *)((char *)(o) + (r)->at - 1))
+#define OPT_CFIELD(o, r, T)	\
+	((const T *)(const void *)((const char *)(o) + (r)->at - 1))
+
+/* What a value of row r's type looks like, for what. */
+static int
+opt_want(const struct opt_row *r, const char *what, const char *s,
+    struct dt_err *e)
+{
+	switch (r->type) {
+	case OPTT_SECS:
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": want "
+		    "seconds, a number >= 0 (e.g. %s 30 or %s 0.5)", what, s,
+		    what, what);
+	case OPTT_SIZE:
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": want "
+		    "a size from %.15g byte to %.15g GiB (e.g. %s 256M)", what,
+		    s, r->min, r->max / (1 << 30), what);
+	case OPTT_FRACTION:
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": want a "
+		    "fraction from 0 (off) to %.15g, or a percentage (e.g. %s "
+		    "0.1 or %s 10%%)", what, s, r->max, what, what);
+	default:
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": not a "
+		    "number (give a whole number, e.g. %s 4)", what, s, what);
+	}
+}
+
+/* Nonzero if v is within row r's bounds (or 0, where that turns it off). */
+static int
+opt_in(const struct opt_row *r, double v)
+{
+	return (v == 0 && (r->flags & OPTF_OFF0)) || (v >= r->min &&
+	    v <= r->max);
+}
+
 int
 opt_check(const struct opt_row *r, const char *what, double v,
     struct dt_err *e)
 {
-	if ((v == 0 && (r->flags & OPTF_OFF0)) || (v >= r->min &&
-	    v <= r->max))
+	char	num[32];
+
+	if (opt_in(r, v))
 		return 0;
 	if (r->type == OPTT_SECS && v == 0)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s 0: give a time "
@@ -414,8 +456,113 @@ opt_check(const struct opt_row *r, const char *what, double v,
 	if (r->type == OPTT_COUNT && v < r->min)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s %.15g: need at "
 		    "least %.15g", what, v, r->min);
-	return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s %.15g: want %.15g to "
-	    "%.15g", what, v, r->min, r->max);
+	if (r->type == OPTT_COUNT)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s %.15g: want "
+		    "%.15g to %.15g", what, v, r->min, r->max);
+	snprintf(num, sizeof(num), "%.15g", v);
+	return opt_want(r, what, num, e);
+}
+
+int
+opt_parse_num(const struct opt_row *r, const char *what, const char *s,
+    double *v, struct dt_err *e)
+{
+	static const char	 units[] = "KMG";
+	const char		*u;
+	char			*end;
+	double			 x;
+	int			 whole;
+
+	errno = 0;
+	x = strtod(s, &end);
+	if (r->type == OPTT_SIZE && *end != '\0' && end[1] == '\0' &&
+	    (u = strchr(units, *end & ~0x20)) != NULL) {
+		x *= (double)(1ULL << (10 * (u - units + 1)));
+		end++;
+	} else if (r->type == OPTT_FRACTION && *end == '%' &&
+	    end[1] == '\0') {
+		x /= 100;
+		end++;
+	}
+	/* Counts and sizes are whole numbers, in decimal. */
+	whole = r->type == OPTT_COUNT || r->type == OPTT_SIZE;
+	if (*s == '\0' || *end != '\0' || errno != 0 || !isfinite(x) ||
+	    (whole && ((!isdigit((unsigned char)*s) &&
+	    strchr("+-", *s) == NULL) || strpbrk(s, ".eExXpP") != NULL)) ||
+	    (x < 0 && r->type != OPTT_COUNT))
+		return opt_want(r, what, s, e);
+	/* A size or fraction out of bounds: what they look like, as typed. */
+	if ((r->type == OPTT_SIZE || r->type == OPTT_FRACTION) &&
+	    !opt_in(r, x))
+		return opt_want(r, what, s, e);
+	if (opt_check(r, what, x, e) != 0)
+		return DT_ERR_INVAL;
+	*v = x;
+	return 0;
+}
+
+void
+opt_store(const struct opt_row *r, struct opts *o, double v, const char *s)
+{
+	switch (r->type) {
+	case OPTT_COUNT:
+	case OPTT_BOOL:
+		*OPT_FIELD(o, r, int) = (int)v;
+		break;
+	case OPTT_SECS:
+	case OPTT_FRACTION:
+		*OPT_FIELD(o, r, double) = v;
+		break;
+	case OPTT_SIZE:
+		*OPT_FIELD(o, r, uint64_t) = (uint64_t)v;
+		break;
+	case OPTT_STRING:
+		*OPT_FIELD(o, r, const char *) = s;
+		break;
+	default:
+		abort();	/* a place with no type: a test fails */
+	}
+}
+
+double
+opt_get(const struct opt_row *r, const struct opts *o)
+{
+	switch (r->type) {
+	case OPTT_COUNT:
+	case OPTT_BOOL:
+		return *OPT_CFIELD(o, r, int);
+	case OPTT_SECS:
+	case OPTT_FRACTION:
+		return *OPT_CFIELD(o, r, double);
+	case OPTT_SIZE:
+		return (double)*OPT_CFIELD(o, r, uint64_t);
+	default:
+		abort();	/* a string, or a row with no place */
+	}
+}
+
+int
+opt_take(const struct opt_row *r, const char *what, const char *s,
+    struct opts *o, struct dt_err *e)
+{
+	double	v = 1;
+
+	if (r->type != OPTT_BOOL && r->type != OPTT_STRING &&
+	    opt_parse_num(r, what, s, &v, e) != 0)
+		return DT_ERR_INVAL;
+	opt_store(r, o, v, s);
+	return 0;
+}
+
+void
+opt_defaults(struct opts *o, const struct opt_tab *tabs, size_t ntabs)
+{
+	const struct opt_tab	*t;
+	const struct opt_row	*r;
+
+	OPT_EACH(tabs, ntabs, t, r)
+		if (r->at != 0 && r->type != OPTT_STRING)
+			opt_store(r, o, r->def, NULL);
 }
 
 /* Where --help's explanations start. */

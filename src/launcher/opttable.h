@@ -138,8 +138,35 @@ void	opt_usage(FILE *f, const struct opt_tab *tabs, size_t ntabs);
  * takes what its flag refuses.
  */
 struct dt_err;
+struct opts;
 int	opt_check(const struct opt_row *r, const char *what, double v,
 	    struct dt_err *e);
+
+/*
+ * Reads s as a number of row r's type (count, seconds, size, fraction)
+ * into *v and checks it (opt_check). Returns 0 or DT_ERR_INVAL with e
+ * naming what and the fix.
+ */
+int	opt_parse_num(const struct opt_row *r, const char *what,
+	    const char *s, double *v, struct dt_err *e);
+
+/* Keeps v (a number or flag) or s (a string) in o where row r says. */
+void	opt_store(const struct opt_row *r, struct opts *o, double v,
+	    const char *s);
+
+/* The number or flag row r keeps in o. */
+double	opt_get(const struct opt_row *r, const struct opts *o);
+
+/*
+ * Takes value s of row r (one that has a place in struct opts), given as
+ * what: parsed, checked and kept. Returns 0 or DT_ERR_INVAL with e set.
+ */
+int	opt_take(const struct opt_row *r, const char *what, const char *s,
+	    struct opts *o, struct dt_err *e);
+
+/* Sets every field the rows of tabs keep to its default. */
+void	opt_defaults(struct opts *o, const struct opt_tab *tabs,
+	    size_t ntabs);
 
 /*
  * Writes one line per row that is not hidden, for the docs tests:
