@@ -100,18 +100,19 @@ struct hf_config {
 	char		*ssh_identity;
 	char		**ssh_options;	/* each as for ssh -o */
 	size_t		 nssh_options;
-	long long	 kill_grace_ms;
-	long long	 timeout_ms;
-	long long	 hang_timeout_ms;	/* hangTimeout: */
+	/* Durations are in seconds, as the launcher keeps them. */
+	double		 kill_grace;
+	double		 timeout;
+	double		 hang_timeout;	/* hangTimeout: */
 	char		*prefix;
 	char		*output_dir;
 	char		*framework;	/* see dtrun.yaml(5) for the names */
-	long long	 heartbeat_ms;	/* heartbeatTimeout; 0 = off */
+	double		 heartbeat;	/* heartbeatTimeout; 0 = off */
 	int		 preemptible;	/* preemptible: true */
 	int		 collapse;	/* collapse: true (--collapse) */
 	int		 max_restarts;	/* maxRestarts */
 	int		 spares;	/* spares: held back for lost hosts */
-	long long	 restart_delay_ms; /* restartDelay */
+	double		 restart_delay;	/* restartDelay */
 	char		*setup;		/* setup: a command, once per host */
 	char		**fwd_signals;	/* forwardSignals: names, unchecked */
 	size_t		 nfwd_signals;
@@ -164,8 +165,8 @@ int	 hf_config_number(const struct hf_config *c, const char *key,
 
 /*
  * Reads a duration ("30", "1.5", "500ms", "30s", "2m", "1h") into
- * milliseconds. Returns 0 or DT_ERR_PARSE (no message: callers say where).
+ * seconds. Returns 0 or DT_ERR_PARSE (no message: callers say where).
  */
-int	 hf_duration_ms(const char *s, long long *ms);
+int	 hf_duration(const char *s, double *secs);
 
 #endif

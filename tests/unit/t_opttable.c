@@ -228,7 +228,7 @@ yaml_text(const struct opt_row *r, const char *text, char *buf, size_t len)
 static int
 yaml_takes(const struct opt_row *r, const char *text)
 {
-	char		 buf[256];
+	char		 buf[256], msg[512];
 	char		*argv[] = { "dtrun", "x", NULL };
 	struct hf_config c;
 	struct opts	 o;
@@ -242,6 +242,11 @@ yaml_takes(const struct opt_row *r, const char *text)
 	    &e);
 	if (rc == 0)
 		rc = yamlopts_apply(&o, &c, &e);
+	/* A refusal says where: the file, the line and the column. */
+	if (rc != 0 && strncmp(dt_err_str(&e, msg, sizeof(msg)), "t.yaml:",
+	    7) != 0)
+		t_fail(__FILE__, __LINE__, "%s: %s: \"%s\" names no place",
+		    r->yaml, text, msg);
 	cli_free(&o);
 	hf_config_free(&c);
 	return rc == 0;
