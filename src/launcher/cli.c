@@ -692,7 +692,8 @@ cli_finish(int argc, char **argv, struct opts *o, struct dt_err *e)
 {
 	int	rc;
 
-	if ((o->deep || o->deep_bytes != 0) && !o->check && !o->preflight)
+	if ((o->deep || o->given[OPT_DEEP_BYTES]) && !o->check &&
+	    !o->preflight)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s measures the "
 		    "network for a check: give --check or --preflight with it",
 		    o->deep ? "--deep" : "--deep-bytes");

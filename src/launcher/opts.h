@@ -64,7 +64,7 @@ struct opts {
 	int		 check;		/* --check: check the hosts, run nothing */
 	int		 preflight;	/* --preflight: a quick check before a job */
 	int		 deep;		/* --deep, --preflight=deep: the network too */
-	uint64_t	 deep_bytes;	/* --deep-bytes: each pair's; 0 = default */
+	uint64_t	 deep_bytes;	/* --deep-bytes: each pair's */
 	int		 verbose;
 	int		 quiet;
 	unsigned	 frameworks;	/* FW_* of framework.h; FW_DEFAULT if not given */

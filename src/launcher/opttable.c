@@ -198,7 +198,7 @@ const struct opt_row opt_table[] = {
 	{ "deep-bytes", 0, V, OPT_DEEP_BYTES, "SIZE", NULL, 0,
 	    "bytes each pair sends for --deep (K, M, G;\n"
 	    "default 64M); a pair stops after 10 s anyway",
-	    OPTT_SIZE, AT(deep_bytes), 0, 1,
+	    OPTT_SIZE, AT(deep_bytes), DEEP_BYTES_DEFAULT, 1,
 	    CHECK_DEEP_BYTES_MAX },
 	{ "ssh-port", 'p', V, OPT_SSH_PORT, "PORT", "ssh.port", K,
 	    "ssh port (default 22, or ssh_config's)",
