@@ -1,6 +1,7 @@
 /*
- * cli.c -- dtrun's options. Which options there are, their letters and
- * their help are opt_table's (opttable.c); here each id's value is taken.
+ * cli.c -- dtrun's options. Which options there are, their letters, help,
+ * types, defaults and bounds are opt_table's (opttable.c); typed values
+ * are taken by opt_take, the others here, one case per id.
  * Parsing stops at the first non-option word (the command), so "dtrun -n
  * 2 python -u x.py" needs no "--". Errors say what was wrong and how to
  * fix it; main() prints them and exits 2.
@@ -283,7 +284,8 @@ static char cli_typed[40];
  * One handler per topic: each takes the options of its topic by their
  * opt_table id (the value in getopt's optarg) and returns 0, a negative
  * DT_ERR_* with *e filled, or CLI_NOTMINE. A new option is a row in
- * opttable.c and one more case in its topic's switch.
+ * opttable.c; one with a syntax of its own also a case in its topic's
+ * switch (the rest are opt_take's, by their row).
  */
 
 /*
@@ -571,7 +573,7 @@ cli_defaults(struct opts *o)
 	o->fwd_signals = CLI_FWD_DEFAULT;
 }
 
-/* One handler per topic; a new option's id goes into its topic's switch. */
+/* One handler per topic, for the options with a syntax of their own. */
 static int (*const cli_groups[])(struct opts *, int, struct dt_err *) = {
 	cli_opt_hosts, cli_opt_ssh, cli_opt_output, cli_opt_env, cli_opt_run,
 	cli_opt_peers,

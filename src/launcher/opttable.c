@@ -1,9 +1,10 @@
 /*
  * opttable.c -- dtrun's option table (see opttable.h) and what is built
- * from it: getopt_long's arrays, the --help list and the list the docs
- * tests compare the man page and completions with. The values themselves
- * are taken by cli.c, one case per id; dtrun-kill links this file for the
- * rows marked OPTF_KILL.
+ * from it: getopt_long's arrays, the --help list, the list the docs tests
+ * compare the man page and completions with, and the one parser and bound
+ * check of typed values (opt_take, opt_check) that cli.c and yamlopts.c
+ * both use. Values of a syntax of their own are taken by cli.c, one case
+ * per id; dtrun-kill links this file for the rows marked OPTF_KILL.
  */
 #include <ctype.h>
 #include <errno.h>

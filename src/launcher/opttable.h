@@ -2,9 +2,13 @@
  * opttable.h -- dtrun's options, one row each, as tmux's options-table.c:
  * the --help list, getopt_long's arrays, the engine.yaml key an option
  * shares, and the ssh options dtrun-kill passes on all come from
- * opt_table. Adding an option is one row here and one case for its id in
- * cli.c; the tests (t_opttable.c, t0040-docs.sh) fail while --help, the
- * completions, the man pages or engine.yaml's keys disagree with it.
+ * opt_table, and so do each value's type, default, bounds and place in
+ * struct opts, for the command line and engine.yaml alike. Adding a count,
+ * seconds, size, fraction, flag or plain string is one row; a value with
+ * a syntax of its own (OPTT_OTHER, lists, checked words) also needs a case
+ * for its id in cli.c. The tests (t_opttable.c, t0040-docs.sh) fail while
+ * --help, the completions, the man pages or engine.yaml's keys and bounds
+ * disagree with it.
  */
 #ifndef DT_OPTTABLE_H
 #define DT_OPTTABLE_H

@@ -1,7 +1,8 @@
 /*
  * yamlopts.c -- engine.yaml's values for the options the command line
- * left unset (yamlopts.h). Which key goes with which option is
- * opttable.c's; t_opttable.c holds the two together.
+ * left unset (o->given). Which key goes with which option, and the
+ * bounds a number is held to, are opttable.c's: a key takes what its flag
+ * takes (t_opttable.c checks every one).
  */
 #include <stdio.h>
 #include <stdlib.h>
