@@ -4,6 +4,7 @@
  * hf_config. Unknown keys get a did-you-mean; Engine ML keys that mean
  * nothing to dtrun are noted for -v.
  */
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -16,6 +17,13 @@
 #include "hostfile/ynode.h"
 
 #define CF_QUOTE	60	/* characters of a value quoted in messages */
+
+/*
+ * The max of an integer key that shares an option (numGPUs and -n): any
+ * whole number here; the launcher holds it to the option's bounds
+ * (hf_config_number), so the file takes what the flag takes.
+ */
+#define CF_OPTION	INT_MAX
 
 /* How a key's value is read. */
 enum cf_kind {
@@ -63,7 +71,7 @@ static const struct cf_key cf_sync_keys[] = {
 };
 
 static const struct cf_key cf_ssh_keys[] = {
-	{ "port", CK_INT, HF_C_SSH_PORT, OFF(ssh_port), 0, 1, DT_PORT_MAX, NULL,
+	{ "port", CK_INT, HF_C_SSH_PORT, OFF(ssh_port), 0, 0, CF_OPTION, NULL,
 	    NULL },
 	{ "user", CK_STR, HF_C_SSH_USER, OFF(ssh_user), 0, 0, 0, NULL, NULL },
 	{ "identityFile", CK_STR, HF_C_SSH_IDENTITY, OFF(ssh_identity), 0, 0,
@@ -79,7 +87,7 @@ static const struct cf_key cf_top_keys[] = {
 	    cf_versions, NULL },
 	{ "command", CK_COMMAND, HF_C_COMMANDS, 0, 0, 0, 0, NULL, NULL },
 	{ "commands", CK_COMMANDS, HF_C_COMMANDS, 0, 0, 0, 0, NULL, NULL },
-	{ "numGPUs", CK_INT, HF_C_NUMGPUS, OFF(num_gpus), 0, 1, HF_RANKS_MAX,
+	{ "numGPUs", CK_INT, HF_C_NUMGPUS, OFF(num_gpus), 0, 0, CF_OPTION,
 	    NULL, NULL },
 	{ "environment", CK_ENV, HF_C_ENVIRONMENT, 0, 0, 0, 0, NULL, NULL },
 	{ "dataBucket", CK_IGNORED, -1, 0, 0, 0, 0, NULL, NULL },
@@ -99,11 +107,11 @@ static const struct cf_key cf_top_keys[] = {
 	    cf_launchers, NULL },
 	{ "sync", CK_MAP, -1, 0, 0, 0, 0, NULL, cf_sync_keys },
 	{ "ssh", CK_MAP, -1, 0, 0, 0, 0, NULL, cf_ssh_keys },
-	{ "killGrace", CK_DURATION, HF_C_KILLGRACE, OFF(kill_grace_ms), 0, 0,
+	{ "killGrace", CK_DURATION, HF_C_KILLGRACE, OFF(kill_grace), 0, 0,
 	    0, NULL, NULL },
-	{ "timeout", CK_DURATION, HF_C_TIMEOUT, OFF(timeout_ms), 0, 0, 0,
+	{ "timeout", CK_DURATION, HF_C_TIMEOUT, OFF(timeout), 0, 0, 0,
 	    NULL, NULL },
-	{ "hangTimeout", CK_DURATION, HF_C_HANGTIMEOUT, OFF(hang_timeout_ms),
+	{ "hangTimeout", CK_DURATION, HF_C_HANGTIMEOUT, OFF(hang_timeout),
 	    0, 0, 0, NULL, NULL },
 	{ "prefix", CK_STR, HF_C_PREFIX, OFF(prefix), 0, 0, 0, NULL, NULL },
 	{ "outputDir", CK_STR, HF_C_OUTPUTDIR, OFF(output_dir), 0, 0, 0, NULL,
@@ -112,14 +120,14 @@ static const struct cf_key cf_top_keys[] = {
 	    NULL },
 	{ "framework", CK_CHOICE, HF_C_FRAMEWORK, OFF(framework), 0, 0, 0,
 	    cf_frameworks, NULL },
-	{ "heartbeatTimeout", CK_DURATION, HF_C_HEARTBEAT, OFF(heartbeat_ms),
+	{ "heartbeatTimeout", CK_DURATION, HF_C_HEARTBEAT, OFF(heartbeat),
 	    0, 0, 0, NULL, NULL },
 	{ "maxRestarts", CK_INT, HF_C_MAXRESTARTS, OFF(max_restarts), 0, 0,
-	    1000000, NULL, NULL },
-	{ "spares", CK_INT, HF_C_SPARES, OFF(spares), 0, 0, HF_RANKS_MAX,
+	    CF_OPTION, NULL, NULL },
+	{ "spares", CK_INT, HF_C_SPARES, OFF(spares), 0, 0, CF_OPTION,
 	    NULL, NULL },
 	{ "restartDelay", CK_DURATION, HF_C_RESTARTDELAY,
-	    OFF(restart_delay_ms), 0, 0, 0, NULL, NULL },
+	    OFF(restart_delay), 0, 0, 0, NULL, NULL },
 	{ "setup", CK_STR, HF_C_SETUP, OFF(setup), 0, 0, 0, NULL, NULL },
 	{ "forwardSignals", CK_LIST, HF_C_FWDSIGNALS, OFF(fwd_signals),
 	    OFF(nfwd_signals), 0, 0, NULL, NULL },
@@ -251,6 +259,10 @@ cf_int(struct cf_ctx *x, const struct ynode *n, const struct cf_key *k)
 
 	if ((r = cf_scalar(x, n, k->name)) != 0)
 		return r;
+	if (k->max == CF_OPTION &&
+	    hfi_uint(n->str, strlen(n->str), k->max, &v) != 0)
+		return cf_error(x, n, k->name, "expected a whole number, got "
+		    "\"%.*s\"", n->str);
 	if (hfi_uint(n->str, strlen(n->str), k->max, &v) != 0 || v < k->min) {
 		snprintf(fmt, sizeof(fmt), "expected an integer from %ld to "
 		    "%ld, got \"%%.*s\"", k->min, k->max);
@@ -313,26 +325,27 @@ cf_choice(struct cf_ctx *x, const struct ynode *n, const struct cf_key *k)
 }
 
 int
-hf_duration_ms(const char *s, long long *ms)
+hf_duration(const char *s, double *secs)
 {
 	char	*end;
-	double	 v, mul = 1000;
+	double	 v, mul = 1;
 
 	if (*s < '0' || *s > '9')
 		return DT_ERR_PARSE;
 	v = strtod(s, &end);
 	if (strcmp(end, "ms") == 0)
-		mul = 1;
+		mul = 0.001;
 	else if (strcmp(end, "m") == 0)
-		mul = 60000;
+		mul = 60;
 	else if (strcmp(end, "h") == 0)
-		mul = 3600000;
+		mul = 3600;
 	else if (*end != '\0' && strcmp(end, "s") != 0)
 		return DT_ERR_PARSE;
 	v *= mul;
-	if (!isfinite(v) || v > 1e15)
+	/* Far past any option's bound, which the launcher checks. */
+	if (!isfinite(v) || v > 1e12)
 		return DT_ERR_PARSE;
-	*ms = (long long)v;
+	*secs = v;
 	return 0;
 }
 
@@ -344,7 +357,7 @@ cf_duration(struct cf_ctx *x, const struct ynode *n, const struct cf_key *k)
 
 	if ((r = cf_scalar(x, n, k->name)) != 0)
 		return r;
-	if (hf_duration_ms(n->str, FIELD(x->c, k->off, long long)) != 0)
+	if (hf_duration(n->str, FIELD(x->c, k->off, double)) != 0)
 		return cf_error(x, n, k->name, "bad duration \"%.*s\" (want "
 		    "seconds, or a number and ms, s, m or h: \"30s\")", n->str);
 	return 0;
@@ -690,4 +703,45 @@ hf_config_key(size_t i, char *buf, size_t len)
 			}
 	}
 	return NULL;
+}
+
+/* The key at dotted path key ("ssh.port"), or NULL (maps are no value). */
+static const struct cf_key *
+cf_find(const char *key)
+{
+	const struct cf_key	*k;
+	const char		*dot = strchr(key, '.');
+	size_t			 n = dot != NULL ? (size_t)(dot - key) :
+				    strlen(key);
+
+	for (k = cf_top_keys; k->name != NULL; k++)
+		if (strlen(k->name) == n && strncmp(k->name, key, n) == 0)
+			break;
+	if (k->name == NULL || (k->kind == CK_MAP) != (dot != NULL))
+		return NULL;
+	if (dot == NULL)
+		return k;
+	for (k = k->sub; k->name != NULL; k++)
+		if (strcmp(k->name, dot + 1) == 0)
+			return k;
+	return NULL;
+}
+
+int
+hf_config_number(const struct hf_config *c, const char *key, double *v,
+    int *field)
+{
+	const struct cf_key	*k = cf_find(key);
+
+	if (k == NULL || (k->kind != CK_INT && k->kind != CK_BOOL &&
+	    k->kind != CK_DURATION))
+		return -1;
+	*field = k->field;
+	if (!hf_config_has(c, k->field))
+		return 0;
+	if (k->kind == CK_DURATION)
+		*v = *FIELD(c, k->off, double);
+	else
+		*v = *FIELD(c, k->off, int);
+	return 1;
 }

@@ -100,18 +100,19 @@ struct hf_config {
 	char		*ssh_identity;
 	char		**ssh_options;	/* each as for ssh -o */
 	size_t		 nssh_options;
-	long long	 kill_grace_ms;
-	long long	 timeout_ms;
-	long long	 hang_timeout_ms;	/* hangTimeout: */
+	/* Durations are in seconds, as the launcher keeps them. */
+	double		 kill_grace;
+	double		 timeout;
+	double		 hang_timeout;	/* hangTimeout: */
 	char		*prefix;
 	char		*output_dir;
 	char		*framework;	/* see dtrun.yaml(5) for the names */
-	long long	 heartbeat_ms;	/* heartbeatTimeout; 0 = off */
+	double		 heartbeat;	/* heartbeatTimeout; 0 = off */
 	int		 preemptible;	/* preemptible: true */
 	int		 collapse;	/* collapse: true (--collapse) */
 	int		 max_restarts;	/* maxRestarts */
 	int		 spares;	/* spares: held back for lost hosts */
-	long long	 restart_delay_ms; /* restartDelay */
+	double		 restart_delay;	/* restartDelay */
 	char		*setup;		/* setup: a command, once per host */
 	char		**fwd_signals;	/* forwardSignals: names, unchecked */
 	size_t		 nfwd_signals;
@@ -154,9 +155,18 @@ int	 hf_config_load_buf(struct hf_config *c, const char *name,
 const char *hf_config_key(size_t i, char *buf, size_t len);
 
 /*
- * Reads a duration ("30", "1.5", "500ms", "30s", "2m", "1h") into
- * milliseconds. Returns 0 or DT_ERR_PARSE (no message: callers say where).
+ * The number the file gave for key (dotted: "ssh.port"), for the launcher
+ * to check as the option the key shares: an integer, a flag (0 or 1), or
+ * a duration in seconds, into *v, and the key's HF_C_* into *field.
+ * Returns 1, 0 if the file left it out, or -1 if key is no number key.
  */
-int	 hf_duration_ms(const char *s, long long *ms);
+int	 hf_config_number(const struct hf_config *c, const char *key,
+	     double *v, int *field);
+
+/*
+ * Reads a duration ("30", "1.5", "500ms", "30s", "2m", "1h") into
+ * seconds. Returns 0 or DT_ERR_PARSE (no message: callers say where).
+ */
+int	 hf_duration(const char *s, double *secs);
 
 #endif

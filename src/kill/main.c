@@ -55,20 +55,20 @@ enum { KOPT_ALL = OPT_NIDS, KOPT_WAIT, KOPT_QUIET, KOPT_STACKS, KOPT_HELP,
 
 static const struct opt_row kill_rows[] = {
 	{ "all", 'a', OPTA_NONE, KOPT_ALL, NULL, NULL, 0,
-	    "every job of yours (never the caller's own job)" },
+	    "every job of yours (never the caller's own job)", OPT_UNTYPED },
 	{ "wait", 'w', OPTA_VALUE, KOPT_WAIT, "SECS", NULL, 0,
-	    "between SIGTERM and SIGKILL (default 10)" },
+	    "between SIGTERM and SIGKILL (default 10)", OPT_UNTYPED },
 	{ "quiet", 'q', OPTA_NONE, KOPT_QUIET, NULL, NULL, 0,
-	    "print nothing" },
+	    "print nothing", OPT_UNTYPED },
 	{ "stacks", 0, OPTA_NONE, KOPT_STACKS, NULL, NULL, 0,
-	    "ask for every rank's stack; the job goes on" },
+	    "ask for every rank's stack; the job goes on", OPT_UNTYPED },
 };
 
 static const struct opt_row kill_rows_last[] = {
-	{ "help", 'h', OPTA_NONE, KOPT_HELP, NULL, NULL, 0, "this text" },
+	{ "help", 'h', OPTA_NONE, KOPT_HELP, NULL, NULL, 0, "this text", OPT_UNTYPED },
 	/* For t0040-docs.sh: the tables, as opt_list writes them. */
 	{ "list-options", 0, OPTA_NONE, KOPT_LIST, NULL, NULL, OPTF_HIDDEN,
-	    NULL },
+	    NULL, OPT_UNTYPED },
 };
 
 /*

@@ -366,9 +366,8 @@ check_deep_start(struct check *c)
 	 * Locally every "host" is this machine: the pairs share its CPUs and
 	 * loopback, and their figures say nothing of a network.
 	 */
-	c->deep = deepcheck_new(c->p->nhosts, ok, c->o->deep_bytes != 0 ?
-	    c->o->deep_bytes : DEEP_BYTES_DEFAULT, check_deep_streams(c),
-	    !c->p->local);
+	c->deep = deepcheck_new(c->p->nhosts, ok, c->o->deep_bytes,
+	    check_deep_streams(c), !c->p->local);
 	c->deep_to = xcalloc(c->p->nhosts + 1, sizeof(*c->deep_to));
 	c->deep_t0 = dt_clock_ms(CLOCK_MONOTONIC);
 	free(ok);

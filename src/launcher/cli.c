@@ -1,6 +1,7 @@
 /*
- * cli.c -- dtrun's options. Which options there are, their letters and
- * their help are opt_table's (opttable.c); here each id's value is taken.
+ * cli.c -- dtrun's options. Which options there are, their letters, help,
+ * types, defaults and bounds are opt_table's (opttable.c); typed values
+ * are taken by opt_take, the others here, one case per id.
  * Parsing stops at the first non-option word (the command), so "dtrun -n
  * 2 python -u x.py" needs no "--". Errors say what was wrong and how to
  * fix it; main() prints them and exits 2.
@@ -64,112 +65,6 @@ static const char cli_usage_tail[] =
 "When a job hangs: kill -QUIT dtrun (Ctrl-\\) or dtrun-kill --stacks JOBID\n"
 "prints every rank's stack, merged, and the job goes on (needs gdb, or\n"
 "elfutils' eu-stack, on the hosts; python3-dbg for Python frames).\n";
-
-/* Parses a positive int for option name; returns 0 or DT_ERR_INVAL. */
-static int
-parse_count(const char *name, const char *s, int min, int *out,
-    struct dt_err *e)
-{
-	char	*end;
-	long	 v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || errno != 0 || v > DT_COUNT_MAX)
-		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": not a "
-		    "number (give a whole number, e.g. %s 4)", name, s, name);
-	if (v < min)
-		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s %ld: need at "
-		    "least %d", name, v, min);
-	*out = (int)v;
-	return 0;
-}
-
-/*
- * Parses a size in bytes for option name: a whole number, with K, M or G
- * (powers of 1024) after it, from 1 up to max.
- */
-static int
-parse_size(const char *name, const char *s, uint64_t max, uint64_t *out,
-    struct dt_err *e)
-{
-	static const char	 units[] = "KMG";
-	const char		*u;
-	char			*end;
-	unsigned long long	 v;
-	int			 shift = 0;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*end != '\0' && end[1] == '\0' &&
-	    (u = strchr(units, *end & ~0x20)) != NULL) {
-		shift = 10 * (int)(u - units + 1);
-		end++;
-	}
-	if (!isdigit((unsigned char)*s) || *end != '\0' || errno != 0 ||
-	    v == 0 || v > max >> shift)
-		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": want "
-		    "a size from 1 byte to %llu GiB (e.g. %s 256M)", name, s,
-		    (unsigned long long)(max >> 30), name);
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
-/*
- * Parses a fraction for option name: "0.1" or "10%", from 0 (off) up to
- * 10 (ten times slower).
- */
-static int
-parse_fraction(const char *name, const char *s, double *out,
-    struct dt_err *e)
-{
-	char	*end;
-	double	 v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (*end == '%' && end[1] == '\0') {
-		v /= 100;
-		end++;
-	}
-	if (*s == '\0' || *end != '\0' || errno != 0 || !isfinite(v) ||
-	    v < 0 || v > 10)
-		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": want a "
-		    "fraction from 0 (off) to 10, or a percentage (e.g. %s 0.1 "
-		    "or %s 10%%)", name, s, name, name);
-	*out = v;
-	return 0;
-}
-
-/* Parses seconds (decimals allowed, >= 0) for option name. */
-static int
-parse_secs(const char *name, const char *s, double *out, struct dt_err *e)
-{
-	char	*end;
-	double	 v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (*s == '\0' || *end != '\0' || errno != 0 || !isfinite(v) ||
-	    v < 0 || v > DT_SECS_MAX)
-		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s \"%s\": want "
-		    "seconds, a number >= 0 (e.g. %s 30 or %s 0.5)", name, s,
-		    name, name);
-	*out = v;
-	return 0;
-}
-
-int
-cli_check_heartbeat(double secs, const char *what, struct dt_err *e)
-{
-	if (secs == 0 || (secs >= CLI_HEARTBEAT_MIN &&
-	    secs <= CLI_HEARTBEAT_MAX))
-		return 0;
-	return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s %g: want %d to %d "
-	    "seconds (a shorter one would give up on a host that is only "
-	    "busy), or 0 for no heartbeat", what, secs, CLI_HEARTBEAT_MIN,
-	    CLI_HEARTBEAT_MAX);
-}
 
 /* Parses --seed: a whole number from 0 to 2^64 - 1. */
 static int
@@ -368,6 +263,17 @@ cli_signals_str(uint64_t mask, char *buf, size_t len)
 	return buf;
 }
 
+/* dtrun's whole table, and getopt_long's arrays built from it once. */
+static struct opt_tab		cli_tab;
+static struct opt_getopt	cli_getopt;
+
+/* dtrun's row for option id (the table is built by then). */
+static const struct opt_row *
+cli_row(int id)
+{
+	return opt_find(&cli_tab, 1, id);
+}
+
 /* The long option being read, as typed ("--master_port"), for messages. */
 static char cli_typed[40];
 
@@ -378,7 +284,8 @@ static char cli_typed[40];
  * One handler per topic: each takes the options of its topic by their
  * opt_table id (the value in getopt's optarg) and returns 0, a negative
  * DT_ERR_* with *e filled, or CLI_NOTMINE. A new option is a row in
- * opttable.c and one more case in its topic's switch.
+ * opttable.c; one with a syntax of its own also a case in its topic's
+ * switch (the rest are opt_take's, by their row).
  */
 
 /*
@@ -389,18 +296,19 @@ static int
 cli_opt_n(struct opts *o, int argc, char **argv, struct dt_err *e)
 {
 	const char	*name = "-n";
-	int		*out = &o->np;
+	int		 id = OPT_NP;
 
 	if (strcmp(optarg, "p") == 0 || strcmp(optarg, "pernode") == 0) {
 		name = optarg[1] == '\0' ? "-np" : "-npernode";
 		if (optarg[1] != '\0')
-			out = &o->nproc_per_node;
+			id = OPT_NPROC;
 		if (optind >= argc)
 			return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s needs "
 			    "a value (see dtrun --help)", name);
 		optarg = argv[optind++];
 	}
-	return parse_count(name, optarg, 1, out, e);
+	o->given[id] = 1;
+	return opt_take(cli_row(id), name, optarg, o, e);
 }
 
 /* How many ranks, on which hosts: -H, -f, --include, -s... (-n: cli_opt_n) */
@@ -416,8 +324,7 @@ cli_opt_hosts(struct opts *o, int id, struct dt_err *e)
 		    strcmp(optarg, "gpu") == 0 ? 2 :
 		    strcmp(optarg, "cpu") == 0 ? 3 : 0;
 		if (o->nproc_auto == 0)
-			rc = parse_count("--nproc-per-node", optarg, 1,
-			    &o->nproc_per_node, e);
+			rc = opt_take(cli_row(id), cli_typed, optarg, o, e);
 		break;
 	case OPT_LAUNCHER:
 		if (strcmp(optarg, "local") == 0)
@@ -437,30 +344,6 @@ cli_opt_hosts(struct opts *o, int id, struct dt_err *e)
 		    sizeof(*o->hosts));
 		o->hosts[o->nhosts++] = optarg;
 		break;
-	case OPT_CONFIG:
-		o->config = optarg;
-		break;
-	case OPT_TEMPLATE:
-		o->template = optarg;
-		break;
-	case OPT_INCLUDE:
-		o->include = optarg;
-		break;
-	case OPT_EXCLUDE:
-		o->exclude = optarg;
-		break;
-	case OPT_OVERSUB:
-		o->oversubscribe = 1;
-		break;
-	case OPT_SERVERS:
-		rc = parse_count("-s", optarg, 0, &o->nservers, e);
-		break;
-	case OPT_MIN_NP:
-		rc = parse_count("--min-np", optarg, 1, &o->min_np, e);
-		break;
-	case OPT_SPARES:
-		rc = parse_count("--spares", optarg, 0, &o->spares, e);
-		break;
 	default:
 		return CLI_NOTMINE;
 	}
@@ -474,12 +357,6 @@ cli_opt_ssh(struct opts *o, int id, struct dt_err *e)
 	int	rc = 0;
 
 	switch (id) {
-	case OPT_SSH_PORT:
-		rc = parse_count("-p", optarg, 1, &o->ssh.port, e);
-		if (rc == 0 && o->ssh.port > DT_PORT_MAX)
-			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "-p "
-			    "%d: want a port, 1 to 65535", o->ssh.port);
-		break;
 	case OPT_SSH_IDENTITY:
 		o->ssh.identities = xreallocarray(o->ssh.identities,
 		    o->ssh.nidentities + 1, sizeof(char *));
@@ -487,18 +364,13 @@ cli_opt_ssh(struct opts *o, int id, struct dt_err *e)
 		break;
 	case OPT_SSH_OPTION:
 		rc = ssh_cli_option(&o->ssh, optarg, e);
-		break;
-	case OPT_SSH_CONFIG:
-		o->ssh.config = optarg;
+		/* -o Port=N is -p N: engine.yaml's ssh.port does not win. */
+		o->given[OPT_SSH_PORT] |= o->ssh.port != 0;
 		break;
 	case OPT_SSH_JUMP:
 		/* The shortcut wins over any --ssh-option proxy. */
 		o->ssh.proxy_command = NULL;
 		o->ssh.proxy_jump = optarg;
-		break;
-	case OPT_SSH_FANOUT:
-		rc = parse_count("--ssh-fanout", optarg, 1,
-		    &o->ssh.fanout, e);
 		break;
 	case OPT_SSH_AGENT_DIR:
 		if (optarg[0] == '\0')
@@ -531,7 +403,6 @@ cli_opt_output(struct opts *o, int id, struct dt_err *e)
 
 	switch (id) {
 	case OPT_PREFIX:
-		o->prefix_set = 1;
 		o->prefix = optarg;
 		rc = prefix_check(optarg, e);
 		break;
@@ -540,15 +411,6 @@ cli_opt_output(struct opts *o, int id, struct dt_err *e)
 			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
 			    "--output-dir needs a directory name");
 		o->output_dir = optarg;
-		break;
-	case OPT_TIMESTAMP:
-		o->timestamp = 1;
-		break;
-	case OPT_ESCAPE_OUTPUT:
-		o->escape_output = 1;
-		break;
-	case OPT_COLLAPSE:
-		o->collapse = 1;
 		break;
 	case OPT_REDIRECTS:
 		rc = std_map_parse("--redirects", optarg, &o->redirects, e);
@@ -563,19 +425,10 @@ cli_opt_output(struct opts *o, int id, struct dt_err *e)
 	case OPT_TAG_OUTPUT:
 		/* mpirun's "[1,0]<stdout>:line" (its job is always 1 here). */
 		o->prefix = "[1,%r]<std%s>:";
-		o->prefix_set = 1;
+		o->given[OPT_PREFIX] = 1;
 		break;
 	case OPT_VERBOSE:
 		o->verbose++;
-		break;
-	case OPT_QUIET:
-		o->quiet = 1;
-		break;
-	case OPT_DRY_RUN:
-		o->dry_run = 1;
-		break;
-	case OPT_CHECK:
-		o->check = 1;
 		break;
 	case OPT_PREFLIGHT:
 		o->preflight = 1;
@@ -584,13 +437,6 @@ cli_opt_output(struct opts *o, int id, struct dt_err *e)
 			    "--preflight=%s: want --preflight or "
 			    "--preflight=deep", optarg);
 		o->deep |= optarg != NULL;
-		break;
-	case OPT_DEEP:
-		o->deep = 1;
-		break;
-	case OPT_DEEP_BYTES:
-		rc = parse_size("--deep-bytes", optarg, CHECK_DEEP_BYTES_MAX,
-		    &o->deep_bytes, e);
 		break;
 	default:
 		return CLI_NOTMINE;
@@ -641,12 +487,6 @@ cli_opt_env(struct opts *o, int id, struct dt_err *e)
 			    "\"%s\": want a name (e.g. --role trainer)", optarg);
 		o->role = optarg;
 		break;
-	case OPT_MODULE:
-		o->module = 1;
-		break;
-	case OPT_NO_PYTHON:
-		o->no_python = 1;
-		break;
 	default:
 		return CLI_NOTMINE;
 	}
@@ -663,37 +503,6 @@ cli_opt_run(struct opts *o, int id, struct dt_err *e)
 	case OPT_FORWARD_SIGNALS:
 		rc = cli_parse_signals(optarg, "--forward-signals",
 		    &o->fwd_signals, e);
-		o->fwd_signals_set = 1;
-		break;
-	case OPT_KILL_GRACE:
-		rc = parse_secs("--kill-grace", optarg, &o->kill_grace,
-		    e);
-		o->kill_grace_set = 1;
-		break;
-	case OPT_TIMEOUT:
-		rc = parse_secs("--timeout", optarg, &o->timeout, e);
-		o->timeout_set = 1;
-		if (rc == 0 && o->timeout == 0)
-			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
-			    "--timeout 0: give a time above zero, or "
-			    "leave --timeout out");
-		break;
-	case OPT_HEARTBEAT_TIMEOUT:
-		rc = parse_secs("--heartbeat-timeout", optarg,
-		    &o->heartbeat_timeout, e);
-		o->heartbeat_timeout_set = 1;
-		if (rc == 0)
-			rc = cli_check_heartbeat(o->heartbeat_timeout,
-			    "--heartbeat-timeout", e);
-		break;
-	case OPT_START_TIMEOUT:
-		rc = parse_secs("--start-timeout", optarg,
-		    &o->start_timeout, e);
-		break;
-	case OPT_HANG_TIMEOUT:
-		rc = parse_secs("--hang-timeout", optarg,
-		    &o->hang_timeout, e);
-		o->hang_timeout_set = 1;
 		break;
 	case OPT_ON_HANG:
 		if (strcmp(optarg, "report") == 0 ||
@@ -703,10 +512,6 @@ cli_opt_run(struct opts *o, int id, struct dt_err *e)
 			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
 			    "--on-hang %s: want stop or report",
 			    optarg);
-		break;
-	case OPT_STRAGGLER_THRESHOLD:
-		rc = parse_fraction("--straggler-threshold", optarg,
-		    &o->straggler_threshold, e);
 		break;
 	case OPT_ON_STRAGGLER:
 		if (strcmp(optarg, "report") == 0)
@@ -720,18 +525,6 @@ cli_opt_run(struct opts *o, int id, struct dt_err *e)
 			    "--on-straggler %s: want report, stack or stop",
 			    optarg);
 		break;
-	case OPT_MAX_RESTARTS:
-		rc = parse_count("--max-restarts", optarg, 0,
-		    &o->max_restarts, e);
-		break;
-	case OPT_RESTART_DELAY:
-		rc = parse_secs("--restart-delay", optarg,
-		    &o->restart_delay, e);
-		o->restart_delay_set = 1;
-		break;
-	case OPT_RESTART_SAME:
-		o->restart_same = 1;
-		break;
 	default:
 		return CLI_NOTMINE;
 	}
@@ -744,18 +537,16 @@ cli_opt_peers(struct opts *o, int id, struct dt_err *e)
 {
 	const char	*name = cli_typed;
 	char		*kv;
-	int		 port, rc = 0;
+	double		 port;
+	int		 rc;
 
 	switch (id) {
 	case OPT_NNODES:
 		return peer_nnodes(o, optarg, e);
 	case OPT_MASTER_PORT:
-		if ((rc = parse_count(name, optarg, 1, &port, e)) == 0 &&
-		    port > DT_PORT_MAX)
-			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s %d: want "
-			    "a port, 1 to 65535", name, port);
+		rc = opt_parse_num(cli_row(id), name, optarg, &port, e);
 		if (rc == 0) {
-			xasprintf(&kv, "MASTER_PORT=%d", port);
+			xasprintf(&kv, "MASTER_PORT=%.0f", port);
 			export_take(o, kv);
 		}
 		return rc;
@@ -777,18 +568,12 @@ static void
 cli_defaults(struct opts *o)
 {
 	memset(o, 0, sizeof(*o));
+	opt_defaults(o, &cli_tab, 1);
 	o->prefix = PREFIX_DEFAULT;
-	o->kill_grace = 5;
-	o->start_timeout = 300;
-	o->heartbeat_timeout = CLI_HEARTBEAT_DEFAULT;
-	o->max_restarts = -1;
-	o->spares = -1;
-	o->restart_delay = CLI_RESTART_DELAY;
 	o->fwd_signals = CLI_FWD_DEFAULT;
-	o->straggler_threshold = CLI_STRAGGLER_DEFAULT;
 }
 
-/* One handler per topic; a new option's id goes into its topic's switch. */
+/* One handler per topic, for the options with a syntax of their own. */
 static int (*const cli_groups[])(struct opts *, int, struct dt_err *) = {
 	cli_opt_hosts, cli_opt_ssh, cli_opt_output, cli_opt_env, cli_opt_run,
 	cli_opt_peers,
@@ -909,7 +694,8 @@ cli_finish(int argc, char **argv, struct opts *o, struct dt_err *e)
 {
 	int	rc;
 
-	if ((o->deep || o->deep_bytes != 0) && !o->check && !o->preflight)
+	if ((o->deep || o->given[OPT_DEEP_BYTES]) && !o->check &&
+	    !o->preflight)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "%s measures the "
 		    "network for a check: give --check or --preflight with it",
 		    o->deep ? "--deep" : "--deep-bytes");
@@ -939,10 +725,6 @@ cli_finish(int argc, char **argv, struct opts *o, struct dt_err *e)
 	return cli_python(o, e);
 }
 
-/* dtrun's whole table, and getopt_long's arrays built from it once. */
-static struct opt_tab		cli_tab;
-static struct opt_getopt	cli_getopt;
-
 /* Builds getopt_long's arrays from opt_table at the first use. */
 static const struct opt_getopt *
 cli_arrays(void)
@@ -960,9 +742,13 @@ cli_arrays(void)
 static int
 cli_take(struct opts *o, int id, int argc, char **argv, struct dt_err *e)
 {
-	size_t	g;
-	int	rc = CLI_NOTMINE;
+	const struct opt_row	*r;
+	size_t			 g;
+	int			 rc = CLI_NOTMINE;
 
+	/* -npernode is -n's letter: cli_opt_n says which was given. */
+	if (id != OPT_NP)
+		o->given[id] = 1;
 	if (id == OPT_VERSION)
 		return CLI_VERSION;
 	if (id == OPT_HELP)
@@ -974,6 +760,9 @@ cli_take(struct opts *o, int id, int argc, char **argv, struct dt_err *e)
 	for (g = 0; g < sizeof(cli_groups) / sizeof(cli_groups[0]) &&
 	    rc == CLI_NOTMINE; g++)
 		rc = cli_groups[g](o, id, e);
+	/* The rest only need keeping where their row says. */
+	if (rc == CLI_NOTMINE && (r = cli_row(id)) != NULL && r->at != 0)
+		rc = opt_take(r, cli_typed, optarg, o, e);
 	return rc;
 }
 
@@ -1013,8 +802,11 @@ cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e)
 	    cli_one_dash(argc, argv, e) : 0) == 0 && (c = getopt_long(argc,
 	    argv, g->shorts, g->longopts, &li)) != -1) {
 		fresh = optind != before;
-		snprintf(cli_typed, sizeof(cli_typed), "--%s",
-		    li >= 0 ? g->longopts[li].name : "");
+		if (li >= 0)
+			snprintf(cli_typed, sizeof(cli_typed), "--%s",
+			    g->longopts[li].name);
+		else
+			snprintf(cli_typed, sizeof(cli_typed), "-%c", c);
 		id = opt_getopt_id(g, c);
 		rc = id < 0 ? CLI_NOTMINE : cli_take(o, id, argc, argv, e);
 		if (rc == CLI_NOTMINE)

@@ -33,11 +33,6 @@ struct dt_err;
  */
 int	cli_parse(int argc, char **argv, struct opts *o, struct dt_err *e);
 void	cli_free(struct opts *);
-/*
- * Checks a heartbeat timeout from what (an option or a file's key): 0, or
- * CLI_HEARTBEAT_MIN to _MAX seconds. Returns 0 or DT_ERR_INVAL with e set.
- */
-int	cli_check_heartbeat(double secs, const char *what, struct dt_err *e);
 
 /*
  * Parses a --forward-signals list ("USR1,USR2", "SIGWINCH", "none") from

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/dtlimits.h"
+#include "launcher/opttable.h"
 #include "launcher/sshconf.h"
 #include "launcher/streams.h"
 
@@ -43,7 +44,6 @@ struct opts {
 	char		**exports;	/* "NAME=VALUE", from -x and --env-file */
 	size_t		 nexports;
 	uint64_t	 fwd_signals;	/* --forward-signals: bit 1 << N for signal N */
-	int		 fwd_signals_set;
 	const char	*setup;		/* --setup: run once per host first; NULL = none */
 	double		 kill_grace;	/* seconds */
 	double		 timeout;	/* seconds; 0 = none */
@@ -54,17 +54,17 @@ struct opts {
 	double		 straggler_threshold; /* 0.10: 10% slower; 0 = off */
 	enum straggle_do { STRAGGLE_REPORT, STRAGGLE_STACK, STRAGGLE_STOP }
 			 on_straggler;	/* --on-straggler */
-	int		 max_restarts;	/* --max-restarts; -1 = not given (0) */
+	int		 max_restarts;	/* --max-restarts */
 	double		 restart_delay;	/* --restart-delay: the first wait */
 	int		 restart_same;	/* --restart-on-same-failure */
 	int		 min_np;	/* --min-np: smallest world after a drop; 0 = -n */
 	int		 spares;	/* --spares: hosts that wait for a lost
-				   one's place; -1 = not given (0) */
+				   one's place */
 	int		 dry_run;
 	int		 check;		/* --check: check the hosts, run nothing */
 	int		 preflight;	/* --preflight: a quick check before a job */
 	int		 deep;		/* --deep, --preflight=deep: the network too */
-	uint64_t	 deep_bytes;	/* --deep-bytes: each pair's; 0 = default */
+	uint64_t	 deep_bytes;	/* --deep-bytes: each pair's */
 	int		 verbose;
 	int		 quiet;
 	unsigned	 frameworks;	/* FW_* of framework.h; FW_DEFAULT if not given */
@@ -92,9 +92,11 @@ struct opts {
 	char		**sync_exclude;	/* point into argv or engine.yaml */
 	size_t		 nsync_exclude;
 
-	/* What the command line gave, so engine.yaml fills in only the rest. */
-	int		 prefix_set, kill_grace_set, timeout_set, hang_timeout_set;
-	int		 heartbeat_timeout_set, restart_delay_set;
+	/*
+	 * given[OPT_*]: the command line gave it, so engine.yaml does not
+	 * (the only way to ask; the values' defaults are opt_table's).
+	 */
+	unsigned char	 given[OPT_NIDS];
 	char		*cmd_owned;	/* a command built from engine.yaml */
 	char		*argv_owned[4];
 	char		**cmd_module;	/* -m: "python3" "-m" and the command */

@@ -2,9 +2,13 @@
  * opttable.h -- dtrun's options, one row each, as tmux's options-table.c:
  * the --help list, getopt_long's arrays, the engine.yaml key an option
  * shares, and the ssh options dtrun-kill passes on all come from
- * opt_table. Adding an option is one row here and one case for its id in
- * cli.c; the tests (t_opttable.c, t0040-docs.sh) fail while --help, the
- * completions, the man pages or engine.yaml's keys disagree with it.
+ * opt_table, and so do each value's type, default, bounds and place in
+ * struct opts, for the command line and engine.yaml alike. Adding a count,
+ * seconds, size, fraction, flag or plain string is one row; a value with
+ * a syntax of its own (OPTT_OTHER, lists, checked words) also needs a case
+ * for its id in cli.c. The tests (t_opttable.c, t0040-docs.sh) fail while
+ * --help, the completions, the man pages or engine.yaml's keys and bounds
+ * disagree with it.
  */
 #ifndef DT_OPTTABLE_H
 #define DT_OPTTABLE_H
@@ -44,6 +48,26 @@ enum opt_arg { OPTA_NONE, OPTA_VALUE, OPTA_OPTIONAL };
 
 #define OPTF_KILL	0x1	/* dtrun-kill takes it too and passes it on */
 #define OPTF_HIDDEN	0x2	/* for the tests: not in --help, docs or completions */
+#define OPTF_OFF0	0x4	/* 0 is taken too, below min: it turns it off */
+
+/*
+ * What an option's value is, on the command line and in engine.yaml
+ * alike. The numbers are checked against the row's min and max on both
+ * routes (opt_check), so a key never takes what its flag refuses.
+ */
+enum opt_type {
+	OPTT_OTHER,	/* taken by its id's case in cli.c: a choice, a mask */
+	OPTT_COUNT,	/* a whole number (int) */
+	OPTT_SECS,	/* seconds (double), decimals allowed */
+	OPTT_SIZE,	/* bytes (uint64_t): a number, K, M or G after it */
+	OPTT_FRACTION,	/* a fraction (double): 0.1 or 10% */
+	OPTT_BOOL,	/* a flag (int): given turns it on */
+	OPTT_STRING,	/* a word (const char *) */
+	OPTT_LIST	/* repeatable: every value is kept */
+};
+
+/* A row's type columns for an option cli.c takes by its id's case. */
+#define OPT_UNTYPED	OPTT_OTHER, 0, 0, 0, 0
 
 struct opt_row {
 	const char	*name;		/* the long option, without "--" */
@@ -55,6 +79,12 @@ struct opt_row {
 	unsigned	 flags;		/* OPTF_* */
 	const char	*help;		/* --help's lines, '\n' between; NULL: a
 					   spelling named in the text after the list */
+	enum opt_type	 type;
+	size_t		 at;		/* offsetof(struct opts, field) + 1, or
+					   0: cli.c stores it itself */
+	double		 def;		/* the value when neither route gives one */
+	double		 min;		/* bounds of a number, both routes */
+	double		 max;
 };
 
 /* dtrun's options, in --help's order. */
@@ -104,6 +134,43 @@ const struct opt_row *opt_find(const struct opt_tab *tabs, size_t ntabs,
  * Rows without help (spellings) and hidden ones are left out.
  */
 void	opt_usage(FILE *f, const struct opt_tab *tabs, size_t ntabs);
+
+/*
+ * Checks number v of row r, given as what (the option as typed, or its
+ * engine.yaml key), against the row's min and max: 0, or DT_ERR_INVAL
+ * with e saying what is taken. Both routes check here, so a key never
+ * takes what its flag refuses.
+ */
+struct dt_err;
+struct opts;
+int	opt_check(const struct opt_row *r, const char *what, double v,
+	    struct dt_err *e);
+
+/*
+ * Reads s as a number of row r's type (count, seconds, size, fraction)
+ * into *v and checks it (opt_check). Returns 0 or DT_ERR_INVAL with e
+ * naming what and the fix.
+ */
+int	opt_parse_num(const struct opt_row *r, const char *what,
+	    const char *s, double *v, struct dt_err *e);
+
+/* Keeps v (a number or flag) or s (a string) in o where row r says. */
+void	opt_store(const struct opt_row *r, struct opts *o, double v,
+	    const char *s);
+
+/* The number or flag row r keeps in o. */
+double	opt_get(const struct opt_row *r, const struct opts *o);
+
+/*
+ * Takes value s of row r (one that has a place in struct opts), given as
+ * what: parsed, checked and kept. Returns 0 or DT_ERR_INVAL with e set.
+ */
+int	opt_take(const struct opt_row *r, const char *what, const char *s,
+	    struct opts *o, struct dt_err *e);
+
+/* Sets every field the rows of tabs keep to its default. */
+void	opt_defaults(struct opts *o, const struct opt_tab *tabs,
+	    size_t ntabs);
 
 /*
  * Writes one line per row that is not hidden, for the docs tests:

@@ -1,7 +1,8 @@
 /*
  * yamlopts.c -- engine.yaml's values for the options the command line
- * left unset (yamlopts.h). Which key goes with which option is
- * opttable.c's; t_opttable.c holds the two together.
+ * left unset (o->given). Which key goes with which option, and the
+ * bounds a number is held to, are opttable.c's: a key takes what its flag
+ * takes (t_opttable.c checks every one).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "hostfile/config.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "launcher/opttable.h"
 #include "launcher/prefix.h"
 #include "launcher/yamlopts.h"
 #include "util/xmalloc.h"
@@ -50,6 +52,30 @@ yamlopts_at(struct dt_err *e, const struct hf_config *c, int f)
 	return DT_ERR_PARSE;
 }
 
+/*
+ * engine.yaml's numbers and flags (numGPUs, killGrace, spares...) that the
+ * command line left unset, each checked by the row of the option whose key
+ * it is: the file takes what the flag takes.
+ */
+static int
+yamlopts_numbers(struct opts *o, const struct hf_config *c,
+    struct dt_err *e)
+{
+	const struct opt_row	*r;
+	double			 v;
+	int			 f;
+
+	for (r = opt_table; r < opt_table + opt_ntable; r++) {
+		if (r->yaml == NULL || r->at == 0 || o->given[r->id] ||
+		    hf_config_number(c, r->yaml, &v, &f) != 1)
+			continue;
+		if (opt_check(r, r->yaml, v, e) != 0)
+			return yamlopts_at(e, c, f);
+		opt_store(r, o, v, NULL);
+	}
+	return 0;
+}
+
 /* forwardSignals: a list of names (each may be "USR1,USR2"), or none. */
 static int
 yamlopts_signals(struct opts *o, const struct hf_config *c,
@@ -84,8 +110,11 @@ yamlopts_apply(struct opts *o, struct hf_config *c, struct dt_err *e)
 			    "command: in this file");
 		yamlopts_command(o, c);
 	}
-	if (o->np == 0 && hf_config_has(c, HF_C_NUMGPUS))
-		o->np = c->num_gpus;
+	if (yamlopts_numbers(o, c, e) != 0)
+		return DT_ERR_PARSE;
+	if (!o->given[OPT_MAX_RESTARTS] &&
+	    !hf_config_has(c, HF_C_MAXRESTARTS) && c->preemptible)
+		o->max_restarts = CLI_PREEMPTIBLE_RESTARTS;
 	if (c->nenv > 0) {
 		/* The file's environment first, so -x wins. */
 		n = c->nenv + o->nexports;
@@ -100,48 +129,24 @@ yamlopts_apply(struct opts *o, struct hf_config *c, struct dt_err *e)
 		o->exports = v;
 		o->nexports = n;
 	}
-	if (o->launcher == LAUNCH_AUTO && hf_config_has(c, HF_C_LAUNCHER))
+	if (!o->given[OPT_LAUNCHER] && hf_config_has(c, HF_C_LAUNCHER))
 		o->launcher = strcmp(c->launcher, "ssh") == 0 ? LAUNCH_SSH :
 		    strcmp(c->launcher, "slurm") == 0 ? LAUNCH_SLURM :
 		    LAUNCH_LOCAL;
-	if (!o->kill_grace_set && hf_config_has(c, HF_C_KILLGRACE))
-		o->kill_grace = c->kill_grace_ms / 1000.0;
-	if (!o->timeout_set && hf_config_has(c, HF_C_TIMEOUT))
-		o->timeout = c->timeout_ms / 1000.0;
-	if (!o->heartbeat_timeout_set && hf_config_has(c, HF_C_HEARTBEAT)) {
-		o->heartbeat_timeout = c->heartbeat_ms / 1000.0;
-		if (cli_check_heartbeat(o->heartbeat_timeout,
-		    "heartbeatTimeout", e) != 0)
-			return yamlopts_at(e, c, HF_C_HEARTBEAT);
-	}
-	if (o->setup == NULL && hf_config_has(c, HF_C_SETUP) &&
+	if (!o->given[OPT_SETUP] && hf_config_has(c, HF_C_SETUP) &&
 	    c->setup[0] != '\0')
 		o->setup = c->setup;
-	if (!o->fwd_signals_set && hf_config_has(c, HF_C_FWDSIGNALS) &&
-	    yamlopts_signals(o, c, e) != 0)
+	if (!o->given[OPT_FORWARD_SIGNALS] &&
+	    hf_config_has(c, HF_C_FWDSIGNALS) && yamlopts_signals(o, c, e) != 0)
 		return yamlopts_at(e, c, HF_C_FWDSIGNALS);
-	if (!o->hang_timeout_set && hf_config_has(c, HF_C_HANGTIMEOUT))
-		o->hang_timeout = c->hang_timeout_ms / 1000.0;
-	if (o->max_restarts < 0 && hf_config_has(c, HF_C_MAXRESTARTS))
-		o->max_restarts = c->max_restarts;
-	else if (o->max_restarts < 0 && c->preemptible)
-		o->max_restarts = CLI_PREEMPTIBLE_RESTARTS;
-	if (o->spares < 0 && hf_config_has(c, HF_C_SPARES))
-		o->spares = c->spares;
-	if (!o->restart_delay_set && hf_config_has(c, HF_C_RESTARTDELAY))
-		o->restart_delay = c->restart_delay_ms / 1000.0;
-	if (!o->prefix_set && hf_config_has(c, HF_C_PREFIX)) {
+	if (!o->given[OPT_PREFIX] && hf_config_has(c, HF_C_PREFIX)) {
 		if (prefix_check(c->prefix, e) != 0)
 			return yamlopts_at(e, c, HF_C_PREFIX);
 		o->prefix = c->prefix;
 	}
-	if (o->output_dir == NULL && hf_config_has(c, HF_C_OUTPUTDIR))
+	if (!o->given[OPT_OUTPUT_DIR] && hf_config_has(c, HF_C_OUTPUTDIR))
 		o->output_dir = c->output_dir;
-	/* A flag: the command line can only turn it on. */
-	if (!o->collapse && hf_config_has(c, HF_C_COLLAPSE))
-		o->collapse = c->collapse;
-	if (o->ssh.port == 0 && hf_config_has(c, HF_C_SSH_PORT))
-		o->ssh.port = c->ssh_port;
+	/* ssh.user has no option: --ssh-option User= sets it too. */
 	if (o->ssh.user == NULL && hf_config_has(c, HF_C_SSH_USER))
 		o->ssh.user = c->ssh_user;
 	if (hf_config_has(c, HF_C_SSH_IDENTITY)) {
@@ -149,7 +154,7 @@ yamlopts_apply(struct opts *o, struct hf_config *c, struct dt_err *e)
 		    o->ssh.nidentities + 1, sizeof(char *));
 		o->ssh.identities[o->ssh.nidentities++] = c->ssh_identity;
 	}
-	if (o->sync_dst == NULL && hf_config_has(c, HF_C_SYNC_DST))
+	if (!o->given[OPT_SYNC_DST] && hf_config_has(c, HF_C_SYNC_DST))
 		o->sync_dst = c->sync_dst;
 	if (c->nsync_exclude > 0) {
 		/* The file's excludes, then the command line's: all apply. */

@@ -50,6 +50,14 @@ test_expect_success 'killGrace: 4294968s in engine.yaml does not wrap either' '
 	stop_waits
 '
 
+test_expect_success 'engine.yaml takes its flag'"'"'s bounds: hangTimeout past a year is refused where written' '
+	printf "command: true\nhangTimeout: 10000000000\n" >job.yaml &&
+	test_expect_code 2 dtrun -f job.yaml 2>err &&
+	grep -qx "dtrun: job.yaml:2:14: hangTimeout 10000000000: want 0 to 31536000 seconds" err &&
+	test_expect_code 2 dtrun --hang-timeout 10000000000 true 2>err &&
+	grep -qx "dtrun: --hang-timeout 10000000000: want 0 to 31536000 seconds" err
+'
+
 test_expect_success '100,000 arguments reach every rank intact' '
 	big_args_ok -n 2
 '

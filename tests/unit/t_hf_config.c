@@ -87,15 +87,14 @@ cfg_dump(const struct hf_config *c, char *buf, size_t len)
 			n = cfg_list(buf, n, len, c->ssh_options,
 			    c->nssh_options);
 			break;
-		case HF_C_KILLGRACE: OUT(" %lldms", c->kill_grace_ms); break;
-		case HF_C_TIMEOUT: OUT(" %lldms", c->timeout_ms); break;
+		case HF_C_KILLGRACE: OUT(" %gs", c->kill_grace); break;
+		case HF_C_TIMEOUT: OUT(" %gs", c->timeout); break;
 		case HF_C_PREFIX: OUT(" %s", c->prefix); break;
 		case HF_C_OUTPUTDIR: OUT(" %s", c->output_dir); break;
 		case HF_C_FRAMEWORK: OUT(" %s", c->framework); break;
 		case HF_C_PREEMPTIBLE: OUT(" %d", c->preemptible); break;
 		case HF_C_MAXRESTARTS: OUT(" %d", c->max_restarts); break;
-		case HF_C_RESTARTDELAY: OUT(" %lldms", c->restart_delay_ms);
-			break;
+		case HF_C_RESTARTDELAY: OUT(" %gs", c->restart_delay); break;
 		case HF_C_SETUP: OUT(" %s", c->setup); break;
 		case HF_C_FWDSIGNALS:
 			n = cfg_list(buf, n, len, c->fwd_signals,
@@ -185,7 +184,7 @@ TEST(hf_config_samples)
 
 TEST(hf_config_bad_samples)
 {
-	CHECK_INT(t_hf_each("yaml/bad", ".yaml", cfg_bad), 33);
+	CHECK_INT(t_hf_each("yaml/bad", ".yaml", cfg_bad), 31);
 }
 
 TEST(hf_config_load_files)
@@ -320,7 +319,7 @@ TEST(hf_config_values)
 	CHECK_STR(cfg_merge("commands: [a, '']\n", NULL, b),
 	    "ERR: c.yaml:1:15: commands: empty string in the list");
 	CHECK_STR(cfg_merge("killGrace: 250ms\ntimeout: 0\n", NULL, b),
-	    "killGrace: 250ms @c.yaml:1:12\ntimeout: 0ms @c.yaml:2:10\n");
+	    "killGrace: 0.25s @c.yaml:1:12\ntimeout: 0s @c.yaml:2:10\n");
 	CHECK_STR(cfg_merge("ssh: {user: [a]}\n", NULL, b),
 	    "ERR: c.yaml:1:13: ssh.user: expected a string, got a list");
 	CHECK_STR(cfg_merge("launcher: Local\n", NULL, b),
@@ -330,23 +329,23 @@ TEST(hf_config_values)
 
 TEST(hf_config_durations)
 {
-	long long	ms;
+	double	secs;
 
-	CHECK_INT(hf_duration_ms("30", &ms), 0);
-	CHECK_INT(ms, 30000);
-	CHECK_INT(hf_duration_ms("1.5s", &ms), 0);
-	CHECK_INT(ms, 1500);
-	CHECK_INT(hf_duration_ms("2m", &ms), 0);
-	CHECK_INT(ms, 120000);
-	CHECK_INT(hf_duration_ms("1h", &ms), 0);
-	CHECK_INT(ms, 3600000);
-	CHECK_INT(hf_duration_ms("10ms", &ms), 0);
-	CHECK_INT(ms, 10);
-	CHECK_INT(hf_duration_ms("-1", &ms), DT_ERR_PARSE);
-	CHECK_INT(hf_duration_ms("1d", &ms), DT_ERR_PARSE);
-	CHECK_INT(hf_duration_ms("s", &ms), DT_ERR_PARSE);
-	CHECK_INT(hf_duration_ms("1e300", &ms), DT_ERR_PARSE);
-	CHECK_INT(hf_duration_ms("", &ms), DT_ERR_PARSE);
+	CHECK_INT(hf_duration("30", &secs), 0);
+	CHECK(secs == 30);
+	CHECK_INT(hf_duration("1.5s", &secs), 0);
+	CHECK(secs == 1.5);
+	CHECK_INT(hf_duration("2m", &secs), 0);
+	CHECK(secs == 120);
+	CHECK_INT(hf_duration("1h", &secs), 0);
+	CHECK(secs == 3600);
+	CHECK_INT(hf_duration("10ms", &secs), 0);
+	CHECK(secs == 0.01);
+	CHECK_INT(hf_duration("-1", &secs), DT_ERR_PARSE);
+	CHECK_INT(hf_duration("1d", &secs), DT_ERR_PARSE);
+	CHECK_INT(hf_duration("s", &secs), DT_ERR_PARSE);
+	CHECK_INT(hf_duration("1e300", &secs), DT_ERR_PARSE);
+	CHECK_INT(hf_duration("", &secs), DT_ERR_PARSE);
 }
 
 TEST(hf_config_examples_load)

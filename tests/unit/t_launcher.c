@@ -316,14 +316,14 @@ TEST(cli_heartbeat_timeout)
 	struct dt_err	 e;
 
 	CHECK_INT(cli_parse(4, (char **)ok, &o, &e), CLI_RUN);
-	CHECK(o.heartbeat_timeout == 3 && o.heartbeat_timeout_set);
+	CHECK(o.heartbeat_timeout == 3 && o.given[OPT_HEARTBEAT_TIMEOUT]);
 	cli_free(&o);
 	CHECK_INT(cli_parse(4, (char **)off, &o, &e), CLI_RUN);
 	CHECK(o.heartbeat_timeout == 0);
 	cli_free(&o);
 	CHECK_INT(cli_parse(2, (char **)def, &o, &e), CLI_RUN);
 	CHECK(o.heartbeat_timeout == CLI_HEARTBEAT_DEFAULT &&
-	    o.heartbeat_timeout <= 15 && !o.heartbeat_timeout_set);
+	    o.heartbeat_timeout <= 15 && !o.given[OPT_HEARTBEAT_TIMEOUT]);
 	cli_free(&o);
 	expect_error(low, "want 1 to 86400 seconds");
 	expect_error(high, "want 1 to 86400 seconds");
@@ -381,7 +381,7 @@ TEST(cli_forward_signals)
 	char		 buf[64];
 
 	CHECK_INT(parse(&o, &e, def), CLI_RUN);
-	CHECK(o.fwd_signals == CLI_FWD_DEFAULT && !o.fwd_signals_set);
+	CHECK(o.fwd_signals == CLI_FWD_DEFAULT && !o.given[OPT_FORWARD_SIGNALS]);
 	CHECK_STR(cli_signals_str(o.fwd_signals, buf, sizeof(buf)),
 	    "USR1,USR2");
 	CHECK(o.setup == NULL);
@@ -391,7 +391,7 @@ TEST(cli_forward_signals)
 	CHECK_STR(o.setup, "echo A=1");
 	cli_free(&o);
 	CHECK_INT(parse(&o, &e, none), CLI_RUN);
-	CHECK(o.fwd_signals == 0 && o.fwd_signals_set);
+	CHECK(o.fwd_signals == 0 && o.given[OPT_FORWARD_SIGNALS]);
 	CHECK_STR(cli_signals_str(o.fwd_signals, buf, sizeof(buf)), "none");
 	cli_free(&o);
 	expect_error(term, "stops the job");
