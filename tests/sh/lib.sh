@@ -18,6 +18,17 @@ export PATH B SRC
 unset DTRUN_AGENT NO_COLOR
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/dtrun-test.XXXXXX")
 t_pass=0 t_fail=0 t_skip=0 t_n=0
+# A pyenv shim runs bash scripts before each python3 it starts (a second of
+# CPU, for each rank of a job): where this file runs python3, a link to the
+# interpreter the shim starts in $TRASH comes first in PATH instead.
+case $(command -v python3) in
+*/shims/python3)
+	if grep -q python3 "$0" &&
+	    t_py=$(cd "$TRASH" && python3 -c "import sys; print(sys.executable)") &&
+	    mkdir "$TRASH/py" && ln -s "$t_py" "$TRASH/py/python3"; then
+		PATH=$TRASH/py:$PATH
+	fi ;;
+esac
 
 test_cleanup_hooks=""
 # Runs at exit: the test's own cleanup (stop daemons by PID), then the scratch dir.

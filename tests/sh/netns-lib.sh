@@ -32,6 +32,7 @@ netns_pair() {
 # ADDR goes into $TRASH/ns/known_hosts. Ends the test file if it fails.
 # $NETNS_SSHD, when set, is run instead of /usr/sbin/sshd (with its
 # arguments): a wrapper that gives one host a limit or a mount of its own.
+# SetEnv SHLVL=1 keeps the login shell off ~/.bashrc, as in sshd.sh.
 netns_sshd() {
 	if [ ! -s "$TRASH/ns/host" ]; then
 		ssh-keygen -q -t ed25519 -N "" -f "$TRASH/ns/host" </dev/null &&
@@ -51,6 +52,7 @@ KbdInteractiveAuthentication no
 UsePAM no
 StrictModes no
 LogLevel ${4:-ERROR}
+SetEnv SHLVL=1
 EOC
 	ip netns exec "$1" "${NETNS_SSHD:-/usr/sbin/sshd}" -f "$TRASH/ns/sshd_config.$2" -E "$TRASH/ns/$2.log" ||
 		{ cat "$TRASH/ns/$2.log"; exit 1; }

@@ -19,6 +19,10 @@ sshd_start() {
 	ssh-keygen -q -t ed25519 -N "" -f "$SSH_DIR/host_ed25519" </dev/null || return 1
 	ssh-keygen -q -t ed25519 -N "" -f "$SSH_DIR/id_ed25519" </dev/null || return 1
 	cp "$SSH_DIR/id_ed25519.pub" "$SSH_DIR/authorized_keys"
+	# SetEnv SHLVL=1: the user's shell, bash, runs each command of ours as a
+	# nested shell, so it skips ~/.bashrc (bash reads it for sshd only at
+	# level 1): a machine's dotfiles (a root pyenv init: 2 s of CPU) would
+	# cost every connection, and the tests are of dtrun, not of them.
 	# A port from the pid, away from the ephemeral range; retried on clashes.
 	for try in 1 2 3 4 5; do
 		SSHD_PORT=$((20000 + ($$ * 7 + try * 131) % 9000))
@@ -39,6 +43,7 @@ MaxStartups 200:30:400
 MaxSessions 100
 LogLevel ERROR
 AcceptEnv NONE
+SetEnv SHLVL=1
 ${SSHD_EXTRA_CONFIG:-}
 EOC
 		rm -f "$SSH_DIR/sshd.pid"

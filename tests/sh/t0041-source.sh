@@ -90,15 +90,35 @@ launcher common util proto hostfile rendezvous agent
 kill common util agent launcher
 EOF
 
-# "FILE DIR HEADERDIR" for every #include "x.h" in src/ (x.h found by name).
+# "FILE DIR HEADERDIR" for every #include "x.h" in src/ (x.h found by name:
+# the first path that find lists with that last component). One awk pass;
+# a find per include took most of this file's time.
 src_includes() {
-	(cd "$SRC" && find src -name "*.[ch]" | sort | while read -r f; do
-		sed -n 's/^#include "\(.*\)"/\1/p' "$f" | while read -r h; do
-			hp=$(find src -name "$(basename "$h")" | head -1)
-			test -n "$hp" || continue
-			echo "$f $(echo "$f" | cut -d/ -f2) $(echo "$hp" | cut -d/ -f2)"
-		done
-	done)
+	(cd "$SRC" && find src -name "*.[ch]" | sort | xargs awk -v all="$(find src)" '
+	BEGIN {
+		n = split(all, p, "\n")
+		for (i = 1; i <= n; i++) {
+			b = p[i]
+			sub(/.*\//, "", b)
+			if (!(b in first))
+				first[b] = p[i]
+		}
+	}
+	FNR == 1 { split(FILENAME, d, "/") }
+	/^#include ".*"/ {
+		# What sed s/^#include "\(.*\)"/\1/ left, as read -r and basename see it.
+		h = $0
+		sub(/^#include "/, "", h)
+		i = match(h, /"[^"]*$/)
+		h = substr(h, 1, i - 1) substr(h, i + 1)
+		gsub(/^[ \t]+|[ \t]+$/, "", h)
+		sub(/\/+$/, "", h)
+		sub(/.*\//, "", h)
+		if (!(h in first))
+			next
+		split(first[h], hd, "/")
+		print FILENAME, d[2], hd[2]
+	}')
 }
 
 test_expect_success 'each floor of src/ includes only the floors below it' '
@@ -117,12 +137,25 @@ test_expect_success 'each floor of src/ includes only the floors below it' '
 # rule above) sees where it comes from.
 bare_includes() {
 	(cd "$SRC" && find src tests/unit tests/helpers fuzz bench -name "*.[ch]" |
-	    sort | while read -r f; do
-		sed -n 's/^#include "\([^/"]*\)"/\1/p' "$f" | while read -r h; do
-			set -- src/*/"$h"
-			test -e "$1" && echo "$f includes \"$h\": write \"$(echo "$1" | cut -d/ -f2)/$h\" (t0041)"
-		done
-	done)
+	    sort | xargs awk -v all="$(printf "%s\n" src/*/*)" '
+	BEGIN {
+		# The first src/DIR/NAME of each NAME, in the order of the glob.
+		n = split(all, p, "\n")
+		for (i = 1; i <= n; i++) {
+			split(p[i], q, "/")
+			if (!(q[3] in dir))
+				dir[q[3]] = q[2]
+		}
+	}
+	/^#include "[^\/"]*"/ {
+		# The name, and what follows its quote, as read -r sees them.
+		h = $0
+		sub(/^#include "/, "", h)
+		sub(/"/, "", h)
+		gsub(/^[ \t]+|[ \t]+$/, "", h)
+		if (h in dir)
+			print FILENAME " includes \"" h "\": write \"" dir[h] "/" h "\" (t0041)"
+	}')
 }
 
 test_expect_success 'a header of src/ is included with its folder' '
@@ -135,11 +168,21 @@ test_expect_success 'a header of src/ is included with its folder' '
 
 # "A B" for every x.c of src/ that includes y.h (modules by name).
 module_edges() {
-	(cd "$SRC" && find src -name "*.c" | while read -r f; do
-		a=$(basename "$f" .c)
-		sed -n 's/^#include "\(.*\/\)\{0,1\}\([^/"]*\)\.h"/\2/p' "$f" |
-		    while read -r b; do test "$a" = "$b" || echo "$a $b"; done
-	done) | sort -u
+	(cd "$SRC" && find src -name "*.c" | xargs awk '
+	FNR == 1 {
+		a = FILENAME
+		sub(/.*\//, "", a)
+		sub(/\.c$/, "", a)
+	}
+	match($0, /^#include "(.*\/)?[^\/"]*\.h"/) {
+		# The name of y.h, and what follows its quote, as read -r sees them.
+		b = substr($0, 1, RLENGTH - 3)
+		sub(/.*[\/"]/, "", b)
+		b = b substr($0, RLENGTH + 1)
+		gsub(/^[ \t]+|[ \t]+$/, "", b)
+		if (a != b)
+			print a, b
+	}') | sort -u
 }
 
 test_expect_success 'no two modules of src/ need each other, however far round' '
@@ -153,32 +196,56 @@ test_expect_success 'no two modules of src/ need each other, however far round' 
 '
 
 # "HEADER FUNCTION DEFINER" for every function a header of src/ declares
-# (dtcomm.h, the installed API, aside); DEFINER is "none" if no .c has it.
+# (dtcomm.h, the installed API, aside); DEFINER is "none" if no .c has it
+# (the first .c, in find's order, with a line "FUNCTION(").
 header_functions() {
-	(cd "$SRC" && for h in $(find src -name "*.h" ! -path src/comm/dtcomm.h | sort); do
-		awk '/^[ \t]*#/ || /^(typedef|struct [a-z_0-9]+ \{|enum|union|extern|static)/ { next }
+	(cd "$SRC" && hs=$(find src -name "*.h" ! -path src/comm/dtcomm.h | sort) &&
+	    awk 'FNR == 1 { k++ }
+		/^[ \t]*#/ || /^(typedef|struct [a-z_0-9]+ \{|enum|union|extern|static)/ { next }
 		/^[A-Za-z]/ && match($0, /[A-Za-z_][A-Za-z0-9_]*\(/) {
 			n = substr($0, RSTART, RLENGTH - 1)
-			if (n != "__attribute__") print n
-		}' "$h" | sort -u | while read -r fn; do
-			grep -qE "^$fn\(" "$h" && continue	# static inline
-			def=$(grep -lE "^$fn\(" $(find src -name "*.c") | head -1)
-			echo "$h $fn ${def:-none}"
-		done
-	done)
+			if (n != "__attribute__") print k, FILENAME, n
+		}' $hs | sort -k1,1n -k3,3 -u |
+	    awk 'match($0, /^[A-Za-z0-9_]+\(/) && FILENAME != "-" {
+			n = substr($0, 1, RLENGTH - 1)
+			if (FILENAME ~ /\.h$/)
+				inl[FILENAME, n] = 1
+			else if (!(n in def))
+				def[n] = FILENAME
+			next
+		}
+		FILENAME == "-" && !(($2, $3) in inl) { print $2, $3, ($3 in def) ? def[$3] : "none" }
+		' $(find src -name "*.c") $hs -)
 }
 
-# Says why each "HEADER FUNCTION DEFINER" line on stdin is wrong, if it is.
+# Says why each "HEADER FUNCTION DEFINER" line on stdin is wrong, if it is:
+# no file of src, tests/unit, tests/helpers or fuzz but its definer and its
+# header has its name as a word (what grep -w finds).
 unused_functions() {
-	while read -r h fn def; do
-		if test "$def" = none; then
-			echo "$h: $fn is declared but defined nowhere: remove it"
-			continue
-		fi
-		(cd "$SRC" && grep -rlw "$fn" src tests/unit tests/helpers fuzz \
-		    --include=*.c --include=*.h) | grep -vx -e "$def" -e "$h" >/dev/null ||
-		    echo "$h: $fn is used only in $def: make it static there"
-	done
+	(cd "$SRC" && awk 'FILENAME == "-" { h[NR] = $1; fn[NR] = $2; def[NR] = $3; want[$2] = 1; n = NR; next }
+	{
+		gsub(/[^A-Za-z0-9_]+/, " ")
+		for (i = 1; i <= NF; i++)
+			if (($i in want) && !(($i, FILENAME) in in_file)) {
+				in_file[$i, FILENAME] = 1
+				files[$i] = files[$i] SUBSEP FILENAME
+			}
+	}
+	END {
+		for (k = 1; k <= n; k++) {
+			if (def[k] == "none") {
+				print h[k] ": " fn[k] " is declared but defined nowhere: remove it"
+				continue
+			}
+			m = split(substr(files[fn[k]], 2), f, SUBSEP)
+			used = 0
+			for (i = 1; i <= m; i++)
+				if (f[i] != def[k] && f[i] != h[k])
+					used = 1
+			if (!used)
+				print h[k] ": " fn[k] " is used only in " def[k] ": make it static there"
+		}
+	}' - $(find src tests/unit tests/helpers fuzz -type f -name "*.[ch]"))
 }
 
 test_expect_success 'every function a header declares is defined, and used outside its own file' '

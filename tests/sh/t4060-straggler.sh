@@ -78,7 +78,7 @@ test_expect_success 'reported steps (python: dtrun_progress.step): named, and th
 	rank = int(os.environ["RANK"])
 	per = 0.1 * (1.15 if rank == 6 else 1.0)
 	t = time.monotonic()
-	for i in range(400):
+	for i in range(300):
 	    t += per * random.uniform(0.97, 1.03)
 	    time.sleep(max(0, t - time.monotonic()))
 	    dtrun_progress.step(i)

@@ -34,9 +34,9 @@ rundir() {
 }
 
 test_expect_success 'a table: a row per rank, its state, step, pace, CPU and memory; the socket is owner-only' '
-	start_job -n 4 "$STEP" -p 0.1 -n 150 &&
-	sleep 6 &&
-	dtrun top --once >view &&
+	start_job -n 4 "$STEP" -p 0.1 -n 100 &&
+	# Until every rank has a pace (5 s of steps); the job runs 5 s more.
+	wait_for 30 eval "dtrun top --once >view && [ \$(grep -c \"^[0-3]  *localhost  *running  *[0-9][0-9]*  *0\.[0-9]\" view) = 4 ]" &&
 	head -n 1 view | grep -q "^job [0-9a-f-]*, attempt 0, 4 ranks$" &&
 	sed -n 2p view | grep -q "^RANK  *HOST  *STATE  *STEP  *S/STEP  *LINE  *CPU%  *RSS  *RESTARTS$" &&
 	for r in 0 1 2 3; do
@@ -96,12 +96,11 @@ sshd_start || { echo "could not start sshd"; exit 1; }
 AGENTS=$TRASH/agents
 
 test_expect_success 'ssh: a job on three loopback hosts, a row per rank with its host' '
-	dtrun_ssh --ssh-agent-dir "$AGENTS" -H 127.0.0.1,127.0.0.2,127.0.0.3 "$STEP" -p 0.1 -n 200 >job.out 2>job.err &
+	dtrun_ssh --ssh-agent-dir "$AGENTS" -H 127.0.0.1,127.0.0.2,127.0.0.3 "$STEP" -p 0.1 -n 120 >job.out 2>job.err &
 	JOB_PID=$! &&
 	test_at_exit "kill $JOB_PID 2>/dev/null" &&
-	wait_for 30 sh -c "dtrun top --once | grep -q \"^2  *127.0.0.3  *running  *[0-9]\"" &&
-	sleep 6 &&
-	dtrun top --once >view &&
+	# Until every rank has a pace (5 s of steps); the job runs 7 s more.
+	wait_for 60 eval "dtrun top --once >view && [ \$(grep -c \"^[0-2]  *127.0.0.[1-3]  *running  *[0-9][0-9]*  *[0-9]\" view) = 3 ]" &&
 	for h in 1 2 3; do
 		grep -q "^$((h - 1))  *127.0.0.$h  *running  *[0-9][0-9]*  *[0-9.]*  *[0-9.]*s  *[0-9-]*  *[0-9.]*M  *0$" view || return 1
 	done &&
