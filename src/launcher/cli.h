@@ -11,16 +11,6 @@
 
 struct dt_err;
 
-/* --heartbeat-timeout: the default and the bounds (0 turns it off). */
-#define CLI_HEARTBEAT_DEFAULT	15
-#define CLI_HEARTBEAT_MIN	1
-#define CLI_HEARTBEAT_MAX	DT_HEARTBEAT_MAX_S
-
-/* --max-restarts when engine.yaml says preemptible: true; --restart-delay's default. */
-#define CLI_PREEMPTIBLE_RESTARTS 3
-#define CLI_RESTART_DELAY	1
-#define CLI_STRAGGLER_DEFAULT	0.10	/* --straggler-threshold: 10% slower */
-
 #define CLI_RUN		0
 #define CLI_HELP	1	/* print usage, exit 0 */
 #define CLI_VERSION	2	/* print version, exit 0 */

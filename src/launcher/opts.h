@@ -15,6 +15,16 @@
 #include "launcher/sshconf.h"
 #include "launcher/streams.h"
 
+/* --heartbeat-timeout: the default and the bounds (0 turns it off). */
+#define CLI_HEARTBEAT_DEFAULT	15
+#define CLI_HEARTBEAT_MIN	1
+#define CLI_HEARTBEAT_MAX	DT_HEARTBEAT_MAX_S
+
+/* --max-restarts when engine.yaml says preemptible: true; --restart-delay's default. */
+#define CLI_PREEMPTIBLE_RESTARTS 3
+#define CLI_RESTART_DELAY	1
+#define CLI_STRAGGLER_DEFAULT	0.10	/* --straggler-threshold: 10% slower */
+
 struct dt_err;
 
 enum launcher_kind { LAUNCH_AUTO = 0, LAUNCH_LOCAL, LAUNCH_SSH, LAUNCH_SLURM };

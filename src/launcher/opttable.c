@@ -17,7 +17,6 @@
 
 #include "common/dtlimits.h"
 #include "common/err.h"
-#include "launcher/cli.h"
 #include "launcher/deepcheck.h"
 #include "launcher/opts.h"
 #include "launcher/opttable.h"
