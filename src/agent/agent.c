@@ -87,6 +87,8 @@ struct agent {
 	size_t		 nranks;
 	size_t		 cap;		/* room in msgs and ranks */
 	int		 ports_seen;	/* PORTS is taken once per attempt */
+	int		 start_asked;	/* START came while preparing (one
+					   host): start once PREPARED is sent */
 	struct dt_environ base_env;	/* environ + setup's + the job's env */
 	struct setup	*setup;		/* the job's --setup, while it runs */
 	char		**setup_env;	/* "K=V" it printed */
@@ -126,6 +128,7 @@ static uint64_t	agent_grace(const struct agent *);
 static int	agent_childless(void);
 static void	agent_done(struct agent *);
 static void	agent_resolve(struct agent *);
+static void	agent_start(struct agent *);
 static void	src_read(struct src *, int);
 
 /*
@@ -940,6 +943,11 @@ agent_resolve(struct agent *a)
 	}
 	agent_to(a, AGP_PREPARED);
 	ap_put_empty(&a->wb, AP_PREPARED);
+	/* START came with PREPARE: its STARTED frames follow in this write. */
+	if (a->start_asked && !a->stopping) {
+		agent_start(a);
+		return;
+	}
 	agent_flush_wb(a);
 }
 
@@ -1245,7 +1253,7 @@ agent_forget(struct agent *a)
 	a->nsetup_env = 0;
 	memset(&a->job, 0, sizeof(a->job));
 	a->nranks = a->cap = a->live = 0;
-	a->ports_seen = a->stopping = a->killed = 0;
+	a->ports_seen = a->stopping = a->killed = a->start_asked = 0;
 	if (a->kill_timer != NULL)
 		event_del(a->kill_timer);
 	if (a->recheck != NULL)
@@ -1330,6 +1338,15 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 	case AP_START:
 		if (ap_get_empty(p, n) != 0)
 			goto refuse;
+		if (a->start_asked) {
+			bad = 0;	/* once per attempt */
+			goto refuse;
+		}
+		/* Still preparing (a --setup runs): agent_resolve starts. */
+		if (a->phase == AGP_PREPARING) {
+			a->start_asked = 1;
+			return;
+		}
 		agent_start(a);
 		return;
 	case AP_AGAIN:

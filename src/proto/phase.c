@@ -54,7 +54,9 @@ static const struct phase_row phase_rows[] = {
 	{ AP_CONT,	0, 0, H(AGP_WAITING) | H(AGP_JOB), 0 },
 	{ AP_RANK,	0, 0, H(AGP_JOB), 0 },
 	{ AP_PREPARE,	0, 0, H(AGP_JOB), 0 },
-	{ AP_START,	0, 0, H(AGP_PREPARED), 0 },
+	/* One host: START follows PREPARE at once; the agent starts once
+	   prepared (agent.c), with nothing to wait for on other hosts. */
+	{ AP_START,	0, 0, H(AGP_PREPARING) | H(AGP_PREPARED), 0 },
 	{ AP_STOP,	0, 0, AGP_LIVE, H(AGP_IDLE) },
 	{ AP_SIGNAL,	0, 0, AGP_LIVE, H(AGP_IDLE) },
 	{ AP_STACKS,	0, 0, AGP_LIVE, H(AGP_IDLE) },
