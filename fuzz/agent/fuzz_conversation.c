@@ -309,6 +309,17 @@ spawn_init(int devnull)
 	return -1;
 }
 
+/* Nothing is really spawned: a batch of it is nothing either. */
+void
+spawn_batch_begin(void)
+{
+}
+
+void
+spawn_batch_end(void)
+{
+}
+
 /* Spawning: a pid nothing has, or the error a name asks for. */
 pid_t
 spawn_rank(const char *path, char *const argv[], char *const envp[],

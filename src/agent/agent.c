@@ -990,6 +990,8 @@ agent_start(struct agent *a)
 	if (record_open(a->job.job_id, a->host, a->keeper, &a->rec,
 	    &err) != 0)
 		log_warn("%s: %s", a->host, err.msg);
+	/* Each rank's child then resets only the signals we changed. */
+	spawn_batch_begin();
 	for (i = 0; i < a->nranks && !a->stopping; i++) {
 		r = &a->ranks[i];
 		ofd = efd = -1;
@@ -1024,6 +1026,7 @@ agent_start(struct agent *a)
 		if (a->wb.len > DT_WRITE_BATCH)
 			agent_flush_wb(a);
 	}
+	spawn_batch_end();
 	agent_flush_wb(a);
 	record_commit(a->rec);
 	agent_check(a);
