@@ -723,6 +723,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	a.devnull = devnull;
 	a.kill_timer = evtimer_new(base, kill_timer_cb, &a);
 	a.recheck = evtimer_new(base, recheck_cb, &a);
+	a.flush_ev = evtimer_new(base, flush_cb, &a);
 	a.chk = hostcheck_new(base, devnull, agent_checked, &a);
 	queued = 0;
 	next_pid = 0;
@@ -737,6 +738,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		else if (!a.link_down)
 			fuzz_frame(&a, type, pl, plen);
+		/* The loop's next turn: what PREPARE left to send goes. */
+		if (event_pending(a.flush_ev, EV_TIMEOUT, NULL)) {
+			event_del(a.flush_ev);
+			flush_cb(-1, EV_TIMEOUT, &a);
+		}
 		data += used;
 		size -= used;
 	}

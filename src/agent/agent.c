@@ -87,6 +87,7 @@ struct agent {
 	size_t		 nranks;
 	size_t		 cap;		/* room in msgs and ranks */
 	int		 ports_seen;	/* PORTS is taken once per attempt */
+	int		 holding;	/* agent_flush_wb keeps a->wb for now */
 	int		 start_asked;	/* START came while preparing (one
 					   host): start once PREPARED is sent */
 	struct dt_environ base_env;	/* environ + setup's + the job's env */
@@ -105,6 +106,7 @@ struct agent {
 	int		 pipes_paused;
 	int		 devnull;
 	struct event	*ev_chld, *ev_term, *kill_timer, *recheck;
+	struct event	*flush_ev;	/* sends what a->wb holds, from the loop */
 	struct event	*ev_quit;
 	struct stacks	*stk;		/* STACKS captures */
 	struct hostcheck *chk;		/* dtrun --check's steps */
@@ -158,6 +160,8 @@ agent_flush_wb(struct agent *a)
 {
 	size_t	i;
 
+	if (a->holding)
+		return;		/* agent_done sends it all with DONE */
 	if (a->wb.len > 0 && !a->link_down)
 		link_send(a->link, a->wb.p, a->wb.len);
 	dt_wbuf_reset(&a->wb);
@@ -208,6 +212,8 @@ agent_error(struct agent *a, uint32_t rank, uint32_t code, const char *fmt, ...)
 	e.code = code;
 	e.msg = msg;
 	ap_put_error(&a->wb, &e);
+	/* At once, with whatever waits before it: a cut may follow. */
+	a->holding = 0;
 	agent_flush_wb(a);
 }
 
@@ -297,6 +303,13 @@ static void
 recheck_cb(evutil_socket_t fd, short what, void *arg)
 {
 	agent_check(arg);
+}
+
+/* ARGSUSED */
+static void
+flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	agent_flush_wb(arg);
 }
 
 /* ARGSUSED */
@@ -433,8 +446,8 @@ rank_reaped(struct agent *a, struct rank *r, int status)
 	/* What torch's @record wrote, before the EXIT it explains. */
 	if (x.how != AP_EXITED || x.code != 0)
 		errfiles_send(a->errf, r->rank, &a->wb);
+	/* Sent with the rest this SIGCHLD brings (sigchld_cb): one write. */
 	ap_put_exit(&a->wb, &x);
-	agent_flush_wb(a);
 }
 
 /* ARGSUSED */
@@ -459,6 +472,7 @@ sigchld_cb(evutil_socket_t sig, short what, void *arg)
 		}
 	}
 	agent_check(a);
+	agent_flush_wb(a);
 }
 
 /* ARGSUSED */
@@ -1275,7 +1289,10 @@ agent_done(struct agent *a)
 	a->rec = NULL;
 	errfiles_free(a->errf);
 	a->errf = NULL;
+	/* The last EXITs, the last steps and DONE: one write, one wake-up. */
+	a->holding = 1;
 	progress_flush(a->progress);
+	a->holding = 0;
 	ap_put_empty(&a->wb, AP_DONE);
 	agent_flush_wb(a);
 	if (a->link_down || a->exiting) {
@@ -1336,7 +1353,16 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 		if (ap_get_empty(p, n) != 0)
 			goto refuse;
 		agent_to(a, AGP_PREPARING);
+		/*
+		 * PREPARED waits in a->wb for the loop's next turn: a START
+		 * read with PREPARE (one host) sends its STARTED frames with
+		 * it, one write. An ERROR sends it at once (agent_error).
+		 */
+		a->holding = 1;
 		agent_prepare(a);
+		a->holding = 0;
+		if (a->wb.len > 0)
+			event_active(a->flush_ev, EV_TIMEOUT, 0);
 		return;
 	case AP_START:
 		if (ap_get_empty(p, n) != 0)
@@ -1447,6 +1473,7 @@ agent_release(struct agent *a)
 	dt_wbuf_free(&a->wb);
 	event_free(a->kill_timer);
 	event_free(a->recheck);
+	event_free(a->flush_ev);
 	stacks_free(a->stk);
 	hostcheck_free(a->chk);
 }
@@ -1501,6 +1528,7 @@ agent_run(int rfd, int wfd, pid_t keeper)
 	a.ev_term = evsignal_new(a.base, SIGTERM, sigterm_cb, &a);
 	a.kill_timer = evtimer_new(a.base, kill_timer_cb, &a);
 	a.recheck = evtimer_new(a.base, recheck_cb, &a);
+	a.flush_ev = evtimer_new(a.base, flush_cb, &a);
 	a.ev_quit = evsignal_new(a.base, SIGQUIT, sigquit_cb, &a);
 	if ((a.stk = stacks_new(a.base, agent_stack_done, &a)) == NULL ||
 	    (a.chk = hostcheck_new(a.base, a.devnull, agent_checked,

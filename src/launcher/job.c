@@ -395,6 +395,7 @@ static int
 job_on_hello(struct job_host *h, struct ap_hello *hello)
 {
 	struct job	*j = h->job;
+	struct link	*l;
 
 	host_to(h, HP_CONNECTED);
 	if (h->be->news != NULL)
@@ -411,9 +412,17 @@ job_on_hello(struct job_host *h, struct ap_hello *hello)
 		job_fail(j, EXIT_CONFIG);
 		return 0;
 	}
-	/* From now on it hears from us, and we expect to hear from it. */
+	/*
+	 * From now on it hears from us, and we expect to hear from it. The
+	 * first beat and what job_advance sends h now (a lone host's whole
+	 * job) go in one write.
+	 */
+	l = h->link;
+	link_hold(l, 1);
 	agents_beat(h, job_host_silent);
 	job_advance(j);
+	if (h->link == l)
+		link_hold(l, 0);
 	return 0;
 }
 
