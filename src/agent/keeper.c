@@ -29,7 +29,6 @@
  * /proc/PID/environ misses a daemon that clears its environment, so
  * dtrun-kill uses it only as a last resort (killjob.c).
  */
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/types.h>
@@ -37,19 +36,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "agent/keeper.h"
 #include "agent/procs.h"
-#include "common/exitcodes.h"
 #include "common/link.h"
 #include "common/log.h"
 #include "common/sys.h"
@@ -58,8 +53,6 @@
 #define KEEPER_ROUNDS	300
 /* Quiet looks, each a heartbeat period, before the ranks are killed. */
 #define KEEPER_LOOKS	(2 * (LINK_BEAT_LOOKS + 1))
-
-extern char **environ;
 
 /* In the agent: the pipe's end it beats on (-1: no keeper). */
 static int	keeper_wfd = -1;
@@ -241,139 +234,56 @@ keeper_wait(pid_t agent, int fd, const sigset_t *set, int *status)
 		close(w.fd);
 }
 
-/* 8 MiB, as a main thread's: the agent lives its whole life on it. */
-#define KEEPER_AGENT_STACK	(8u << 20)
-
-/* What the agent's side of keeper_split needs, on the keeper's stack. */
-struct keeper_child {
-	int		(*fn)(void *);
-	void		*arg;
-	pid_t		 keeper;
-	int		 beat[2];
-	sigset_t	 old;
-};
-
-/*
- * The agent, in the child keeper_split cloned: it shares the keeper's
- * memory until the keeper's exec gives the keeper new memory, so it
- * touches nothing of the keeper's but what c points to, and raises no
- * signal (its thread block still names the keeper's thread).
- */
-static int
-keeper_child(void *arg)
-{
-	struct keeper_child	*c = arg;
-	int			 (*fn)(void *) = c->fn;
-	void			*fnarg = c->arg;
-	pid_t			 keeper = c->keeper;
-
-	close(c->beat[0]);
-	keeper_wfd = c->beat[1];
-	sigprocmask(SIG_SETMASK, &c->old, NULL);
-	/*
-	 * Keeper gone: stop as dtrun-kill would have us stop. The
-	 * agent is a subreaper itself, so it still cleans up all.
-	 */
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() != keeper)
-		kill(getpid(), SIGTERM);
-	exit(fn(fnarg));
-}
-
-/* "123": n in decimal into buf (22 bytes), without stdio. */
-static char *
-keeper_itoa(char *buf, long n)
-{
-	char	*p = buf + 21;
-
-	*p = '\0';
-	do
-		*--p = (char)('0' + n % 10);
-	while ((n /= 10) > 0);
-	return p;
-}
-
-int
-keeper_split(int (*fn)(void *), void *arg)
-{
-	static const char	 fail[] = "dtrun-agent: cannot start the "
-				    "agent's keeper (exec of its own binary "
-				    "failed): stopping\n";
-	struct keeper_child	 c;
-	sigset_t		 all;
-	char			 self[PATH_MAX], pidbuf[22], fdbuf[22];
-	char			*argv[5];
-	uint8_t			*stack;
-	ssize_t			 n;
-	pid_t			 agent;
-
-	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
-		return -1;
-	self[n] = '\0';
-	/* The keeper's end survives its exec; the agent's is no rank's. */
-	if (pipe2(c.beat, O_NONBLOCK) == -1)
-		return -1;
-	if (fcntl(c.beat[1], F_SETFD, FD_CLOEXEC) == -1 ||
-	    (stack = mmap(NULL, KEEPER_AGENT_STACK, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1,
-	    0)) == MAP_FAILED) {
-		close(c.beat[0]);
-		close(c.beat[1]);
-		return -1;
-	}
-	/* A guard page: an overflow faults, as on a main thread's stack. */
-	mprotect(stack, 4096, PROT_NONE);
-	/* Set before the split: an agent that dies at once still leaves its orphans to us. */
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1) {
-		munmap(stack, KEEPER_AGENT_STACK);
-		close(c.beat[0]);
-		close(c.beat[1]);
-		return -1;
-	}
-	c.fn = fn;
-	c.arg = arg;
-	c.keeper = getpid();
-	argv[0] = "dtrun-agent";
-	argv[1] = "--keep";
-	argv[4] = NULL;
-	/* No handler may run in the memory the agent now uses; the keeper unblocks. */
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &c.old);
-	agent = clone(keeper_child, stack + KEEPER_AGENT_STACK, CLONE_VM |
-	    SIGCHLD, &c);
-	if (agent == -1) {
-		sigprocmask(SIG_SETMASK, &c.old, NULL);
-		prctl(PR_SET_CHILD_SUBREAPER, 0);
-		munmap(stack, KEEPER_AGENT_STACK);
-		close(c.beat[0]);
-		close(c.beat[1]);
-		return -1;
-	}
-	/* From here to the exec: only our own stack, and system calls. */
-	argv[2] = keeper_itoa(pidbuf, agent);
-	argv[3] = keeper_itoa(fdbuf, c.beat[0]);
-	execve(self, argv, environ);
-	execve("/proc/self/exe", argv, environ);	/* self replaced */
-	/* Nothing to do if stderr is gone too. */
-	(void)!write(STDERR_FILENO, fail, sizeof(fail) - 1);
-	kill(agent, SIGKILL);
-	_exit(EXIT_INTERNAL);
-}
-
 pid_t
-keeper_main(pid_t agent, int fd, int *status)
+keeper_fork(int *status)
 {
-	sigset_t	set;
-	int		nul;
+	sigset_t	set, old;
+	pid_t		keeper = getpid(), agent;
+	int		fd, beat[2];
 
-	/* The link is the agent's alone. */
-	if ((nul = open("/dev/null", O_RDWR)) != -1) {
-		dup2(nul, STDIN_FILENO);
-		dup2(nul, STDOUT_FILENO);
-		if (nul > STDOUT_FILENO)
-			close(nul);
+	if (pipe2(beat, O_CLOEXEC | O_NONBLOCK) == -1)
+		return -1;
+	/* Set before the fork: an agent that dies at once still leaves its orphans to us. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1) {
+		close(beat[0]);
+		close(beat[1]);
+		return -1;
 	}
-	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	/* No handlers: the keeper takes its signals with sigwait. */
+	signal(SIGCHLD, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	if ((agent = fork()) == -1) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		prctl(PR_SET_CHILD_SUBREAPER, 0);
+		close(beat[0]);
+		close(beat[1]);
+		return -1;
+	}
+	if (agent == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		close(beat[0]);
+		keeper_wfd = beat[1];
+		/*
+		 * Keeper gone: stop as dtrun-kill would have us stop. The
+		 * agent is a subreaper itself, so it still cleans up all.
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != keeper)
+			raise(SIGTERM);
+		return 0;
+	}
+
+	close(beat[1]);
+	/* The link is the agent's alone. */
+	if ((fd = open("/dev/null", O_RDWR)) != -1) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		if (fd > STDOUT_FILENO)
+			close(fd);
+	}
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
@@ -382,13 +292,7 @@ keeper_main(pid_t agent, int fd, int *status)
 	/* sbatch --signal=USR1@N without B: signals the agents' step: live on. */
 	signal(SIGUSR1, SIG_IGN);
 	signal(SIGUSR2, SIG_IGN);
-	/* No handlers: the keeper takes its signals with sigwait. */
-	signal(SIGCHLD, SIG_DFL);
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGTERM);
-	sigprocmask(SIG_SETMASK, &set, NULL);
-	keeper_wait(agent, fd, &set, status);
+	keeper_wait(agent, beat[0], &set, status);
 	keeper_sweep();
 	return agent;
 }

@@ -11,27 +11,17 @@
 #include <stdint.h>
 
 /*
- * Splits the agent off this process without copying it: fn(arg) runs, and
- * exits with what it returns, in a child that shares this process's memory
- * (clone with CLONE_VM, on a stack of its own), while this process execs
- * its own binary as "dtrun-agent --keep AGENT FD" (main.c), which gives it
- * fresh memory and leaves this one to the agent. So no page is copied on
- * the agent's way to its first frame, and the exec runs beside it. The
- * keeper is a child subreaper holding none of the agent's link; the agent
- * gets SIGTERM if its keeper dies. Returns only when the split failed,
- * -1, before anything was started: run fn without a keeper then. fn must
- * not raise() (its thread block still names this process's thread).
+ * Forks the agent off this process, which stays behind as its keeper, a
+ * child subreaper holding none of the agent's link (stdin and stdout go to
+ * /dev/null). In the agent returns 0; the agent gets SIGTERM if its
+ * keeper dies. In the keeper returns the agent's pid once the agent has
+ * ended and every process that came back to the keeper is killed and
+ * reaped, with the agent's wait status in *status; SIGTERM sent to the
+ * keeper meanwhile is passed on to the agent (SIGTERM and SIGCHLD stay
+ * blocked in the keeper). Returns -1 if fork failed
+ * (the agent then runs without a keeper).
  */
-int	keeper_split(int (*fn)(void *), void *arg);
-
-/*
- * The keeper, after keeper_split's exec: stdin and stdout to /dev/null,
- * waits until the agent ends, its wait status in *status, then kills and
- * reaps every process that came back to it; SIGTERM meanwhile is passed
- * on to the agent. fd is the agent's beat pipe (keeper_beat). Returns the
- * agent's pid.
- */
-pid_t	keeper_main(pid_t agent, int fd, int *status);
+pid_t	keeper_fork(int *status);
 
 /*
  * In the agent: tells its keeper it lives (a pipe between them), and that

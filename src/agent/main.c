@@ -21,7 +21,6 @@
 #include "agent/errfile.h"
 #include "agent/record.h"
 #include "agent/connect.h"
-#include "agent/procs.h"
 #include "common/err.h"
 #include "common/exitcodes.h"
 #include "common/log.h"
@@ -30,24 +29,24 @@
 #define CONNECT_TIMEOUT_MS	60000
 
 /*
- * The keeper, exec'd by keeper_split ("--keep AGENT FD"): once the agent
- * and all it left are gone, exits as the agent did.
+ * Splits off the keeper (keeper.h). Returns in the agent, with its keeper's
+ * pid (0: none); in the keeper, once all is gone, exits as the agent did.
  */
-static int
-keep_main(const char *pid, const char *fd)
+static pid_t
+agent_keep(void)
 {
 	struct rlimit	 nocore = { 0, 0 };
-	struct proc_info pi;
 	sigset_t	 set;
-	pid_t		 agent = (pid_t)atoi(pid);
+	pid_t		 agent;
 	int		 st;
 
-	if (agent <= 0 || proc_info(agent, &pi) != 0 || pi.ppid != getpid()) {
-		log_error("--keep: %s is not our child: it is dtrun-agent's "
-		    "own, started by the agent itself", pid);
-		return EXIT_CONFIG;
+	if ((agent = keeper_fork(&st)) == 0)
+		return getppid();
+	if (agent == -1) {
+		log_warn("cannot fork the agent's keeper: a rank's daemon may "
+		    "outlive the agent if it is killed");
+		return 0;
 	}
-	agent = keeper_main(agent, atoi(fd), &st);
 	record_remove_dead(agent, getpid());
 	errfiles_remove_dead(agent);
 	if (WIFSIGNALED(st)) {
@@ -59,7 +58,7 @@ keep_main(const char *pid, const char *fd)
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		raise(WTERMSIG(st));
 	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_INTERNAL;
+	exit(WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_INTERNAL);
 }
 
 /*
@@ -99,25 +98,9 @@ agent_connect(const char *addr, pid_t keeper)
 	return agent_run(fd, fd, keeper);	/* its link closes fd */
 }
 
-/* Set when keeper_split failed: the agent runs without a keeper. */
-static int	keeper_none;
-
-/* The agent itself, in keeper_split's child: dialling dtrun if addr is set. */
-static int
-agent_main(void *addr)
-{
-	pid_t	keeper = keeper_none ? 0 : getppid();
-
-	if (addr != NULL)
-		return agent_connect(addr, keeper);
-	return agent_run(STDIN_FILENO, STDOUT_FILENO, keeper);
-}
-
 int
 main(int argc, char **argv)
 {
-	const char	*connect_to = NULL;
-
 	log_init("dtrun-agent");
 	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
 		printf("dtrun-agent %s protocol %d\n", DT_VERSION, AP_VERSION);
@@ -126,12 +109,10 @@ main(int argc, char **argv)
 	/* dtrun-kill -H runs "@dtrun-agent --kill ..." on each host. */
 	if (argc >= 2 && strcmp(argv[1], "--kill") == 0)
 		return kill_main(argc, argv);
-	if (argc == 4 && strcmp(argv[1], "--keep") == 0)
-		return keep_main(argv[2], argv[3]);
 	/* Under Slurm the agent dials dtrun instead of being dialled. */
 	if (argc == 3 && strcmp(argv[1], "--connect") == 0)
-		connect_to = argv[2];
-	else if (argc != 1) {
+		return agent_connect(argv[2], agent_keep());
+	if (argc != 1) {
 		fprintf(stderr, "usage: dtrun-agent [--version | --connect "
 		    "HOST:PORT]\n"
 		    "       dtrun-agent --kill [--all] [-w SECS] [-q] JOBID...\n"
@@ -140,14 +121,10 @@ main(int argc, char **argv)
 		    "connection to dtrun (under srun).\n");
 		return EXIT_CONFIG;
 	}
-	if (connect_to == NULL && isatty(STDIN_FILENO)) {
+	if (isatty(STDIN_FILENO)) {
 		log_error("stdin is a terminal: dtrun-agent is started by "
 		    "dtrun, not by hand");
 		return EXIT_CONFIG;
 	}
-	if (keeper_split(agent_main, (void *)connect_to) != 0)
-		log_warn("cannot start the agent's keeper: a rank's daemon may "
-		    "outlive the agent if it is killed");
-	keeper_none = 1;
-	return agent_main((void *)connect_to);
+	return agent_run(STDIN_FILENO, STDOUT_FILENO, agent_keep());
 }
