@@ -312,6 +312,17 @@ spawn_init(int devnull)
 	return -1;
 }
 
+/* Nothing is really spawned: a batch of it is nothing either. */
+void
+spawn_batch_begin(void)
+{
+}
+
+void
+spawn_batch_end(void)
+{
+}
+
 /* Spawning: a pid nothing has, or the error a name asks for. */
 pid_t
 spawn_rank(const char *path, char *const argv[], char *const envp[],
@@ -717,6 +728,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	a.devnull = devnull;
 	a.kill_timer = evtimer_new(base, shut_kill_timer_cb, &a);
 	a.recheck = evtimer_new(base, shut_recheck_cb, &a);
+	a.flush_ev = evtimer_new(base, flush_cb, &a);
 	a.chk = hostcheck_new(base, devnull, agent_checked, &a);
 	queued = 0;
 	next_pid = 0;
@@ -738,6 +750,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		else if (shut_linked(&a))
 			fuzz_frame(&a, type, pl, plen);
+		/* The loop's next turn: what PREPARE left to send goes. */
+		if (event_pending(a.flush_ev, EV_TIMEOUT, NULL)) {
+			event_del(a.flush_ev);
+			flush_cb(-1, EV_TIMEOUT, &a);
+		}
 		data += used;
 		size -= used;
 	}

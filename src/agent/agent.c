@@ -64,6 +64,8 @@ agent_flush_wb(struct agent *a)
 {
 	size_t	i;
 
+	if (a->holding)
+		return;		/* shut_done sends it all with DONE */
 	if (a->wb.len > 0 && shut_linked(a))
 		link_send(a->link, a->wb.p, a->wb.len);
 	dt_wbuf_reset(&a->wb);
@@ -111,6 +113,8 @@ agent_error(struct agent *a, uint32_t rank, uint32_t code, const char *fmt, ...)
 	e.code = code;
 	e.msg = msg;
 	ap_put_error(&a->wb, &e);
+	/* At once, with whatever waits before it: a cut may follow. */
+	a->holding = 0;
 	agent_flush_wb(a);
 }
 
@@ -193,8 +197,8 @@ rank_reaped(struct agent *a, struct rank *r, int status)
 	/* What torch's @record wrote, before the EXIT it explains. */
 	if (x.how != AP_EXITED || x.code != 0)
 		errfiles_send(a->errf, r->rank, &a->wb);
+	/* Sent with the rest this SIGCHLD brings (sigchld_cb): one write. */
 	ap_put_exit(&a->wb, &x);
-	agent_flush_wb(a);
 }
 
 /* ARGSUSED */
@@ -219,6 +223,14 @@ sigchld_cb(evutil_socket_t sig, short what, void *arg)
 		}
 	}
 	shut_check(a);
+	agent_flush_wb(a);
+}
+
+/* ARGSUSED */
+static void
+flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	agent_flush_wb(arg);
 }
 
 /*
@@ -299,7 +311,7 @@ src_open(struct agent *a, struct rank *r, struct src *s, uint8_t stream,
 }
 
 /* START: starts every rank; a rank that cannot start is reported as such. */
-static void
+void
 agent_start(struct agent *a)
 {
 	struct rank	*r;
@@ -314,6 +326,8 @@ agent_start(struct agent *a)
 	if (record_open(a->job.job_id, a->host, a->keeper, &a->rec,
 	    &err) != 0)
 		log_warn("%s: %s", a->host, err.msg);
+	/* Each rank's child then resets only the signals we changed. */
+	spawn_batch_begin();
 	for (i = 0; i < a->nranks && a->shut == SHUT_NONE; i++) {
 		r = &a->ranks[i];
 		ofd = efd = -1;
@@ -348,6 +362,7 @@ agent_start(struct agent *a)
 		if (a->wb.len > DT_WRITE_BATCH)
 			agent_flush_wb(a);
 	}
+	spawn_batch_end();
 	agent_flush_wb(a);
 	record_commit(a->rec);
 	shut_check(a);
@@ -551,7 +566,7 @@ agent_forget(struct agent *a)
 	a->nsetup_env = 0;
 	memset(&a->job, 0, sizeof(a->job));
 	a->nranks = a->cap = a->live = 0;
-	a->ports_seen = a->killed = 0;
+	a->ports_seen = a->killed = a->start_asked = 0;
 	if (a->kill_timer != NULL)
 		event_del(a->kill_timer);
 	if (a->recheck != NULL)
@@ -610,11 +625,29 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 		if (ap_get_empty(p, n) != 0)
 			goto refuse;
 		agent_to(a, AGP_PREPARING);
+		/*
+		 * PREPARED waits in a->wb for the loop's next turn: a START
+		 * read with PREPARE (one host) sends its STARTED frames with
+		 * it, one write. An ERROR sends it at once (agent_error).
+		 */
+		a->holding = 1;
 		prepare_start(a);
+		a->holding = 0;
+		if (a->wb.len > 0)
+			event_active(a->flush_ev, EV_TIMEOUT, 0);
 		return;
 	case AP_START:
 		if (ap_get_empty(p, n) != 0)
 			goto refuse;
+		if (a->start_asked) {
+			bad = 0;	/* once per attempt */
+			goto refuse;
+		}
+		/* Still preparing (a --setup runs): prepare.c starts. */
+		if (a->phase == AGP_PREPARING) {
+			a->start_asked = 1;
+			return;
+		}
 		agent_start(a);
 		return;
 	case AP_AGAIN:
@@ -691,6 +724,7 @@ agent_release(struct agent *a)
 	dt_wbuf_free(&a->wb);
 	event_free(a->kill_timer);
 	event_free(a->recheck);
+	event_free(a->flush_ev);
 	stacks_free(a->stk);
 	hostcheck_free(a->chk);
 }
@@ -745,6 +779,7 @@ agent_run(int rfd, int wfd, pid_t keeper)
 	a.ev_term = evsignal_new(a.base, SIGTERM, shut_sigterm_cb, &a);
 	a.kill_timer = evtimer_new(a.base, shut_kill_timer_cb, &a);
 	a.recheck = evtimer_new(a.base, shut_recheck_cb, &a);
+	a.flush_ev = evtimer_new(a.base, flush_cb, &a);
 	a.ev_quit = evsignal_new(a.base, SIGQUIT, sigquit_cb, &a);
 	if ((a.stk = stacks_new(a.base, agent_stack_done, &a)) == NULL ||
 	    (a.chk = hostcheck_new(a.base, a.devnull, agent_checked,

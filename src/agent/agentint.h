@@ -79,6 +79,9 @@ struct agent {
 	size_t		 nranks;
 	size_t		 cap;		/* room in msgs and ranks */
 	int		 ports_seen;	/* PORTS is taken once per attempt */
+	int		 holding;	/* agent_flush_wb keeps a->wb for now */
+	int		 start_asked;	/* START came while preparing (one
+					   host): start once PREPARED is sent */
 	struct dt_environ base_env;	/* environ + setup's + the job's env */
 	struct setup	*setup;		/* the job's --setup, while it runs */
 	char		**setup_env;	/* "K=V" it printed */
@@ -91,6 +94,7 @@ struct agent {
 	int		 pipes_paused;
 	int		 devnull;
 	struct event	*ev_chld, *ev_term, *kill_timer, *recheck;
+	struct event	*flush_ev;	/* sends what a->wb holds, from the loop */
 	struct event	*ev_quit;
 	struct stacks	*stk;		/* STACKS captures */
 	struct hostcheck *chk;		/* dtrun --check's steps */
@@ -120,6 +124,8 @@ void	src_read(struct src *, int drain);
 void	src_close(struct src *);
 /* Frees what one attempt built, so the next JOB starts from nothing. */
 void	agent_forget(struct agent *);
+/* START: every rank (prepare.c calls it for a START that came early). */
+void	agent_start(struct agent *);
 
 /* prepare.c */
 /* PREPARE: interface, directory, setup, every command; PREPARED, or an ERROR. */

@@ -441,5 +441,10 @@ agent_resolve(struct agent *a)
 	}
 	agent_to(a, AGP_PREPARED);
 	ap_put_empty(&a->wb, AP_PREPARED);
+	/* START came with PREPARE: its STARTED frames follow in this write. */
+	if (a->start_asked && a->shut == SHUT_NONE) {
+		agent_start(a);
+		return;
+	}
 	agent_flush_wb(a);
 }

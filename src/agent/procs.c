@@ -45,8 +45,20 @@ struct spawn_args {
 	int		 fds[3];	/* its stdin, stdout, stderr */
 	unsigned	 unshare_from;	/* 0: the table is its own already */
 	pid_t		 parent;
+	const int	*sigs;		/* to reset; NULL: every signal */
+	int		 nsigs;
 	volatile int	 child_errno;
 };
+
+/*
+ * Inside spawn_batch_begin/end: signals are blocked already, and these are
+ * the signals to reset in each child (any other has its default).
+ */
+static int	spawn_in_batch;
+static int	spawn_sigs[NSIG];
+static int	spawn_nsigs;
+static pid_t	spawn_self;
+static sigset_t	spawn_batch_old;	/* the mask to restore at its end */
 
 /* Low descriptors kept for the child's three (spawn_init); -1: none. */
 static int	spawn_slots[3] = { -1, -1, -1 };
@@ -70,9 +82,13 @@ spawn_child(void *arg)
 	}
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	for (sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaction(sig, &dfl, NULL);
+	if (sa->sigs != NULL)
+		for (sig = 0; sig < sa->nsigs; sig++)
+			sigaction(sa->sigs[sig], &dfl, NULL);
+	else
+		for (sig = 1; sig < NSIG; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP)
+				sigaction(sig, &dfl, NULL);
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/*
@@ -153,18 +169,26 @@ spawn_rank(const char *path, char *const argv[], char *const envp[],
     int devnull, int outfd, int errfd)
 {
 	struct spawn_args	sa = { path, argv, envp, { devnull, outfd,
-				    errfd }, 0, getpid(), 0 };
+				    errfd }, 0, 0, NULL, 0, 0 };
 	sigset_t		all, old;
 	pid_t			pid;
 
 	/* No handler of the agent's may run in the child before exec. */
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
+	if (!spawn_in_batch) {
+		sigfillset(&all);
+		sigprocmask(SIG_SETMASK, &all, &old);
+		sa.parent = getpid();
+	} else {
+		sa.parent = spawn_self;
+		sa.sigs = spawn_sigs;
+		sa.nsigs = spawn_nsigs;
+	}
 	if (spawn_slot_max >= 0)
 		pid = spawn_clone(&sa, devnull);
 	else if ((pid = vfork()) == 0)
 		spawn_child(&sa);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (!spawn_in_batch)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid == -1)
 		return -errno;
 	if (sa.child_errno != 0) {
@@ -172,6 +196,37 @@ spawn_rank(const char *path, char *const argv[], char *const envp[],
 		return -sa.child_errno;
 	}
 	return pid;
+}
+
+void
+spawn_batch_begin(void)
+{
+	struct sigaction	sa;
+	sigset_t		all;
+	int			sig;
+
+	if (spawn_in_batch++ > 0)
+		return;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &spawn_batch_old);
+	spawn_self = getpid();
+	/* A signal caught or ignored here must start at its default there. */
+	spawn_nsigs = 0;
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (sigaction(sig, NULL, &sa) != 0 ||
+		    sa.sa_handler != SIG_DFL || (sa.sa_flags & SA_SIGINFO))
+			spawn_sigs[spawn_nsigs++] = sig;
+	}
+}
+
+void
+spawn_batch_end(void)
+{
+	if (spawn_in_batch == 0 || --spawn_in_batch > 0)
+		return;
+	sigprocmask(SIG_SETMASK, &spawn_batch_old, NULL);
 }
 
 /* Checks that p is an executable regular file; returns 0 or an errno. */

@@ -54,6 +54,16 @@ struct proc_match {
 size_t	proc_signal_match(const struct proc_match *m, int sig);
 
 /*
+ * Brackets a batch of spawn_rank calls (a host's ranks): signals stay
+ * blocked from begin to end, not blocked and restored per rank, and the
+ * signals whose disposition is not the default are read once at begin,
+ * so each child resets those few rather than every signal (a system call
+ * each). No handler may be set in between. Batches nest.
+ */
+void	spawn_batch_begin(void);
+void	spawn_batch_end(void);
+
+/*
  * Starts path with argv/envp in a new process group, stdin from /dev/null
  * (devnull), stdout/stderr onto outfd/errfd, and SIGKILL if the agent
  * dies (PR_SET_PDEATHSIG); the agent and its children may ptrace it

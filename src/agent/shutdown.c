@@ -185,7 +185,10 @@ shut_done(struct agent *a)
 	a->rec = NULL;
 	errfiles_free(a->errf);
 	a->errf = NULL;
+	/* The last EXITs, the last steps and DONE: one write, one wake-up. */
+	a->holding = 1;
 	progress_flush(a->progress);
+	a->holding = 0;
 	ap_put_empty(&a->wb, AP_DONE);
 	agent_flush_wb(a);
 	if (shut_leaving(a)) {

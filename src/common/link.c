@@ -45,6 +45,7 @@ struct link {
 	int		 wdown;		/* writing failed; reading goes on */
 	int		 rdown;		/* a bad frame came: reading is over,
 					   writing goes on (the owner says why) */
+	int		 held;		/* link_hold: queue, do not write yet */
 	int		 busy;		/* inside a callback */
 	int		 dead;		/* freed while busy */
 	struct event	*beat_ev;	/* heartbeat looks; NULL: never on */
@@ -364,7 +365,7 @@ link_put(struct link *l, const void *p, size_t n)
 	 * buffer, which saves a loop turn per frame and a copy of each OUTPUT
 	 * chunk, and queue only what the fd does not take.
 	 */
-	while (n > 0 && !l->has_io && l->wfd >= 0 &&
+	while (n > 0 && !l->held && !l->has_io && l->wfd >= 0 &&
 	    evbuffer_get_length(l->out) == 0) {
 		if ((w = write(l->wfd, c, n)) > 0) {
 			c += w;
@@ -384,6 +385,8 @@ link_put(struct link *l, const void *p, size_t n)
 		return DT_ERR_NOMEM;
 	if (evbuffer_get_length(l->out) > l->high)
 		l->above = 1;
+	if (l->held)
+		return 0;		/* link_hold's release writes it */
 	if (!l->has_io && l->wfd >= 0) {
 		event_add(l->wev, NULL);
 		return 0;
@@ -408,6 +411,19 @@ link_send(struct link *l, const void *p, size_t n)
 			return link_put(l, l->packed.p, l->packed.len);
 	}
 	return link_put(l, p, n);
+}
+
+void
+link_hold(struct link *l, int on)
+{
+	l->held = on;
+	if (on || l->closed || l->wdown || evbuffer_get_length(l->out) == 0)
+		return;
+	/* From the loop, not from inside whatever callback releases us. */
+	if (!l->has_io && l->wfd >= 0)
+		event_add(l->wev, NULL);
+	else
+		link_kick(l);
 }
 
 void

@@ -98,6 +98,13 @@ int		 link_paused(const struct link *);
 /* Queues bytes (whole frames) for writing; returns 0, or DT_ERR_CLOSED if the link is down. */
 int		 link_send(struct link *, const void *, size_t);
 /*
+ * Holds (on 1) what is sent from now on in the queue, unwritten; releasing
+ * (on 0) has the event loop write all of it, once the caller returns to
+ * it. For a burst of frames the peer should read at once (a HELLO's
+ * answer): one write, one wake-up there.
+ */
+void		 link_hold(struct link *, int on);
+/*
  * Packs (on 1) what is sent from now on: each link_send of at least
  * PACK_MIN bytes goes as one PACKED frame (pack.h) when that saves bytes,
  * so each must then hold whole frames only (the reader refuses a PACKED

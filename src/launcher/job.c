@@ -77,7 +77,9 @@ struct job {
 	enum job_phase		 phase;
 	size_t			 nat[HP_NPHASES]; /* hosts in each phase (host_to) */
 	size_t			 nports_pending; /* PORTLIST replies owed */
-	int			 started;	/* START sent (and maybe stopped since) */
+	int			 started;	/* all PREPARED, START sent (and maybe
+						   stopped since) */
+	int			 start_sent;	/* START went with PREPARE (one host) */
 	struct event		*ev_timeout;
 	struct event		*ev_watchdog;
 	int			 synced;	/* run.sync's copies are done */
@@ -258,9 +260,23 @@ job_send_all(struct job *j)
 	if (j->hosts[0]->at.free_port != 0 &&
 	    j->hosts[0]->at.free_port != j->att->prev_port)
 		j->run.env.master_port = j->hosts[0]->at.free_port;
-	for (h = 0; h < j->plan->nhosts && !job_stopping(j); h++)
-		if ((rc = jobmsg_put(&j->run.msg, j->hosts[h], &j->wb)) != 0)
+	for (h = 0; h < j->plan->nhosts && !job_stopping(j); h++) {
+		if ((rc = jobmsg_put(&j->run.msg, j->hosts[h], &j->wb)) != 0) {
 			job_fail(j, rc);
+			continue;
+		}
+		/*
+		 * One host: no other has to be prepared first, so START goes
+		 * with PREPARE, in the same write, and the agent starts once
+		 * it has sent PREPARED, a round trip sooner. It starts
+		 * nothing if it sends ERROR instead, or STOP comes first.
+		 */
+		if (j->plan->nhosts == 1) {
+			ap_put_empty(&j->wb, AP_START);
+			j->start_sent = 1;
+		}
+		job_send(j->hosts[h]);
+	}
 }
 
 /* The check's callbacks (check.h). */
@@ -301,14 +317,17 @@ job_synced(void *arg, int code)
 	job_advance(j);
 }
 
-/* Every host has checked its commands: start all ranks everywhere. */
+/*
+ * Every host has checked its commands: start all ranks everywhere (a
+ * lone host's START went with its PREPARE: job_send_all).
+ */
 static void
 job_start_all(struct job *j)
 {
 	size_t	h;
 
 	j->started = 1;
-	for (h = 0; h < j->plan->nhosts; h++) {
+	for (h = 0; h < j->plan->nhosts && !j->start_sent; h++) {
 		ap_put_empty(&j->wb, AP_START);
 		job_send(j->hosts[h]);
 	}
@@ -376,6 +395,7 @@ static enum hf_rc
 job_on_hello(struct job_host *h, struct ap_hello *hello)
 {
 	struct job	*j = h->job;
+	struct link	*l;
 
 	host_to(h, HP_CONNECTED);
 	if (h->be->news != NULL)
@@ -392,9 +412,17 @@ job_on_hello(struct job_host *h, struct ap_hello *hello)
 		job_fail(j, EXIT_CONFIG);
 		return HF_OK;
 	}
-	/* From now on it hears from us, and we expect to hear from it. */
+	/*
+	 * From now on it hears from us, and we expect to hear from it. The
+	 * first beat and what job_advance sends h now (a lone host's whole
+	 * job) go in one write.
+	 */
+	l = h->link;
+	link_hold(l, 1);
 	agents_beat(h, job_host_silent);
 	job_advance(j);
+	if (h->link == l)
+		link_hold(l, 0);
 	return HF_OK;
 }
 

@@ -103,7 +103,7 @@ jobmsg_put(const struct jobmsg *m, struct job_host *h, struct dt_wbuf *wb)
 		dt_wbuf_reset(wb);
 		return jobmsg_failed(h, rc, -1);
 	}
-	agents_send(h, wb);
+	/* JOB, RANKs and PREPARE in as few writes as the batch allows. */
 	for (i = 0; i < ph->nranks; i++) {
 		r = ph->ranks[i];
 		env_rank(m->env, r, &renv);
@@ -123,7 +123,6 @@ jobmsg_put(const struct jobmsg *m, struct job_host *h, struct dt_wbuf *wb)
 			agents_send(h, wb);
 	}
 	ap_put_empty(wb, AP_PREPARE);
-	agents_send(h, wb);
 	return 0;
 }
 

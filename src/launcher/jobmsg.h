@@ -24,9 +24,11 @@ struct jobmsg {
 };
 
 /*
- * Sends h's agent its JOB, RANKs and PREPARE, encoded into wb a batch at
- * a time. Returns 0, or dtrun's exit status once it has said which part
- * could not be encoded (too big, or out of memory); wb is then empty.
+ * Encodes h's JOB, RANKs and PREPARE into wb, sending each batch over
+ * DT_WRITE_BATCH bytes to h's agent; the last, PREPARE's, is left in wb
+ * for the caller to send (with START after it, for one host). Returns 0,
+ * or dtrun's exit status once it has said which part could not be
+ * encoded (too big, or out of memory); wb is then empty.
  */
 int	jobmsg_put(const struct jobmsg *, struct job_host *h,
 	    struct dt_wbuf *wb);

@@ -18,7 +18,10 @@
  *	agent	 PREPARED  or  ERROR(code, msg)	-- JOB's setup command run (if
  *						   any), commands resolved,
  *						   no rank started
- *	launcher START
+ *	launcher START					-- once every host said
+ *						   PREPARED; one host: right
+ *						   after PREPARE, kept by the
+ *						   agent until PREPARED is sent
  *	agent	 STARTED(rank, pid) ..., OUTPUT(rank, stream, bytes) ...,
  *		 [ERRFILE(rank, path, size, bytes)]	-- a failed rank's error file,
  *						   when JOB asked for them and

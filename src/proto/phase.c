@@ -62,7 +62,9 @@ static const struct phase_row phase_rows[] = {
 	{ AP_CONT,	0, 0, H(AGP_WAITING) | H(AGP_JOB), H(AGP_FINISHING) },
 	{ AP_RANK,	0, 0, H(AGP_JOB), H(AGP_FINISHING) },
 	{ AP_PREPARE,	0, 0, H(AGP_JOB), H(AGP_FINISHING) },
-	{ AP_START,	0, 0, H(AGP_PREPARED), H(AGP_FINISHING) },
+	/* One host: START follows PREPARE at once; the agent starts once
+	   prepared (prepare.c), with nothing to wait for on other hosts. */
+	{ AP_START,	0, 0, H(AGP_PREPARING) | H(AGP_PREPARED), H(AGP_FINISHING) },
 	{ AP_STOP,	0, 0, AGP_LIVE, AGP_OVER },
 	{ AP_SIGNAL,	0, 0, AGP_LIVE, AGP_OVER },
 	{ AP_STACKS,	0, 0, AGP_LIVE, AGP_OVER },

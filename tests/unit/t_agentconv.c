@@ -20,20 +20,24 @@
 #include "common/wire.h"
 
 
+static int	has_frame(struct dt_wbuf *, uint8_t);
+
 /*
  * Runs a real agent (agent_run in a child) on one end of a socketpair,
- * writes in[0..n) to it, closes our writing side, and collects all it
- * says into out. Returns the child's wait status.
+ * writes in[0..n) to it, closes our writing side once out holds a frame
+ * of type until (0: at once), and collects all it says into out. Returns
+ * the child's wait status.
  */
 static int
-agent_talk(const uint8_t *in, size_t n, struct dt_wbuf *out)
+agent_talk_until(const uint8_t *in, size_t n, struct dt_wbuf *out,
+    uint8_t until)
 {
 	struct pollfd	 pfd;
 	uint8_t		 buf[65536];
 	ssize_t		 k;
 	size_t		 off = 0;
 	pid_t		 pid;
-	int		 sv[2], status = -1;
+	int		 sv[2], status = -1, shut = 0;
 
 	CHECK_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	if ((pid = fork()) == 0) {
@@ -52,8 +56,8 @@ agent_talk(const uint8_t *in, size_t n, struct dt_wbuf *out)
 		}
 		if ((pfd.revents & POLLOUT) && off < n) {
 			k = write(sv[0], in + off, n - off);
-			if (k > 0 && (off += k) == n)
-				shutdown(sv[0], SHUT_WR);
+			if (k > 0)
+				off += k;
 			if (k < 0)
 				off = n;	/* it stopped listening */
 		}
@@ -62,10 +66,19 @@ agent_talk(const uint8_t *in, size_t n, struct dt_wbuf *out)
 				break;
 			dt_wbuf_put(out, buf, k);
 		}
+		if (off == n && !shut && (until == 0 || has_frame(out, until)))
+			shut = shutdown(sv[0], SHUT_WR) == 0;
 	}
 	close(sv[0]);
 	waitpid(pid, &status, 0);
 	return status;
+}
+
+/* As agent_talk_until, closing our writing side at once. */
+static int
+agent_talk(const uint8_t *in, size_t n, struct dt_wbuf *out)
+{
+	return agent_talk_until(in, n, out, 0);
 }
 
 /* True if the frames in b hold an ERROR whose text contains what. */
@@ -131,9 +144,10 @@ TEST(agent_refuses_a_job_of_4g_ranks)
 	dt_wbuf_free(&out);
 }
 
-/* Appends a job of one rank running true, with env, and PREPARE. */
+/* Appends a job of one rank running true, with env and setup, and PREPARE. */
 static void
-put_true_job(struct dt_wbuf *in, const char *id, char **env, size_t nenv)
+put_setup_job(struct dt_wbuf *in, const char *id, char **env, size_t nenv,
+    const char *setup)
 {
 	struct ap_job	 j = { 0 };
 	struct ap_rank	 r = { 0 };
@@ -146,12 +160,19 @@ put_true_job(struct dt_wbuf *in, const char *id, char **env, size_t nenv)
 	j.nranks = 1;
 	j.env = env;
 	j.nenv = nenv;
-	j.setup = "";
+	j.setup = (char *)setup;
 	CHECK_INT(ap_put_job(in, &j), 0);
 	r.argv = argv;
 	r.argc = 1;
 	CHECK_INT(ap_put_rank(in, &r), 0);
 	CHECK_INT(ap_put_empty(in, AP_PREPARE), 0);
+}
+
+/* The same without a setup. */
+static void
+put_true_job(struct dt_wbuf *in, const char *id, char **env, size_t nenv)
+{
+	put_setup_job(in, id, env, nenv, "");
 }
 
 /*
@@ -437,6 +458,78 @@ TEST(agent_finishing_judges_frames_by_the_table)
 	CHECK(has_error(&out, "protocol error: HELLO message out of place "
 	    "(while finishing)"));
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 70);
+	dt_wbuf_free(&in);
+	dt_wbuf_free(&out);
+}
+
+/* The place of the first frame of type t among b's frames; -1: none. */
+static int
+frame_index(struct dt_wbuf *b, uint8_t t)
+{
+	const uint8_t	*pl;
+	size_t		 off, plen, used;
+	uint8_t		 type;
+	int		 i = 0;
+
+	for (off = 0; dt_frame_parse(b->p + off, b->len - off, AP_FRAME_MAX,
+	    &type, &pl, &plen, &used) == 0; off += used, i++)
+		if (type == t)
+			return i;
+	return -1;
+}
+
+/*
+ * One host: START comes right after PREPARE, here while a setup still
+ * runs. The agent keeps it and starts once it has said PREPARED; a
+ * second START is out of place.
+ */
+TEST(agent_starts_once_prepared_when_start_comes_with_prepare)
+{
+	struct dt_wbuf	 in, out;
+	int		 status;
+
+	dt_wbuf_init(&in);
+	dt_wbuf_init(&out);
+	put_setup_job(&in, "early", NULL, 0, "sleep 0.2");
+	CHECK_INT(ap_put_empty(&in, AP_START), 0);
+	status = agent_talk_until(in.p, in.len, &out, AP_EXIT);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(!has_frame(&out, AP_ERROR));
+	CHECK(frame_index(&out, AP_PREPARED) >= 0);
+	CHECK(frame_index(&out, AP_PREPARED) < frame_index(&out, AP_STARTED));
+	CHECK_INT(count_frames(&out, AP_EXIT), 1);
+	CHECK(has_frame(&out, AP_DONE));
+	dt_wbuf_reset(&in);
+	dt_wbuf_reset(&out);
+	put_setup_job(&in, "twice", NULL, 0, "sleep 0.2");
+	CHECK_INT(ap_put_empty(&in, AP_START), 0);
+	CHECK_INT(ap_put_empty(&in, AP_START), 0);
+	status = agent_talk(in.p, in.len, &out);
+	CHECK(has_error(&out, "protocol error: START message out of place "
+	    "(while preparing)"));
+	CHECK(!has_frame(&out, AP_STARTED));
+	dt_wbuf_free(&in);
+	dt_wbuf_free(&out);
+}
+
+/* STOP after such a START, before the setup ends: nothing starts. */
+TEST(agent_starts_nothing_when_stop_follows_an_early_start)
+{
+	struct dt_wbuf	 in, out;
+	struct ap_stop	 st = { 15, 0 };
+	int		 status;
+
+	dt_wbuf_init(&in);
+	dt_wbuf_init(&out);
+	put_setup_job(&in, "stopped", NULL, 0, "sleep 30");
+	CHECK_INT(ap_put_empty(&in, AP_START), 0);
+	ap_put_stop(&in, &st);
+	status = agent_talk_until(in.p, in.len, &out, AP_DONE);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(!has_frame(&out, AP_ERROR));
+	CHECK(!has_frame(&out, AP_PREPARED));
+	CHECK(!has_frame(&out, AP_STARTED));
+	CHECK(has_frame(&out, AP_DONE));
 	dt_wbuf_free(&in);
 	dt_wbuf_free(&out);
 }

@@ -156,6 +156,46 @@ TEST(link_later_queues_until_attached_then_writes_in_order)
 	event_base_free(base);
 }
 
+/*
+ * Held, a link writes nothing: what is sent waits in its queue, and the
+ * event loop writes it all in one go once it is released.
+ */
+TEST(link_hold_writes_a_burst_at_once_from_the_loop)
+{
+	struct event_base	*base = event_base_new();
+	struct link_cbs		 cbs = { got_frame, got_close, NULL, NULL };
+	struct dt_wbuf		 b;
+	struct got		 g = { .n = 0 };
+	struct link		*l;
+	char			 buf[64];
+	int			 sv[2];
+
+	CHECK_INT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	cbs.arg = &g;
+	CHECK((l = link_new(base, sv[0], sv[0], 1024, &cbs)) != NULL);
+	dt_wbuf_init(&b);
+	put_frames(&b, 3);
+	link_hold(l, 1);
+	CHECK_INT(link_send(l, b.p, 6), 0);
+	CHECK_INT(link_send(l, b.p + 6, b.len - 6), 0);
+	CHECK_INT(link_queued(l), (long long)b.len);
+	CHECK_INT(read(sv[1], buf, sizeof(buf)), -1);
+	link_hold(l, 0);
+	/* Released: still the loop's to write, not the caller's. */
+	CHECK_INT(link_queued(l), (long long)b.len);
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	CHECK_INT(link_queued(l), 0);
+	CHECK_INT(read(sv[1], buf, sizeof(buf)), (long long)b.len);
+	CHECK(memcmp(buf, b.p, b.len) == 0);
+	/* Not held: written at once, as before. */
+	CHECK_INT(link_send(l, b.p, b.len), 0);
+	CHECK_INT(read(sv[1], buf, sizeof(buf)), (long long)b.len);
+	link_free(l);
+	close(sv[1]);
+	dt_wbuf_free(&b);
+	event_base_free(base);
+}
+
 /* A stream in memory for an io link: what it reads, what was written. */
 struct mem {
 	struct dt_wbuf	 in;		/* to read */

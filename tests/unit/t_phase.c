@@ -65,12 +65,14 @@ TEST(phase_the_conversations_order)
 	CHECK_INT(host_frame_verdict(HP_PREPARED, AP_IFACE), AP_ILLEGAL);
 	CHECK_INT(host_frame_verdict(HP_PREPARED, AP_PREPARED), AP_ILLEGAL);
 	CHECK_INT(host_frame_verdict(HP_DONE, AP_OUTPUT), AP_STALE);
-	/* The agent's: JOB once, RANKs after it, START once prepared. */
+	/* The agent's: JOB once, RANKs after it, START once PREPARE is in. */
 	CHECK_INT(agent_frame_verdict(AGP_WAITING, AP_JOB), AP_TAKE);
 	CHECK_INT(agent_frame_verdict(AGP_JOB, AP_JOB), AP_ILLEGAL);
 	CHECK_INT(agent_frame_verdict(AGP_WAITING, AP_RANK), AP_ILLEGAL);
 	CHECK_INT(agent_frame_verdict(AGP_JOB, AP_CHECK), AP_ILLEGAL);
-	CHECK_INT(agent_frame_verdict(AGP_PREPARING, AP_START), AP_ILLEGAL);
+	CHECK_INT(agent_frame_verdict(AGP_JOB, AP_START), AP_ILLEGAL);
+	/* One host's START comes with PREPARE: kept until prepared. */
+	CHECK_INT(agent_frame_verdict(AGP_PREPARING, AP_START), AP_TAKE);
 	CHECK_INT(agent_frame_verdict(AGP_PREPARED, AP_START), AP_TAKE);
 	CHECK_INT(agent_frame_verdict(AGP_RUNNING, AP_START), AP_ILLEGAL);
 	CHECK_INT(agent_frame_verdict(AGP_IDLE, AP_STOP), AP_STALE);

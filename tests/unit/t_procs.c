@@ -93,6 +93,25 @@ TEST(spawn_resolve_finds_or_says_why)
 	rmdir(dir);
 }
 
+/*
+ * Closes our copy of the pipe's write end, reads what the child pid wrote
+ * into buf (NUL-terminated) until EOF, and returns its wait status.
+ */
+static int
+read_child(pid_t pid, int fds[2], char *buf, size_t size)
+{
+	ssize_t	n, got = 0;
+	int	st = -1;
+
+	close(fds[1]);
+	while ((n = read(fds[0], buf + got, size - 1 - got)) > 0)
+		got += n;
+	buf[got] = '\0';
+	close(fds[0]);
+	CHECK(waitpid(pid, &st, 0) == pid);
+	return st;
+}
+
 TEST(spawn_rank_gives_the_child_only_its_own_descriptors)
 {
 	char	*argv[] = { "/bin/sh", "-c", "cd /proc/self/fd && echo *; "
@@ -100,7 +119,6 @@ TEST(spawn_rank_gives_the_child_only_its_own_descriptors)
 	char	*env[] = { "PATH=/bin:/usr/bin", NULL };
 	char	 buf[512], *word;
 	int	 devnull, fds[2], many[300], i, st, leaked = 0;
-	ssize_t	 n, got = 0;
 	pid_t	 pid;
 
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -112,14 +130,9 @@ TEST(spawn_rank_gives_the_child_only_its_own_descriptors)
 	CHECK_INT(pipe2(fds, O_CLOEXEC), 0);
 	pid = spawn_rank(argv[0], argv, env, devnull, fds[1], fds[1]);
 	CHECK(pid > 0);
-	close(fds[1]);
 	/* EOF comes only if no slot kept the pipe's write end open. */
-	while ((n = read(fds[0], buf + got, sizeof(buf) - 1 - got)) > 0)
-		got += n;
-	buf[got] = '\0';
-	close(fds[0]);
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	    WEXITSTATUS(st) == 0);
+	st = read_child(pid, fds, buf, sizeof(buf));
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	CHECK(strstr(buf, "err") != NULL);
 	/* "0 1 2" and the descriptor the shell's glob opened, nothing else. */
 	for (word = strtok(buf, " \n"); word != NULL; word = strtok(NULL, " \n"))
@@ -130,5 +143,50 @@ TEST(spawn_rank_gives_the_child_only_its_own_descriptors)
 	    devnull), -ENOENT);
 	for (i = 0; i < 300; i++)
 		close(many[i]);
+	close(devnull);
+}
+
+/* A handler of ours, for the batch test. */
+static void
+t_procs_caught(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * In a batch the parent keeps every signal blocked, and each child still
+ * starts with every signal at its default and none blocked, though it
+ * resets only those the parent had changed.
+ */
+TEST(spawn_batch_children_start_with_default_signals)
+{
+	char	*argv[] = { "/bin/sh", "-c", "grep -E '^Sig(Blk|Ign)' "
+		    "/proc/self/status", NULL };
+	char	*env[] = { "PATH=/bin:/usr/bin", NULL };
+	char	 buf[512];
+	sigset_t cur;
+	int	 devnull, fds[2], st;
+	pid_t	 pid;
+
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	CHECK(devnull >= 0);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGUSR2, t_procs_caught);
+	spawn_batch_begin();
+	sigprocmask(SIG_SETMASK, NULL, &cur);
+	CHECK(sigismember(&cur, SIGCHLD) && sigismember(&cur, SIGTERM));
+	CHECK_INT(pipe2(fds, O_CLOEXEC), 0);
+	pid = spawn_rank(argv[0], argv, env, devnull, fds[1], fds[1]);
+	spawn_batch_end();
+	CHECK(pid > 0);
+	st = read_child(pid, fds, buf, sizeof(buf));
+	CHECK(WIFEXITED(st));
+	/* What grep inherits (an exec drops what was caught anyway). */
+	CHECK(strstr(buf, "SigBlk:\t0000000000000000") != NULL);
+	CHECK(strstr(buf, "SigIgn:\t0000000000000000") != NULL);
+	sigprocmask(SIG_SETMASK, NULL, &cur);
+	CHECK(!sigismember(&cur, SIGTERM));
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGUSR2, SIG_DFL);
 	close(devnull);
 }
