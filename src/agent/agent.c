@@ -574,6 +574,39 @@ agent_forget(struct agent *a)
 }
 
 /*
+ * PREPARE. PREPARED waits in a->wb for the loop's next turn: a START read
+ * with PREPARE (one host) sends its STARTED frames with it, one write. An
+ * ERROR sends it at once (agent_error).
+ */
+static void
+agent_prepare(struct agent *a)
+{
+	agent_to(a, AGP_PREPARING);
+	a->holding = 1;
+	prepare_start(a);
+	a->holding = 0;
+	if (a->wb.len > 0)
+		event_active(a->flush_ev, EV_TIMEOUT, 0);
+}
+
+/*
+ * START: the ranks start now, or once prepared when it came early (a
+ * --setup still runs). -1: a second START this attempt.
+ */
+static int
+agent_on_start(struct agent *a)
+{
+	if (a->start_asked)
+		return -1;
+	if (a->phase == AGP_PREPARING) {
+		a->start_asked = 1;	/* prepare.c starts */
+		return 0;
+	}
+	agent_start(a);
+	return 0;
+}
+
+/*
  * One frame from the launcher. phase.c's table says whether it belongs in
  * our phase; a handler here checks only its payload, and the few counts
  * the table cannot (PORTS once, no RANK past JOB's count).
@@ -624,31 +657,15 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 	case AP_PREPARE:
 		if (ap_get_empty(p, n) != 0)
 			goto refuse;
-		agent_to(a, AGP_PREPARING);
-		/*
-		 * PREPARED waits in a->wb for the loop's next turn: a START
-		 * read with PREPARE (one host) sends its STARTED frames with
-		 * it, one write. An ERROR sends it at once (agent_error).
-		 */
-		a->holding = 1;
-		prepare_start(a);
-		a->holding = 0;
-		if (a->wb.len > 0)
-			event_active(a->flush_ev, EV_TIMEOUT, 0);
+		agent_prepare(a);
 		return;
 	case AP_START:
 		if (ap_get_empty(p, n) != 0)
 			goto refuse;
-		if (a->start_asked) {
+		if (agent_on_start(a) != 0) {
 			bad = 0;	/* once per attempt */
 			goto refuse;
 		}
-		/* Still preparing (a --setup runs): prepare.c starts. */
-		if (a->phase == AGP_PREPARING) {
-			a->start_asked = 1;
-			return;
-		}
-		agent_start(a);
 		return;
 	case AP_AGAIN:
 		if (ap_get_empty(p, n) != 0)
