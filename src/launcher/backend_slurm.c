@@ -27,26 +27,13 @@
  * once every agent has; if some agent never connected, srun gets SIGTERM,
  * which makes it end the step on every node, no scancel needed.
  */
-#include <sys/socket.h>
-#include <sys/types.h>
 #include <sys/wait.h>
 
-#include <arpa/inet.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-
-#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -55,16 +42,12 @@
 #include "proto/agentproto.h"
 #include "launcher/child.h"
 #include "launcher/cli.h"
-#include "agent/connect.h"
 #include "agent/procs.h"
-#include "common/dtlimits.h"
 #include "common/err.h"
-#include "hostfile/hostfile.h"
 #include "launcher/job.h"
 #include "common/link.h"
 #include "common/log.h"
 #include "common/mac.h"
-#include "launcher/plan.h"
 #include "common/sock.h"
 #include "util/strv.h"
 #include "common/sys.h"
@@ -74,207 +57,16 @@
 #define SRUN_EXIT_SECS	5	/* for srun to end by itself after the job */
 #define SRUN_TERM_SECS	10	/* then after SIGTERM, before SIGKILL */
 #define ADDR_PROBE_MAX	16	/* hosts looked up to choose our address */
-#define SRUN_LINE_MAX	8192	/* longer srun lines are cut */
-#define TASK_FAIL_MS	200	/* for srun to say why, after a task ended */
 #define PENDING_PER_ADDR 32	/* handshaking connections from one address */
 #define PENDING_SPARE	64	/* and in all, beyond one per host */
 
 extern char **environ;
 
-struct slurm;
-
-/*
- * One TCP connection from an agent, while it proves itself; then its fd
- * goes to its host's link and the sconn is gone.
- */
-struct sconn {
-	struct slurm	*s;
-	struct sconn	*next;		/* among those not yet authenticated */
-	int		 fd;
-	struct link	*link;		/* for the handshake */
-	char		 peer[64];
-	uint8_t		 snonce[AC_NONCE_LEN];
-	struct event	*timer;
-};
-
-/* A host's part: its link (what the job sends waits there until its agent connects). */
-struct shost {
-	struct slurm	*s;
-	struct link	*link;
-	int		 fd;		/* the agent's connection, once it came */
-	int		 connected;
-	int		 doomed;	/* its agent will not connect: fail it */
-};
-
-/* The one srun and listener every host of the job shares. */
-struct slurm {
-	struct event_base *base;
-	struct job_host	**hosts;
-	size_t		 nhosts;
-	size_t		 refs;		/* shosts alive */
-	uint8_t		 secret[AC_SECRET_LEN];
-	int		 lfd;
-	struct event	*lev;
-	char		 addr[300];	/* what agents dial */
-	struct sconn	*conns;		/* handshaking, newest first */
-	size_t		 nconns;
-	int		 crowded;	/* said so; drops are -vv from then */
-	size_t		 nconnected;
-	size_t		 nhello;	/* agents that said HELLO */
-	pid_t		 srun;		/* 0 once reaped */
-	int		 ofd;		/* srun's stdout and stderr */
-	struct event	*oev;
-	struct evbuffer	*obuf;
-	char		 last[512];	/* the srun line that says most */
-	int		 last_worth;	/* srun_line_worth(last) */
-	int		 quiet;		/* we ended srun: farewells are noise */
-	struct event	*timer;		/* --start-timeout */
-	int		 failing;	/* failing the doomed hosts */
-	struct event	*task_timer;	/* srun said agents ended: fail soon */
-};
+#include "launcher/slurmint.h"
 
 static void	slurm_fail_tasks(struct slurm *);
 static void	slurm_kill(struct job_host *);
 static void	slurm_end(struct slurm *);
-
-/* True if s, the end of an srun line, says tasks ended ("task 0: Killed"). */
-static int
-srun_task_ended(const char *s)
-{
-	return strstr(s, ": Exited") != NULL || strstr(s, ": Killed") != NULL ||
-	    strstr(s, ": Terminated") != NULL;
-}
-
-/* hf_expand's callback: dooms the host named if its agent is not connected. */
-static int
-srun_doom_name(const char *name, size_t len, void *arg)
-{
-	struct slurm	*s = arg;
-	struct shost	*sh;
-	size_t		 i;
-
-	for (i = 0; i < s->nhosts; i++)
-		if (strcmp(s->hosts[i]->name, name) == 0 &&
-		    (sh = s->hosts[i]->priv) != NULL && !sh->connected)
-			sh->doomed = 1;
-	return 0;
-}
-
-/*
- * "srun: error: NODES: task(s) N: Exited with exit code X": the agents on
- * NODES ended by themselves, so if they have not connected they never
- * will ("Killed" and "Terminated" are what -K does to the others). Dooms
- * those hosts; they fail in TASK_FAIL_MS, once srun has had time to say
- * why (slurmstepd's execve error comes after this line).
- */
-static void
-srun_task_line(struct slurm *s, const char *line)
-{
-	static const char	 pfx[] = "srun: error: ";
-	struct timeval		 tv = { 0, TASK_FAIL_MS * 1000 };
-	struct dt_err		 e;
-	const char		*end;
-	char			 spec[1024];
-
-	if (strncmp(line, pfx, sizeof(pfx) - 1) != 0)
-		return;
-	line += sizeof(pfx) - 1;
-	if ((end = strstr(line, ": task")) == NULL ||
-	    strstr(end, ": Exited") == NULL ||
-	    (size_t)(end - line) >= sizeof(spec))
-		return;
-	memcpy(spec, line, end - line);
-	spec[end - line] = '\0';
-	if (hf_expand(spec, srun_doom_name, s, &e) > 0 &&
-	    s->task_timer != NULL && !event_pending(s->task_timer, EV_TIMEOUT, NULL))
-		event_add(s->task_timer, &tv);
-}
-
-/*
- * How much an srun line says about a failure: the agent's own complaints
- * and specific errors ("Unable to confirm allocation", "execve(): ...")
- * say more than srun's generic task reports, the step's cancellation and
- * other chatter.
- */
-static int
-srun_line_worth(const char *line)
-{
-	if (strncmp(line, "dtrun-agent:", 12) == 0)
-		return 2;
-	if (strstr(line, "error") == NULL)
-		return 0;
-	if ((strstr(line, ": task") != NULL && srun_task_ended(line)) ||
-	    strstr(line, " CANCELLED AT ") != NULL)
-		return 1;
-	return 2;
-}
-
-/* Logs srun's whole lines (all at EOF), keeping the one that says most. */
-static void
-srun_lines(struct slurm *s, int at_eof)
-{
-	char	*line;
-	size_t	 n;
-
-	for (;;) {
-		line = evbuffer_readln(s->obuf, &n, EVBUFFER_EOL_LF);
-		/* A last line without newline, or one that never ends. */
-		if (line == NULL && (n = evbuffer_get_length(s->obuf)) > 0 &&
-		    (at_eof || n >= SRUN_LINE_MAX)) {
-			if (n > SRUN_LINE_MAX)
-				n = SRUN_LINE_MAX;
-			line = xmalloc(n + 1);
-			evbuffer_remove(s->obuf, line, n);
-			line[n] = '\0';
-		}
-		if (line == NULL)
-			return;
-		if (line[0] != '\0' && s->quiet)
-			log_debug("%s", line);
-		else if (line[0] != '\0') {
-			log_notice("%s", line);
-			srun_task_line(s, line);
-			/*
-			 * The first line of the highest worth: later ones of
-			 * the same worth ("node1: task 0: Terminated") are
-			 * what our stopping did, not the cause.
-			 */
-			if (srun_line_worth(line) > s->last_worth) {
-				snprintf(s->last, sizeof(s->last), "%s", line);
-				s->last_worth = srun_line_worth(line);
-			}
-		}
-		free(line);
-	}
-}
-
-/* Reads what srun wrote; closes the pipe at EOF. Returns 1 at EOF. */
-static int
-srun_read(struct slurm *s)
-{
-	int	n;
-
-	if (s->ofd < 0)
-		return 1;
-	while ((n = evbuffer_read(s->obuf, s->ofd, 65536)) > 0)
-		srun_lines(s, 0);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	srun_lines(s, 1);
-	if (s->oev != NULL)
-		event_free(s->oev);
-	s->oev = NULL;
-	close(s->ofd);
-	s->ofd = -1;
-	return 1;
-}
-
-/* ARGSUSED */
-static void
-srun_read_cb(evutil_socket_t fd, short what, void *arg)
-{
-	srun_read(arg);
-}
 
 /* Takes c off the list of handshaking connections. */
 static void

@@ -4,7 +4,7 @@
  *
  * Per host: TCP connect, handshake, host key check against known_hosts,
  * public-key auth (ssh-agent, then -i/IdentityFile keys, then the default
- * keys; both in sshauth.c), then one channel running the agent; the agent protocol flows over
+ * keys; both in sshauth.c), then one channel running the agent (sshstart.c); the agent protocol flows over
  * its stdin/stdout and the agent's own complaints over its stderr. When an
  * operation says EAGAIN, we wait on the socket in the direction
  * libssh2_session_block_directions() names, then run the state machine
@@ -12,7 +12,7 @@
  *
  * A host behind jump hosts (ProxyJump, -J) is reached through a chain of
  * connections of the same kind, each checked and authenticated like any
- * host: the last opens a direct-tcpip channel to the host, and a tunnel
+ * host (sshjump.c): the last opens a direct-tcpip channel to the host, and a tunnel
  * (tunnel.c) pumps it to one end of a socket pair, which is the host's
  * session's socket. Each host has its own chain, as ssh -J has: one session
  * carries one channel, so no write of one host's tunnel waits behind
@@ -60,70 +60,12 @@
 #include "launcher/ssh2lib.h"
 #include "launcher/sshauth.h"
 #include "launcher/sshconf.h"
+#include "launcher/sshint.h"
 #include "util/strv.h"
 #include "launcher/tunnel.h"
 #include "util/xmalloc.h"
 
 #define FANOUT_DEFAULT	64
-
-enum sstate {
-	SS_QUEUED,		/* waiting for a fan-out slot */
-	SS_RESOLVE,		/* looking up the name, in a thread */
-	SS_CONNECT,		/* TCP connect in progress */
-	SS_TUNNEL,		/* waiting for the jump host's channel */
-	SS_HANDSHAKE,
-	SS_AUTH,		/* list methods, then try keys */
-	SS_OPEN,		/* channel for the agent */
-	SS_EXEC,
-	SS_PROBE,		/* agent command started: HELLO, or exit 97 */
-	SS_UP_OPEN,		/* channel for the upload */
-	SS_UP_EXEC,
-	SS_UP_WRITE,
-	SS_UP_EOF,
-	SS_UP_WAIT,
-	SS_RUNNING,
-	SS_FORWARD,		/* a jump host: opening the channel onwards */
-	SS_JUMP,		/* a jump host: pumping the tunnel */
-	SS_DEAD
-};
-
-struct sshc {
-	struct job_host		*h;		/* NULL for a jump host */
-	struct event_base	*base;
-	struct ssh_target	 t;
-	char			 name[300];	/* for messages: "jump host X" */
-	/* how it is reached, when not by TCP */
-	struct proxy_cmd	*proxy;
-	struct sshc		*jump;		/* the jump host in front, ours */
-	/* as a jump host */
-	struct sshc		*child;		/* what it carries */
-	struct tunnel		*tun;
-	enum sstate		 st;
-	int			 fd;
-	struct resolve		*rs;
-	int			 gai_rc;
-	struct addrinfo		*ai, *ai_cur;
-	LIBSSH2_SESSION		*s;
-	LIBSSH2_CHANNEL		*ch, *up;
-	struct sshauth		*auth;		/* the keys tried (sshauth.h) */
-	/* events */
-	struct event		*ev;
-	struct event		*timer;		/* ConnectTimeout, each phase */
-	enum sstate		 timed;		/* the phase it is armed for */
-	struct link		*link;		/* to the agent (a host's, not a jump's) */
-	struct evbuffer		*in;		/* read while probing, not yet the link's */
-	struct evbuffer		*err;
-	char			 why[300];	/* why the channel broke */
-	int			 slot;		/* holds a fan-out slot */
-	/* agent upload */
-	int			 uploaded;
-	int			 close_sent;	/* for the exit status of a finished command */
-	size_t			 up_off;
-	char			 up_err[512];
-	size_t			 up_errlen;
-	int			 busy, dead;
-	int			 kicked;	/* the link asked to move bytes during a step */
-};
 
 static struct {
 	int		 init;
@@ -133,35 +75,9 @@ static struct {
 	size_t		 nqueue, qhead;
 } g;
 
-static void	sshc_step(struct sshc *);
-
-/* A shell word for s, single-quoted. "~/x" keeps ~ working as "$HOME"/'x'. */
-static void
-shell_word(char *buf, size_t len, const char *s)
-{
-	int	 home = s[0] == '~' && s[1] == '/';
-	char	*q = shell_quote(home ? s + 2 : s);
-
-	snprintf(buf, len, "%s%s", home ? "\"$HOME\"/" : "", q);
-	free(q);
-}
-
-/* The agent cache directory on hosts, as a shell word. */
-static void
-cache_dir(char *buf, size_t len, const struct opts *o, const char *id)
-{
-	char	dir[1024];
-
-	snprintf(dir, sizeof(dir), "%s/%s", o->ssh.agent_dir != NULL ?
-	    o->ssh.agent_dir : "~/.cache/dtrun", id);
-	shell_word(buf, len, dir);
-}
 
 /* Fails the connection: tells the job once, with the host named. */
-static void
-sshc_fail(struct sshc *c, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void
+void
 sshc_fail(struct sshc *c, int code, const char *fmt, ...)
 {
 	char	msg[1024], how[64], full[1400];
@@ -204,7 +120,7 @@ sshc_fail(struct sshc *c, int code, const char *fmt, ...)
 }
 
 /* The last libssh2 error, as text. */
-static const char *
+const char *
 ssh_errmsg(struct sshc *c)
 {
 	return ssh2lib_errmsg(c->s);
@@ -265,7 +181,7 @@ sshc_held(struct sshc *c)
  * to move bytes while c was stepping: no new byte on the socket would
  * come to wake c for either.
  */
-static void
+void
 sshc_arm(struct sshc *c, short what)
 {
 	int	dirs;
@@ -391,7 +307,7 @@ queue_kick(void)
 }
 
 /* Gives back c's fan-out slot. */
-static void
+void
 sshc_release(struct sshc *c)
 {
 	if (c->slot) {
@@ -417,7 +333,7 @@ sshc_connect(struct sshc *c)
 }
 
 /* Collects the remote's stderr lines and logs them under the host's name. */
-static void
+void
 sshc_stderr(struct sshc *c, LIBSSH2_CHANNEL *ch)
 {
 	char		 buf[4096];
@@ -441,37 +357,6 @@ sshc_stderr(struct sshc *c, LIBSSH2_CHANNEL *ch)
 			free(line);
 		}
 	}
-}
-
-/*
- * A remote command has sent EOF: close its channel and wait for the close,
- * after which its exit status is known. Returns the status, or -1 to wait
- * (armed), or -2 on error (c failed).
- */
-static int
-sshc_exit_status(struct sshc *c, LIBSSH2_CHANNEL *ch)
-{
-	int	rc;
-
-	if (!c->close_sent) {
-		rc = libssh2_channel_close(ch);
-		if (rc == LIBSSH2_ERROR_EAGAIN) {
-			sshc_arm(c, 0);
-			return -1;
-		}
-		c->close_sent = 1;
-	}
-	rc = libssh2_channel_wait_closed(ch);
-	if (rc == LIBSSH2_ERROR_EAGAIN) {
-		sshc_arm(c, 0);
-		return -1;
-	}
-	c->close_sent = 0;
-	if (rc != 0) {
-		sshc_fail(c, DT_ERR_PROTO, "ssh: %s", ssh_errmsg(c));
-		return -2;
-	}
-	return libssh2_channel_get_exit_status(ch);
 }
 
 /* Frames from the agent. */
@@ -607,7 +492,7 @@ sshc_run(struct sshc *c)
 }
 
 /* Starts c's ssh session on c->fd; 0, or -1 (c failed). */
-static int
+int
 sshc_session_new(struct sshc *c)
 {
 	if ((c->s = libssh2_session_init_ex(NULL, NULL, NULL, c)) == NULL) {
@@ -617,72 +502,6 @@ sshc_session_new(struct sshc *c)
 	libssh2_session_set_blocking(c->s, 0);
 	c->st = SS_HANDSHAKE;
 	return 0;
-}
-
-/* JUMP: moves the tunnel's bytes until neither side has more. */
-static void
-sshc_pump(struct sshc *c)
-{
-	struct dt_err	e;
-	int		rc;
-
-	while ((rc = tunnel_pump(c->tun, &e)) > 0)
-		;
-	if (rc == 0) {
-		sshc_arm(c, 0);
-		return;
-	}
-	if (rc != DT_ERR_CLOSED) {
-		/* The connection to the host is lost, whatever broke it. */
-		sshc_fail(c, DT_ERR_CLOSED, "%s", e.msg);
-		return;
-	}
-	/* The host's session closed, and the channel after it. */
-	c->st = SS_DEAD;
-	event_del(c->ev);
-}
-
-/* The tunnel's end of the socket pair is ready: pump. */
-static void
-sshc_tunnel_cb(void *arg)
-{
-	sshc_step(arg);
-}
-
-/*
- * FORWARD: opens a direct-tcpip channel from the jump host c to its
- * child's host and port, and starts the child's session over it.
- */
-static void
-sshc_forward(struct sshc *c)
-{
-	struct sshc	*n = c->child;
-	LIBSSH2_CHANNEL	*ch;
-
-	/* The name is looked up there, as ssh -W does. */
-	ch = libssh2_channel_direct_tcpip_ex(c->s, n->t.hostname, n->t.port,
-	    "127.0.0.1", 65535);
-	if (ch == NULL) {
-		if (libssh2_session_last_errno(c->s) == LIBSSH2_ERROR_EAGAIN)
-			sshc_arm(c, 0);
-		else
-			sshc_fail(c, DT_ERR_CLOSED, "cannot reach %s port %d "
-			    "from there: %s", n->t.hostname, n->t.port,
-			    ssh_errmsg(c));
-		return;
-	}
-	if ((c->tun = tunnel_new(c->base, c->s, ch, &n->fd, sshc_tunnel_cb,
-	    c)) == NULL) {
-		libssh2_channel_free(ch);
-		sshc_fail(c, DT_ERR_SYS, "socketpair: %s", strerror(errno));
-		return;
-	}
-	log_debug("%s: through %s", n->t.alias, c->name);
-	c->st = SS_JUMP;
-	if (sshc_session_new(n) == 0)
-		sshc_step(n);
-	if (c->st == SS_JUMP)
-		sshc_pump(c);
 }
 
 /* The name lookup is done: connect, or fail with its reason. */
@@ -844,232 +663,6 @@ sshc_st_auth(struct sshc *c)
 	return 1;
 }
 
-/* FORWARD: a jump host opens the channel to the next host. */
-static int
-sshc_st_forward(struct sshc *c)
-{
-	sshc_forward(c);
-	return 0;
-}
-
-/* JUMP: a jump host pumps its tunnel. */
-static int
-sshc_st_jump(struct sshc *c)
-{
-	sshc_pump(c);
-	return 0;
-}
-
-/* OPEN, UP_OPEN: a session channel, for the agent or its upload. */
-static int
-sshc_st_open(struct sshc *c)
-{
-	LIBSSH2_CHANNEL	*ch;
-
-	if ((ch = libssh2_channel_open_session(c->s)) == NULL) {
-		if (libssh2_session_last_errno(c->s) == LIBSSH2_ERROR_EAGAIN)
-			sshc_arm(c, 0);
-		else
-			sshc_fail(c, DT_ERR_PROTO, "cannot open an ssh "
-			    "channel: %s", ssh_errmsg(c));
-		return 0;
-	}
-	if (c->st == SS_OPEN) {
-		c->ch = ch;
-		c->st = SS_EXEC;
-	} else {
-		c->up = ch;
-		c->st = SS_UP_EXEC;
-	}
-	return 1;
-}
-
-/*
- * Runs cmd (made by mk from the agent cache directory) on ch; then
- * next. What: for the message if it cannot. Returns as a step does.
- */
-static int
-sshc_exec(struct sshc *c, LIBSSH2_CHANNEL *ch, const char *what,
-    void (*mk)(char *, size_t, const char *), enum sstate next)
-{
-	const unsigned char	*bin;
-	const char		*id;
-	char			 cmd[4096], dir[2048];
-	struct dt_err		 e;
-	size_t			 len;
-	int			 rc;
-
-	if (agentbin_load(&bin, &len, &id, &e) != 0) {
-		sshc_fail(c, DT_ERR_NOTFOUND, "%s", e.msg);
-		return 0;
-	}
-	cache_dir(dir, sizeof(dir), c->h->o, id);
-	mk(cmd, sizeof(cmd), dir);
-	rc = libssh2_channel_exec(ch, cmd);
-	if (rc == LIBSSH2_ERROR_EAGAIN) {
-		sshc_arm(c, 0);
-		return 0;
-	}
-	if (rc != 0) {
-		sshc_fail(c, DT_ERR_PROTO, "cannot %s: %s", what,
-		    ssh_errmsg(c));
-		return 0;
-	}
-	c->st = next;
-	return 1;
-}
-
-/* The remote command that runs the cached agent, or a dtrun-agent of this build on PATH, or exits 97. */
-static void
-sshc_agent_cmd(char *cmd, size_t len, const char *dir)
-{
-	snprintf(cmd, len, "a=%s/dtrun-agent; "
-	    "if [ -x \"$a\" ]; then exec \"$a\"; fi; "
-	    "if p=$(command -v dtrun-agent 2>/dev/null) && "
-	    "[ \"$(\"$p\" --version 2>/dev/null)\" = '%s' ]; "
-	    "then exec \"$p\"; fi; exit %d", dir, agentbin_version_line(),
-	    EXIT_NEED_AGENT);
-}
-
-/* The remote command that stores the agent it reads into the cache, atomically. */
-static void
-sshc_upload_cmd(char *cmd, size_t len, const char *dir)
-{
-	snprintf(cmd, len, "umask 077; d=%s; "
-	    "mkdir -p \"$d\" && t=$(mktemp \"$d/.up.XXXXXX\") "
-	    "&& cat >\"$t\" && chmod 700 \"$t\" && "
-	    "mv -f \"$t\" \"$d/dtrun-agent\"", dir);
-}
-
-/* EXEC: start the agent. */
-static int
-sshc_st_exec(struct sshc *c)
-{
-	return sshc_exec(c, c->ch, "run the agent", sshc_agent_cmd, SS_PROBE);
-}
-
-/* UP_EXEC: start the upload's receiving end. */
-static int
-sshc_st_up_exec(struct sshc *c)
-{
-	c->up_off = 0;
-	return sshc_exec(c, c->up, "upload the agent", sshc_upload_cmd,
-	    SS_UP_WRITE);
-}
-
-/* PROBE: the agent's first bytes (RUNNING), or its exit: 97 asks for the upload. */
-static int
-sshc_st_probe(struct sshc *c)
-{
-	unsigned char	buf[16384];
-	ssize_t		n;
-	int		rc;
-
-	n = libssh2_channel_read(c->ch, (char *)buf, sizeof(buf));
-	if (n > 0) {
-		/* Its HELLO, or whatever came instead. */
-		evbuffer_add(c->in, buf, n);
-		c->st = SS_RUNNING;
-		sshc_release(c);
-		return 1;
-	}
-	if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
-		sshc_fail(c, DT_ERR_CLOSED, "ssh: %s", ssh_errmsg(c));
-		return 0;
-	}
-	sshc_stderr(c, c->ch);
-	if (c->st != SS_PROBE)
-		return 0;
-	if (!libssh2_channel_eof(c->ch)) {
-		sshc_arm(c, 0);
-		return 0;
-	}
-	if ((rc = sshc_exit_status(c, c->ch)) < 0)
-		return 0;
-	if (rc == EXIT_NEED_AGENT && !c->uploaded) {
-		log_info("%s: no dtrun-agent of this build there: uploading "
-		    "it", c->t.alias);
-		c->st = SS_UP_OPEN;
-		return 1;
-	}
-	sshc_fail(c, DT_ERR_NOTFOUND, "could not start dtrun-agent there "
-	    "(exit status %d)", rc);
-	return 0;
-}
-
-/* UP_WRITE: the agent binary into the upload channel. */
-static int
-sshc_st_up_write(struct sshc *c)
-{
-	const unsigned char	*bin;
-	const char		*id;
-	struct dt_err		 e;
-	size_t			 len;
-	ssize_t			 n;
-
-	if (agentbin_load(&bin, &len, &id, &e) != 0) {
-		sshc_fail(c, DT_ERR_NOTFOUND, "%s", e.msg);
-		return 0;
-	}
-	while (c->up_off < len) {
-		n = libssh2_channel_write(c->up, (const char *)bin + c->up_off,
-		    len - c->up_off);
-		if (n == LIBSSH2_ERROR_EAGAIN) {
-			sshc_stderr(c, c->up);
-			sshc_arm(c, 0);
-			return 0;
-		}
-		if (n < 0) {
-			sshc_fail(c, DT_ERR_IO, "uploading the agent: %s",
-			    ssh_errmsg(c));
-			return 0;
-		}
-		c->up_off += n;
-	}
-	c->st = SS_UP_EOF;
-	return 1;
-}
-
-/* UP_EOF: the end of the binary. */
-static int
-sshc_st_up_eof(struct sshc *c)
-{
-	if (libssh2_channel_send_eof(c->up) == LIBSSH2_ERROR_EAGAIN) {
-		sshc_arm(c, 0);
-		return 0;
-	}
-	c->st = SS_UP_WAIT;
-	return 1;
-}
-
-/* UP_WAIT: the upload's exit status; then the agent again (OPEN). */
-static int
-sshc_st_up_wait(struct sshc *c)
-{
-	char	buf[512];
-	int	rc;
-
-	while (libssh2_channel_read(c->up, buf, sizeof(buf)) > 0)
-		;
-	sshc_stderr(c, c->up);
-	if (!libssh2_channel_eof(c->up)) {
-		sshc_arm(c, 0);
-		return 0;
-	}
-	if ((rc = sshc_exit_status(c, c->up)) < 0)
-		return 0;
-	if (rc != 0) {
-		c->up_err[c->up_errlen] = '\0';
-		c->up_err[strcspn(c->up_err, "\n")] = '\0';
-		sshc_fail(c, DT_ERR_IO, "could not store the agent there "
-		    "(exit %d%s%s)", rc, c->up_errlen ? ": " : "", c->up_err);
-		return 0;
-	}
-	c->uploaded = 1;
-	c->st = SS_OPEN;
-	return 1;
-}
-
 /* RUNNING: the agent's link. */
 static int
 sshc_st_running(struct sshc *c)
@@ -1101,7 +694,7 @@ static int (*const sshc_steps[])(struct sshc *) = {
 };
 
 /* Runs c's state machine until it must wait. */
-static void
+void
 sshc_step(struct sshc *c)
 {
 	c->busy++;
@@ -1118,7 +711,7 @@ sshc_step(struct sshc *c)
 }
 
 /* A connection, not started, on base. */
-static struct sshc *
+struct sshc *
 sshc_new(struct event_base *base)
 {
 	struct sshc	*c = xcalloc(1, sizeof(*c));
@@ -1133,7 +726,7 @@ sshc_new(struct event_base *base)
 }
 
 /* Logs what resolving a host found to warn about, and frees it. */
-static void
+void
 warnings_log(char **warn, size_t nwarn)
 {
 	size_t	i;
@@ -1143,38 +736,6 @@ warnings_log(char **warn, size_t nwarn)
 		free(warn[i]);
 	}
 	free(warn);
-}
-
-/*
- * Makes the chain of jump hosts in front of c, as c->t.proxy_jump says, the
- * nearest first; depth counts those already in front. 0, or DT_ERR_*.
- */
-static int
-sshc_jumps(struct sshc *c, const struct opts *o, int depth, struct dt_err *e)
-{
-	struct sshc	 *j;
-	char		**warn = NULL;
-	size_t		  nwarn = 0;
-	int		  rc;
-
-	if (c->t.proxy_jump == NULL)
-		return 0;
-	if (depth >= SSH_JUMP_MAX)
-		return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "ProxyJump: more "
-		    "than %d jump hosts in front of %s (a ProxyJump loop in "
-		    "ssh_config?)", SSH_JUMP_MAX, c->t.alias);
-	j = sshc_new(c->base);
-	j->child = c;
-	c->jump = j;
-	rc = ssh_resolve_jump(&o->ssh, c->t.proxy_jump, &j->t, &warn, &nwarn,
-	    e);
-	warnings_log(warn, nwarn);
-	if (rc != 0)
-		return rc;
-	snprintf(j->name, sizeof(j->name), "jump host %s", j->t.alias);
-	log_debug("%s: via %s: ssh %s@%s port %d", c->t.alias, j->name,
-	    j->t.user, j->t.hostname, j->t.port);
-	return sshc_jumps(j, o, depth + 1, e);
 }
 
 /*
