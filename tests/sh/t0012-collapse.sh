@@ -27,6 +27,49 @@ test_expect_success 'with --collapse a warning of 8 ranks is one [0-7] line, eac
 	done
 '
 
+cat >"$TRASH/dup.sh" <<'EOS'
+touch "ready.$RANK"
+while [ "$(ls ready.* | wc -l)" -lt "$WORLD_SIZE" ]; do sleep 0.05; done
+echo dup
+echo dup
+echo dup
+EOS
+
+test_expect_success 'dup said three times by 8 ranks is three [0-7] lines' '
+	dtrun -n 8 --collapse sh "$TRASH/dup.sh" >out 2>err &&
+	printf "%s\n" "[0-7] dup" "[0-7] dup" "[0-7] dup" >want &&
+	cmp out want
+'
+
+# Before each shared line, each rank says something of its own: a line, a
+# progress segment, a line too long to be matched.
+# Only builtins after the barrier: a burst, even on a loaded machine.
+cat >"$TRASH/own.sh" <<'EOS'
+long=$(head -c 5000 /dev/zero | tr "\0" "$RANK")
+touch "ready.$RANK"
+while [ "$(ls ready.* | wc -l)" -lt "$WORLD_SIZE" ]; do sleep 0.05; done
+echo "rank $RANK starting"
+echo "config: a"
+printf "rank %s 50%%\r" "$RANK"
+echo "config: b"
+echo "$long"
+echo "config: c"
+EOS
+
+test_expect_success 'a shared line after a rank'"'"'s own line, segment or long line collapses' '
+	dtrun -n 8 --collapse --output-dir logs sh "$TRASH/own.sh" >out 2>err &&
+	for l in a b c; do
+		test $(grep -c "config: $l\$" out) -eq 1 &&
+		grep -qx "\[0-7\] config: $l" out || return 1
+	done &&
+	tr "\r" "\n" <out >lines &&
+	for r in 0 1 2 3 4 5 6 7; do
+		sed -n "s/^\[$r\] //p; s/^\[0-7\] //p" lines >r$r &&
+		tr "\r" "\n" <logs/rank.$r/stdout >want$r &&
+		cmp r$r want$r || return 1
+	done
+'
+
 test_expect_success 'without --collapse every rank prints its own copy' '
 	dtrun -n 8 sh "$TRASH/warn.sh" >out 2>err &&
 	test $(grep -c "^\[[0-7]\] UserWarning: this API is deprecated\$" out) -eq 8 &&
