@@ -45,6 +45,7 @@ struct cgroup {
 	struct cgroup	*hnext;		/* hash chain, of lines that may join */
 	uint64_t	 ord;		/* rises along the list */
 	uint64_t	 id;		/* rises with birth */
+	uint64_t	 pos;		/* how many pieces its earliest rank said before it */
 	uint64_t	 born;		/* when its first piece came (ms) */
 	uint64_t	 last;		/* when its latest rank joined */
 	uint64_t	 stamp;
@@ -61,6 +62,7 @@ struct cgroup {
 
 struct crank {
 	struct cgroup	*last[2];	/* per stream: its last held group */
+	uint64_t	 said[2];	/* pieces said per stream; UINT64_MAX: done */
 	uint32_t	 alone;		/* its groups out alone in a row */
 	uint64_t	 unheld;	/* its lines not held until then */
 };
@@ -72,6 +74,9 @@ struct collapse {
 	struct cgroup	*newest;
 	struct cgroup	*bucket[COLLAPSE_BUCKETS];
 	struct crank	*rank;
+	uint64_t	 least[2];	/* per stream: the fewest pieces a rank said */
+	uint64_t	 start[2];	/* per stream: when its first piece came + 1 */
+	size_t		 nleast[2];	/* how many ranks said that few */
 	uint64_t	 ids;
 	size_t		 words;		/* of a bitmap of every rank */
 	size_t		 ngroups;
@@ -89,6 +94,7 @@ collapse_new(size_t nranks, collapse_cb cb, void *arg)
 	c->rank = xcalloc(nranks ? nranks : 1, sizeof(*c->rank));
 	c->nranks = nranks;
 	c->words = (nranks + 31) / 32;
+	c->nleast[0] = c->nleast[1] = nranks;
 	c->cb = cb;
 	c->arg = arg;
 	return c;
@@ -216,9 +222,15 @@ collapse_unhash(struct collapse *c, struct cgroup *g)
 	*pp = g->hnext;
 }
 
-/* When g's wait ends: its ranks' pace sets it, within the bounds. */
+/*
+ * When g's wait ends: its ranks' pace sets it; a line several ranks said
+ * also waits for ranks that have not said as many pieces yet (they started
+ * late), up to COLLAPSE_BEHIND_MS, and so does a line of one rank in the
+ * stream's first COLLAPSE_BEHIND_MS (later, it is likely its own: rank 0
+ * alone logging must not lag); never past COLLAPSE_HOLD_MAX_MS.
+ */
 static uint64_t
-collapse_soft(const struct cgroup *g)
+collapse_soft(const struct collapse *c, const struct cgroup *g)
 {
 	uint64_t	w = COLLAPSE_WINDOW_MS, gap, t;
 
@@ -228,6 +240,12 @@ collapse_soft(const struct cgroup *g)
 			w = gap * 4;
 	}
 	t = g->last + w;
+	if (c->least[g->stream] <= g->pos && g->nranks > 1 &&
+	    t < g->born + COLLAPSE_BEHIND_MS)
+		t = g->born + COLLAPSE_BEHIND_MS;
+	else if (c->least[g->stream] <= g->pos && !g->solo &&
+	    t < c->start[g->stream] - 1 + COLLAPSE_BEHIND_MS)
+		t = c->start[g->stream] - 1 + COLLAPSE_BEHIND_MS;
 	return t < g->born + COLLAPSE_HOLD_MAX_MS ? t :
 	    g->born + COLLAPSE_HOLD_MAX_MS;
 }
@@ -432,6 +450,7 @@ collapse_group(struct collapse *c, uint32_t rank, uint32_t h, int stream,
 	g->solo = solo;
 	g->id = ++c->ids;
 	g->born = g->last = now;
+	g->pos = UINT64_MAX;
 	g->stamp = stamp;
 	if (!solo) {
 		g->hnext = c->bucket[i];
@@ -476,6 +495,8 @@ collapse_join(struct collapse *c, struct cgroup *g, uint32_t rank,
 		g->ranks[g->nranks] = rank;
 	g->nranks++;
 	g->last = now;
+	if (c->rank[rank].said[g->stream] - 1 < g->pos)
+		g->pos = c->rank[rank].said[g->stream] - 1;
 	c->rank[rank].last[g->stream] = g;
 }
 
@@ -492,6 +513,35 @@ collapse_finish(struct collapse *c, struct cgroup *g, const char *a,
 	return 0;
 }
 
+/* Sets rank's count of pieces on stream s to n, keeping the fewest any rank said. */
+static void
+collapse_said(struct collapse *c, uint32_t rank, int s, uint64_t n)
+{
+	uint64_t	*said = &c->rank[rank].said[s];
+	size_t		 i;
+
+	if (*said == n || *said == UINT64_MAX)
+		return;
+	if (*said == c->least[s] && --c->nleast[s] == 0) {
+		*said = n;
+		c->least[s] = UINT64_MAX;
+		for (i = 0; i < c->nranks; i++)
+			if (c->rank[i].said[s] < c->least[s])
+				c->least[s] = c->rank[i].said[s];
+		for (i = 0; i < c->nranks; i++)
+			c->nleast[s] += c->rank[i].said[s] == c->least[s];
+		return;
+	}
+	*said = n;
+}
+
+void
+collapse_rank_done(struct collapse *c, uint32_t rank, int stream)
+{
+	if (rank < c->nranks && (stream == 0 || stream == 1))
+		collapse_said(c, rank, stream, UINT64_MAX);
+}
+
 int
 collapse_add(struct collapse *c, uint32_t rank, int stream, const char *a,
     size_t alen, const char *b, size_t blen, int cont, uint64_t now,
@@ -502,8 +552,13 @@ collapse_add(struct collapse *c, uint32_t rank, int stream, const char *a,
 	uint32_t	 h = 0;
 	int		 whole, how = JOIN_AS_IS;
 
-	if (rank >= c->nranks || (stream != 0 && stream != 1) ||
-	    now < c->rank[rank].unheld)
+	if (rank >= c->nranks || (stream != 0 && stream != 1))
+		return -1;
+	if (!cont)
+		collapse_said(c, rank, stream, c->rank[rank].said[stream] + 1);
+	if (c->start[stream] == 0)
+		c->start[stream] = now + 1;
+	if (now < c->rank[rank].unheld)
 		return -1;
 	last = c->rank[rank].last[stream];
 	if (cont)
@@ -555,7 +610,7 @@ collapse_expire(struct collapse *c, uint64_t now)
 		collapse_through(c, c->oldest);
 	for (s = 0; s < 2; s++)
 		while ((g = collapse_next(c, s)) != NULL &&
-		    collapse_soft(g) <= now)
+		    collapse_soft(c, g) <= now)
 			collapse_pop(c, g);
 }
 
@@ -579,7 +634,7 @@ collapse_deadline(const struct collapse *c)
 	d = c->oldest->born + COLLAPSE_HOLD_MAX_MS;
 	for (s = 0; s < 2; s++)
 		if (c->head[s] != NULL &&
-		    (e = collapse_soft(collapse_next(c, s))) < d)
+		    (e = collapse_soft(c, collapse_next(c, s))) < d)
 			d = e;
 	return d;
 }

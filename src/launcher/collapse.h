@@ -38,6 +38,14 @@
  * and bounds how long a stalled or dead rank holds anyone's lines.
  */
 #define COLLAPSE_HOLD_MAX_MS	10000
+/*
+ * How long a line several ranks said waits for ranks that are behind: that
+ * have said fewer pieces on the stream than its first rank had before it
+ * (they started late, or are slow); a line of one rank waits for them only
+ * in the stream's first COLLAPSE_BEHIND_MS. A rank that ended is never
+ * behind.
+ */
+#define COLLAPSE_BEHIND_MS	5000
 /* Longer lines never join a group: a traceback's frames repeat, pages do not. */
 #define COLLAPSE_LINE_MAX	4096
 /* Longer pieces are not held: their rank's held lines go out before them. */
@@ -86,6 +94,9 @@ struct collapse	*collapse_new(size_t nranks, collapse_cb, void *arg);
 int		 collapse_add(struct collapse *, uint32_t rank, int stream,
 		    const char *a, size_t alen, const char *b, size_t blen,
 		    int cont, uint64_t now, uint64_t stamp);
+
+/* Rank says nothing more on stream (it ended, or its stream is off the terminal). */
+void		 collapse_rank_done(struct collapse *, uint32_t rank, int stream);
 
 /* Hands on every group up to and including rank's last held piece (either stream). */
 void		 collapse_flush_rank(struct collapse *, uint32_t rank);

@@ -742,6 +742,11 @@ output_rank_term(struct output *o, int rank, int mask)
 		return;
 	o->ranks[rank].off[0] = !(mask & 1);
 	o->ranks[rank].off[1] = !(mask & 2);
+	/* --collapse: a rank off the terminal is never behind the others. */
+	if (o->col != NULL && !(mask & 1))
+		collapse_rank_done(o->col, rank, 0);
+	if (o->col != NULL && !(mask & 2))
+		collapse_rank_done(o->col, rank, 1);
 }
 
 void
@@ -774,8 +779,11 @@ output_rank_end(struct output *o, int rank)
 		lines_flush(&o->ranks[rank].lines[s], output_line, o);
 		stage_flush(o);
 	}
-	if (o->col != NULL)
+	if (o->col != NULL) {
+		collapse_rank_done(o->col, rank, 0);
+		collapse_rank_done(o->col, rank, 1);
 		output_collapse_arm(o);
+	}
 	o->busy = 0;
 }
 

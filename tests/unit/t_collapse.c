@@ -56,17 +56,21 @@ TEST(collapse_window_ends_a_group)
 {
 	struct seen	 s = { .len = 0 };
 	struct collapse	*c = collapse_new(3, record, &s);
+	uint64_t	 t = 2 * COLLAPSE_BEHIND_MS;	/* past the start */
 
-	say(c, 0, 0, "w\n", 100);
-	say(c, 2, 0, "w\n", 150);
+	say(c, 1, 0, "hello\n", 0);	/* not behind the others */
+	collapse_expire(c, t);
+	s.len = s.groups = 0;
+	say(c, 0, 0, "w\n", t + 100);
+	say(c, 2, 0, "w\n", t + 150);
 	/* The window runs from the latest rank's line. */
-	CHECK_INT(collapse_deadline(c), 150 + COLLAPSE_WINDOW_MS);
-	collapse_expire(c, 150 + COLLAPSE_WINDOW_MS - 1);
+	CHECK_INT(collapse_deadline(c), t + 150 + COLLAPSE_WINDOW_MS);
+	collapse_expire(c, t + 150 + COLLAPSE_WINDOW_MS - 1);
 	CHECK_INT(s.groups, 0);
-	collapse_expire(c, 150 + COLLAPSE_WINDOW_MS);
+	collapse_expire(c, t + 150 + COLLAPSE_WINDOW_MS);
 	CHECK_STR(s.buf, "0 0,2 w\n");
 	/* After the window the same line starts afresh. */
-	say(c, 1, 0, "w\n", 1000);
+	say(c, 1, 0, "w\n", t + 1000);
 	collapse_flush(c);
 	CHECK_STR(s.buf, "0 0,2 w\n0 1 w\n");
 	collapse_free(c);
@@ -351,6 +355,7 @@ TEST(collapse_a_group_waits_at_most_hold_max)
 {
 	struct seen	 s = { .len = 0 };
 	struct collapse	*c = collapse_new(100, record, &s);
+	uint32_t	 r;
 
 	/* A rank every 200 ms never ends the wait; the cap does. */
 	CHECK_INT(trickle(c, 100, 200, COLLAPSE_HOLD_MAX_MS, "slow\n"), 50);
@@ -358,12 +363,18 @@ TEST(collapse_a_group_waits_at_most_hold_max)
 	CHECK_INT(collapse_deadline(c), COLLAPSE_HOLD_MAX_MS);
 	collapse_expire(c, COLLAPSE_HOLD_MAX_MS);
 	CHECK_STR(s.buf, "0 0-49 slow\n");
-	/* Ranks that never say a line (stalled, dead) hold it the window. */
+	/* Ranks stalled before a line hold it COLLAPSE_BEHIND_MS... */
 	say(c, 0, 0, "x\n", 20000);
 	say(c, 1, 0, "x\n", 20000);
-	CHECK_INT(collapse_deadline(c), 20000 + COLLAPSE_WINDOW_MS);
-	collapse_expire(c, 20000 + COLLAPSE_WINDOW_MS);
+	CHECK_INT(collapse_deadline(c), 20000 + COLLAPSE_BEHIND_MS);
+	collapse_expire(c, 20000 + COLLAPSE_BEHIND_MS);
 	CHECK_STR(s.buf, "0 0-49 slow\n0 0-1 x\n");
+	/* ...and ranks that ended, only the window. */
+	say(c, 0, 0, "y\n", 30000);
+	say(c, 1, 0, "y\n", 30000);
+	for (r = 2; r < 100; r++)
+		collapse_rank_done(c, r, 0);
+	CHECK_INT(collapse_deadline(c), 30000 + COLLAPSE_WINDOW_MS);
 	collapse_free(c);
 }
 
@@ -489,4 +500,35 @@ TEST(collapse_random_interleavings_keep_every_rank_order)
 			CHECK_INT(p.full, 40);
 #undef RND
 	}
+}
+
+TEST(collapse_a_shared_line_waits_for_ranks_that_are_behind)
+{
+	struct seen	 s = { .len = 0 };
+	struct collapse	*c = collapse_new(4, record, &s);
+
+	/* Ranks 2 and 3 have said nothing yet: they start late. */
+	say(c, 0, 0, "config\n", 0);
+	say(c, 1, 0, "config\n", 0);
+	CHECK_INT(collapse_deadline(c), COLLAPSE_BEHIND_MS);
+	collapse_expire(c, 2000);
+	say(c, 2, 0, "config\n", 2000);
+	say(c, 3, 0, "config\n", 2000);
+	CHECK_STR(s.buf, "0 0-3 config\n");
+	/* A line of one rank waits for them in the stream's start only... */
+	say(c, 0, 0, "warming up\n", 3000);
+	CHECK_INT(collapse_deadline(c), COLLAPSE_BEHIND_MS);
+	collapse_expire(c, COLLAPSE_BEHIND_MS);
+	/* ...later, the window only: rank 0 alone logging must not lag. */
+	say(c, 0, 0, "loss 1\n", 6000);
+	CHECK_INT(collapse_deadline(c), 6000 + COLLAPSE_WINDOW_MS);
+	collapse_expire(c, 6000 + COLLAPSE_WINDOW_MS);
+	/* A rank that ended is not behind. */
+	say(c, 0, 0, "bye\n", 7000);
+	say(c, 1, 0, "bye\n", 7000);
+	say(c, 2, 0, "bye\n", 7000);
+	CHECK_INT(collapse_deadline(c), 7000 + COLLAPSE_BEHIND_MS);
+	collapse_rank_done(c, 3, 0);
+	CHECK_INT(collapse_deadline(c), 7000 + COLLAPSE_WINDOW_MS);
+	collapse_free(c);
 }
