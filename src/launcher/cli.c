@@ -550,6 +550,9 @@ cli_opt_output(struct opts *o, int id, struct dt_err *e)
 	case OPT_COLLAPSE:
 		o->collapse = 1;
 		break;
+	case OPT_NO_COLLAPSE:
+		o->collapse = -1;
+		break;
 	case OPT_REDIRECTS:
 		rc = std_map_parse("--redirects", optarg, &o->redirects, e);
 		break;

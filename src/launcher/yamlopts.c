@@ -137,9 +137,9 @@ yamlopts_apply(struct opts *o, struct hf_config *c, struct dt_err *e)
 	}
 	if (o->output_dir == NULL && hf_config_has(c, HF_C_OUTPUTDIR))
 		o->output_dir = c->output_dir;
-	/* A flag: the command line can only turn it on. */
+	/* --collapse and --no-collapse win over collapse: true or false. */
 	if (!o->collapse && hf_config_has(c, HF_C_COLLAPSE))
-		o->collapse = c->collapse;
+		o->collapse = c->collapse ? 1 : -1;
 	if (o->ssh.port == 0 && hf_config_has(c, HF_C_SSH_PORT))
 		o->ssh.port = c->ssh_port;
 	if (o->ssh.user == NULL && hf_config_has(c, HF_C_SSH_USER))

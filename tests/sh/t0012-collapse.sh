@@ -41,6 +41,16 @@ test_expect_success 'dup said three times by 8 ranks is three [0-7] lines' '
 	cmp out want
 '
 
+test_expect_success 'on a terminal 8 ranks collapse by default; --no-collapse keeps each copy' '
+	script -qfec true /dev/null >/dev/null 2>&1 </dev/null ||
+	    skip_test "no script(1) with a pty here" &&
+	mkdir a b &&
+	(cd a && script -qfec "NO_COLOR=1 dtrun -n 8 sh $TRASH/dup.sh" /dev/null >out </dev/null) &&
+	test $(grep -c "dup" a/out) -eq 3 &&
+	(cd b && script -qfec "NO_COLOR=1 dtrun -n 8 --no-collapse sh $TRASH/dup.sh" /dev/null >out </dev/null) &&
+	test $(grep -c "dup" b/out) -eq 24
+'
+
 # Before each shared line, each rank says something of its own: a line, a
 # progress segment, a line too long to be matched.
 # Only builtins after the barrier: a burst, even on a loaded machine.
