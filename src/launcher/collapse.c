@@ -1,12 +1,13 @@
 /*
  * collapse.c -- the table of held lines behind --collapse (collapse.h).
  *
- * Held groups form one list, the order they go out in; ord rises along it
- * (numbers with gaps, so a group can be put between two; renumbered when a
- * gap runs out). Each rank remembers, per stream, its last held group.
- * Every rank's groups on a stream stand in the list in the order it said
- * them, because a line joins only a group with a higher ord than the
- * rank's last one (the lowest such: its k-th saying meets the k-th group),
+ * Each stream's held groups form a list, the order they go out in; ord
+ * rises along it (numbers with gaps, so a group can be put between two;
+ * renumbered when a gap runs out). Each rank remembers, per stream, its
+ * last held group. Every rank's groups stand in the list in the order it
+ * said them, because a line joins a group after the rank's last one (the
+ * first such: its k-th saying meets the k-th group), or moves a group or
+ * its own lone lines only where no rank's order changes (collapse_how),
  * and a new group goes right after the rank's last one. So going out from
  * the head keeps every rank's order, whatever waits behind. Putting a new
  * group as early as that, rather than at the end, is what lets a rank that
@@ -17,9 +18,12 @@
  * the oldest goes first, so lines of their own go out in the order they
  * came even where they were put in the list the other way round.
  *
- * Per stream, because stdout and stderr are two fds with queues of their
- * own, never ordered against each other: tracked together, a warning on
- * stderr between two rank's loss lines on stdout would never collapse.
+ * A list per stream, because stdout and stderr are two fds with queues of
+ * their own, never ordered against each other: in one list, a warning on
+ * stderr waiting for a late rank would hold back every rank's stdout.
+ *
+ * Each rank's count of pieces per stream says who is behind (collapse_soft);
+ * the fewest any rank said is kept up to date without a scan per piece.
  *
  * A rank that floods lines of its own is let through unheld for a while
  * (COLLAPSE_ALONE_MAX): its lines are not hashed or copied.
