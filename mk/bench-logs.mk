@@ -13,3 +13,11 @@ BENCH_TARGETS += bench-logs-collapse
 bench-logs-collapse: bench-deps all
 	bench/logs/collapse.sh $(B) 64 50
 .PHONY: bench-logs-collapse
+
+# The log flood of a big job's start: 256 ranks up to 2 s apart, each
+# printing a 2,000-line config dump; terminal lines without and with
+# --collapse (goal 50x fewer), nothing lost (bench/logs/dump.sh).
+BENCH_TARGETS += bench-logs-dump
+bench-logs-dump: bench-deps all
+	bench/logs/dump.sh $(B) 256 2000 2000 1
+.PHONY: bench-logs-dump

@@ -55,9 +55,15 @@ attempt_output(struct attempt *r, struct event_base *base,
 	oc.attempt = a->n;
 	oc.timestamp = o->timestamp;
 	oc.escape = o->escape_output;
-	/* A merged line has one prefix: it cannot say each rank's host. */
-	oc.collapse = o->collapse && !prefix_per_rank(o->prefix);
-	if (o->collapse && !oc.collapse && a->n == 0)
+	/*
+	 * On by default where people read it: a terminal, with enough ranks
+	 * that their copies of one line drown the rest. A merged line has one
+	 * prefix: it cannot say each rank's host.
+	 */
+	oc.collapse = (o->collapse > 0 || (o->collapse == 0 &&
+	    p->nranks >= OUTPUT_COLLAPSE_RANKS && isatty(STDOUT_FILENO))) &&
+	    !prefix_per_rank(o->prefix);
+	if (o->collapse > 0 && !oc.collapse && a->n == 0)
 		log_notice("--collapse is off: --prefix \"%s\" names each "
 		    "rank's host or local rank (%%h, %%l)", o->prefix);
 	oc.color[0] = status_color_ok(STDOUT_FILENO);

@@ -412,6 +412,11 @@ cli_opt_output(struct opts *o, int id, struct dt_err *e)
 			    "--output-dir needs a directory name");
 		o->output_dir = optarg;
 		break;
+	case OPT_NO_COLLAPSE:
+		/* Given, as --collapse: engine.yaml's collapse: yields. */
+		o->collapse = -1;
+		o->given[OPT_COLLAPSE] = 1;
+		break;
 	case OPT_REDIRECTS:
 		rc = std_map_parse("--redirects", optarg, &o->redirects, e);
 		break;

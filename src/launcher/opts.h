@@ -43,7 +43,7 @@ struct opts {
 	const char	*output_dir;
 	int		 timestamp;
 	int		 escape_output;
-	int		 collapse;	/* --collapse, or collapse: true */
+	int		 collapse;	/* 1 --collapse, -1 --no-collapse, 0 auto */
 	struct std_map	 redirects;	/* torchrun's --redirects: off the terminal */
 	struct std_map	 tee;		/* torchrun's --tee: on it after all */
 	const char	*ranks_filter;	/* --local-ranks-filter; NULL = every rank */

@@ -78,9 +78,12 @@ const struct opt_row opt_table[] = {
 	{ "timestamp", 0, N, OPT_TIMESTAMP, NULL, NULL, 0,
 	    "put the time in front of each forwarded line", FLAG(timestamp) },
 	{ "collapse", 0, N, OPT_COLLAPSE, NULL, "collapse", 0,
-	    "a line several ranks print at once goes to the\n"
-	    "terminal once, as \"[0-7] line\" (not to --output-dir)",
+	    "a line several ranks print goes to the terminal\n"
+	    "once, as \"[0-7] line\" (not to --output-dir); the\n"
+	    "default when stdout is a terminal and 8+ ranks run",
 	    FLAG(collapse) },
+	{ "no-collapse", 0, N, OPT_NO_COLLAPSE, NULL, NULL, 0,
+	    "every rank's lines to the terminal as they come", WORD },
 	{ "local-ranks-filter", 0, V, OPT_RANKS_FILTER, "LIST", NULL, 0,
 	    "only these ranks' lines on the terminal (0,2,4-7);\n"
 	    "--output-dir still gets every rank's", WORD },

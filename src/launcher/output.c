@@ -14,10 +14,10 @@
  * allocated per line), which one write(2) hands to the fd when nothing is
  * queued before it; only what the fd does not take is queued.
  *
- * With --collapse, whole lines go through collapse.c's table on their way
- * to the terminal (never to the --output-dir files) and come back out of
- * it, a group at a time, by output_group; a rank's other pieces ('\r'
- * segments, long lines) first let out what the rank has held.
+ * With --collapse, a rank's pieces go through collapse.c's table on their
+ * way to the terminal (never to the --output-dir files) and come back out
+ * of it, a group at a time, by output_group; a piece the table does not
+ * hold (a huge line) first lets out what the rank has held.
  */
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -509,11 +509,9 @@ output_hold(struct output *o, const char *a, size_t alen, const char *b,
     size_t blen, int cont)
 {
 	uint32_t	rank = o->cur_rank - o->ranks;
-	const char	*end = blen > 0 ? b + blen - 1 : alen > 0 ? a + alen - 1 :
-			    NULL;
 
-	if (!cont && end != NULL && *end == '\n' && collapse_add(o->col, rank,
-	    o->cur_stream, a, alen, b, blen, o->now, o->wall) == 0)
+	if (collapse_add(o->col, rank, o->cur_stream, a, alen, b, blen, cont,
+	    o->now, o->wall) == 0)
 		return 0;
 	collapse_flush_rank(o->col, rank);
 	/* What the rank held may have gone to the other stream's sink. */
@@ -744,6 +742,11 @@ output_rank_term(struct output *o, int rank, int mask)
 		return;
 	o->ranks[rank].off[0] = !(mask & 1);
 	o->ranks[rank].off[1] = !(mask & 2);
+	/* --collapse: a rank off the terminal is never behind the others. */
+	if (o->col != NULL && !(mask & 1))
+		collapse_rank_done(o->col, rank, 0);
+	if (o->col != NULL && !(mask & 2))
+		collapse_rank_done(o->col, rank, 1);
 }
 
 void
@@ -776,8 +779,11 @@ output_rank_end(struct output *o, int rank)
 		lines_flush(&o->ranks[rank].lines[s], output_line, o);
 		stage_flush(o);
 	}
-	if (o->col != NULL)
+	if (o->col != NULL) {
+		collapse_rank_done(o->col, rank, 0);
+		collapse_rank_done(o->col, rank, 1);
 		output_collapse_arm(o);
+	}
 	o->busy = 0;
 }
 

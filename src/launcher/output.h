@@ -8,6 +8,9 @@
 
 #include <stddef.h>
 
+/* From this many ranks on, a terminal gets --collapse by default. */
+#define OUTPUT_COLLAPSE_RANKS	8
+
 struct event_base;
 struct dt_err;
 struct output;

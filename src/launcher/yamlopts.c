@@ -146,6 +146,13 @@ yamlopts_apply(struct opts *o, struct hf_config *c, struct dt_err *e)
 	}
 	if (!o->given[OPT_OUTPUT_DIR] && hf_config_has(c, HF_C_OUTPUTDIR))
 		o->output_dir = c->output_dir;
+	/*
+	 * collapse: false turns it off (-1), not back to the default (0):
+	 * on a terminal with 8 or more ranks. The flags win (given).
+	 */
+	if (!o->given[OPT_COLLAPSE] && hf_config_has(c, HF_C_COLLAPSE) &&
+	    !c->collapse)
+		o->collapse = -1;
 	/* ssh.user has no option: --ssh-option User= sets it too. */
 	if (o->ssh.user == NULL && hf_config_has(c, HF_C_SSH_USER))
 		o->ssh.user = c->ssh_user;
