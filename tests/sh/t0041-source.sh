@@ -155,17 +155,30 @@ test_expect_success 'no two modules of src/ need each other, however far round' 
 # "HEADER FUNCTION DEFINER" for every function a header of src/ declares
 # (dtcomm.h, the installed API, aside); DEFINER is "none" if no .c has it.
 header_functions() {
-	(cd "$SRC" && for h in $(find src -name "*.h" ! -path src/comm/dtcomm.h | sort); do
-		awk '/^[ \t]*#/ || /^(typedef|struct [a-z_0-9]+ \{|enum|union|extern|static)/ { next }
-		/^[A-Za-z]/ && match($0, /[A-Za-z_][A-Za-z0-9_]*\(/) {
-			n = substr($0, RSTART, RLENGTH - 1)
-			if (n != "__attribute__") print n
-		}' "$h" | sort -u | while read -r fn; do
-			grep -qE "^$fn\(" "$h" && continue	# static inline
-			def=$(grep -lE "^$fn\(" $(find src -name "*.c") | head -1)
-			echo "$h $fn ${def:-none}"
-		done
-	done)
+	(cd "$SRC" && awk '
+	FILENAME ~ /\.c$/ {
+		if (match($0, /^[A-Za-z_][A-Za-z0-9_]*\(/) &&
+		    !(substr($0, 1, RLENGTH - 1) in def))
+			def[substr($0, 1, RLENGTH - 1)] = FILENAME
+		next
+	}
+	/^[A-Za-z_][A-Za-z0-9_]*\(/ {	# static inline, defined here
+		inl[FILENAME " " substr($0, 1, index($0, "(") - 1)] = 1
+	}
+	/^[ \t]*#/ || /^(typedef|struct [a-z_0-9]+ \{|enum|union|extern|static)/ { next }
+	/^[A-Za-z]/ && match($0, /[A-Za-z_][A-Za-z0-9_]*\(/) {
+		n = substr($0, RSTART, RLENGTH - 1)
+		if (n != "__attribute__")
+			decl[FILENAME " " n] = 1
+	}
+	END {
+		for (k in decl)
+			if (!(k in inl)) {
+				split(k, w, " ")
+				print k, (w[2] in def) ? def[w[2]] : "none"
+			}
+	}' $(find src -name "*.c" | sort) \
+	    $(find src -name "*.h" ! -path src/comm/dtcomm.h | sort)) | sort
 }
 
 # Says why each "HEADER FUNCTION DEFINER" line on stdin is wrong, if it is.
@@ -187,6 +200,36 @@ test_expect_success 'every function a header declares is defined, and used outsi
 	unused_functions <fns >unused &&
 	if test -s unused; then
 		cat unused &&
+		false
+	fi
+'
+
+# "A B" for every x.c of src/ that calls a function a header declares and
+# y.c defines (modules by name): the edges the include rule cannot see,
+# where two modules share one header and call each other through it.
+call_edges() {
+	(cd "$SRC" && awk '
+	FILENAME == "-" { def[$2] = $3; next }
+	FNR == 1 { m = FILENAME; sub(/.*\//, "", m); sub(/\.c$/, "", m) }
+	/^[ \t]*(\/?\*|\/\/)/ { next }	# a comment line
+	{
+		gsub(/(->|\.)[A-Za-z_][A-Za-z0-9_]*/, "")	# a member, not a call
+		n = split($0, w, /[^A-Za-z0-9_]+/)
+		for (i = 1; i <= n; i++)
+			if ((w[i] in def) && def[w[i]] != FILENAME) {
+				d = def[w[i]]; sub(/.*\//, "", d); sub(/\.c$/, "", d)
+				if (d != m) print m, d
+			}
+	}' - $(find src -name "*.c" | sort)) | sort -u
+}
+
+test_expect_success 'no two modules of src/ call each other, even through one header' '
+	header_functions >fns &&
+	call_edges <fns >edges &&
+	test $(wc -l <edges) -gt 200 &&
+	if ! tsort edges >/dev/null 2>loop; then
+		echo "a circle of calls (x.c calls a function of y.c, ... y.c one of x.c): cut it with a callback struct or a lower module" &&
+		cat loop &&
 		false
 	fi
 '
