@@ -92,13 +92,14 @@ EOF
 
 # "FILE DIR HEADERDIR" for every #include "x.h" in src/ (x.h found by name).
 src_includes() {
-	(cd "$SRC" && find src -name "*.[ch]" | sort | while read -r f; do
-		sed -n 's/^#include "\(.*\)"/\1/p' "$f" | while read -r h; do
-			hp=$(find src -name "$(basename "$h")" | head -1)
-			test -n "$hp" || continue
-			echo "$f $(echo "$f" | cut -d/ -f2) $(echo "$hp" | cut -d/ -f2)"
-		done
-	done)
+	(cd "$SRC" && awk '
+	FNR == NR { n = $0; sub(/.*\//, "", n); if (!(n in dir)) dir[n] = $0; next }
+	/^#include "/ {
+		h = $0; sub(/^#include "/, "", h); sub(/".*/, "", h); sub(/.*\//, "", h)
+		if (!(h in dir)) next
+		split(FILENAME, f, "/"); split(dir[h], d, "/")
+		print FILENAME, f[2], d[2]
+	}' <(find src -name "*.[ch]") $(find src -name "*.[ch]" | sort))
 }
 
 test_expect_success 'each floor of src/ includes only the floors below it' '
