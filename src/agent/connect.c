@@ -141,38 +141,9 @@ ac_token_decode(const char *s, uint8_t *out, size_t cap, size_t *n)
 	return 0;
 }
 
-/* Milliseconds left until deadline (CLOCK_MONOTONIC ms), at least 0. */
-static int
-ms_left(long long deadline)
-{
-	long long	now = (long long)dt_clock_ms(CLOCK_MONOTONIC);
-
-	return now >= deadline ? 0 : (int)(deadline - now);
-}
-
-/* Waits for events on fd until the deadline; 0, DT_ERR_TIMEOUT or DT_ERR_SYS. */
-static int
-wait_fd(int fd, short events, long long deadline)
-{
-	struct pollfd	pfd;
-	int		n;
-
-	pfd.fd = fd;
-	pfd.events = events;
-	for (;;) {
-		n = poll(&pfd, 1, ms_left(deadline));
-		if (n > 0)
-			return 0;
-		if (n == 0)
-			return DT_ERR_TIMEOUT;
-		if (errno != EINTR)
-			return DT_ERR_SYS;
-	}
-}
-
 /* Reads exactly n bytes before the deadline; 0 or a DT_ERR_*. */
 static int
-read_full(int fd, void *buf, size_t n, long long deadline)
+read_full(int fd, void *buf, size_t n, double deadline)
 {
 	uint8_t	*p = buf;
 	ssize_t	 r;
@@ -186,7 +157,7 @@ read_full(int fd, void *buf, size_t n, long long deadline)
 		} else if (r == 0)
 			return DT_ERR_CLOSED;
 		else if (errno == EAGAIN) {
-			if ((rc = wait_fd(fd, POLLIN, deadline)) != 0)
+			if ((rc = dt_poll_until(fd, POLLIN, deadline)) != 0)
 				return rc;
 		} else if (errno != EINTR)
 			return DT_ERR_IO;
@@ -196,7 +167,7 @@ read_full(int fd, void *buf, size_t n, long long deadline)
 
 /* Writes all of p[0..n) before the deadline; 0 or a DT_ERR_*. */
 static int
-write_full(int fd, const void *buf, size_t n, long long deadline)
+write_full(int fd, const void *buf, size_t n, double deadline)
 {
 	const uint8_t	*p = buf;
 	ssize_t		 r;
@@ -208,7 +179,7 @@ write_full(int fd, const void *buf, size_t n, long long deadline)
 			p += r;
 			n -= r;
 		} else if (r < 0 && errno == EAGAIN) {
-			if ((rc = wait_fd(fd, POLLOUT, deadline)) != 0)
+			if ((rc = dt_poll_until(fd, POLLOUT, deadline)) != 0)
 				return rc;
 		} else if (r < 0 && errno != EINTR)
 			return DT_ERR_IO;
@@ -221,7 +192,7 @@ write_full(int fd, const void *buf, size_t n, long long deadline)
  * belongs to the agent protocol). Returns the payload length or a DT_ERR_*.
  */
 static int
-read_frame(int fd, uint8_t want, uint8_t *buf, size_t cap, long long deadline)
+read_frame(int fd, uint8_t want, uint8_t *buf, size_t cap, double deadline)
 {
 	uint8_t		hdr[DT_FRAME_HDR];
 	uint32_t	len;
@@ -265,7 +236,7 @@ split_addr(const char *addr, char *host, size_t hlen, const char **port)
 
 /* Connects to an address of addr before the deadline; the fd or a DT_ERR_*. */
 static int
-dial_tcp(const char *addr, long long deadline, struct dt_err *e)
+dial_tcp(const char *addr, double deadline, struct dt_err *e)
 {
 	struct addrinfo	 hints, *ai, *a;
 	char		 host[256];
@@ -287,7 +258,7 @@ dial_tcp(const char *addr, long long deadline, struct dt_err *e)
 		}
 		if (!inprogress)
 			break;
-		if ((rc = wait_fd(fd, POLLOUT, deadline)) != 0)
+		if ((rc = dt_poll_until(fd, POLLOUT, deadline)) != 0)
 			soerr = rc == DT_ERR_TIMEOUT ? ETIMEDOUT : errno;
 		else
 			soerr = sock_connect_error(fd);
@@ -312,10 +283,10 @@ ac_dial(const char *addr, const uint8_t *secret, size_t slen,
 	struct ac_answer	 a;
 	uint8_t			 snonce[AC_NONCE_LEN], mac[AC_MAC_LEN];
 	uint8_t			 buf[AC_FRAME_MAX];
-	long long		 deadline;
+	double			 deadline;
 	int			 fd, rc, n;
 
-	deadline = (long long)dt_clock_ms(CLOCK_MONOTONIC) + timeout_ms;
+	deadline = dt_clock_s(CLOCK_MONOTONIC) + timeout_ms / 1e3;
 	if ((fd = dial_tcp(addr, deadline, e)) < 0)
 		return fd;
 	dt_wbuf_init(&b);

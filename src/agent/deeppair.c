@@ -25,6 +25,7 @@
 
 #include "agent/deeppair.h"
 #include "common/err.h"
+#include "common/evfd.h"
 #include "common/mac.h"
 #include "common/sys.h"
 #include "common/wire.h"
@@ -779,10 +780,7 @@ deep_stream_lost(struct deep_pair *p, struct deep_stream *st, int err,
 		    strerror(err), st->proven ? "" : ", every time");
 		return;
 	}
-	event_free(st->ev);
-	st->ev = NULL;
-	close(st->fd);
-	st->fd = -1;
+	dt_event_close(&st->ev, &st->fd);
 	if (st->up)
 		p->nup--;
 	st->connected = st->up = 0;

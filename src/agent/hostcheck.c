@@ -41,6 +41,7 @@
 
 #include "common/dtlimits.h"
 #include "common/envfile.h"
+#include "common/evfd.h"
 #include "common/environ.h"
 #include "common/pyname.h"
 #include "common/err.h"
@@ -786,14 +787,7 @@ hc_gather(struct hostcheck *hc, const struct ap_check *c)
 static void
 hc_probe_end(struct hostcheck *hc, int err)
 {
-	if (hc->cev != NULL) {
-		event_free(hc->cev);
-		hc->cev = NULL;
-	}
-	if (hc->cfd >= 0) {
-		close(hc->cfd);
-		hc->cfd = -1;
-	}
+	dt_event_close(&hc->cev, &hc->cfd);
 	if (err == 0) {
 		hc_add(hc, "reach", "%s", hc->target);
 		hc_add(hc, "reach_ms", "%llu", (unsigned long long)
@@ -962,18 +956,11 @@ hostcheck_close(struct hostcheck *hc)
 {
 	if (hc == NULL)
 		return;
-	if (hc->lev != NULL) {
-		event_free(hc->lev);
-		hc->lev = NULL;
-	}
 	if (hc->relisten != NULL) {
 		event_free(hc->relisten);
 		hc->relisten = NULL;
 	}
-	if (hc->lfd >= 0) {
-		close(hc->lfd);
-		hc->lfd = -1;
-	}
+	dt_event_close(&hc->lev, &hc->lfd);
 	if (hc->reserve >= 0) {
 		close(hc->reserve);
 		hc->reserve = -1;
@@ -989,10 +976,7 @@ hostcheck_free(struct hostcheck *hc)
 		return;
 	hostcheck_close(hc);
 	deep_pair_free(hc->pair);
-	if (hc->cev != NULL)
-		event_free(hc->cev);
-	if (hc->cfd >= 0)
-		close(hc->cfd);
+	dt_event_close(&hc->cev, &hc->cfd);
 	if (hc->sub_timer != NULL)
 		event_free(hc->sub_timer);
 	setup_free(hc->sub);

@@ -20,6 +20,8 @@
 #include <event2/event.h>
 
 #include "common/err.h"
+#include "common/evfd.h"
+#include "common/wire.h"
 #include "agent/procs.h"
 #include "agent/setup.h"
 
@@ -36,8 +38,7 @@ struct setup {
 	int		 status;
 	int		 overflow;	/* stdout went past SETUP_OUT_MAX */
 	struct spipe	 out, err;
-	char		*obuf;
-	size_t		 olen;
+	struct dt_wbuf	 obuf;		/* stdout, a C string */
 	char		 ebuf[2 * SETUP_ERR_KEEP];
 	size_t		 elen;
 	setup_done_fn	 done;
@@ -48,34 +49,20 @@ struct setup {
 static void
 spipe_close(struct spipe *p)
 {
-	if (p->ev != NULL) {
-		event_free(p->ev);
-		p->ev = NULL;
-	}
-	if (p->fd >= 0) {
-		close(p->fd);
-		p->fd = -1;
-	}
+	dt_event_close(&p->ev, &p->fd);
 }
 
 /* Keeps n bytes of stdout; past the bound the setup is killed. */
 static void
 setup_keep_out(struct setup *s, const char *p, size_t n)
 {
-	char	*nb;
-
 	if (s->overflow)
 		return;
-	if (s->olen + n > SETUP_OUT_MAX ||
-	    (nb = realloc(s->obuf, s->olen + n + 1)) == NULL) {
+	if (s->obuf.len + n > SETUP_OUT_MAX ||
+	    dt_wbuf_text(&s->obuf, p, n) != 0) {
 		s->overflow = 1;
 		setup_kill(s);
-		return;
 	}
-	s->obuf = nb;
-	memcpy(s->obuf + s->olen, p, n);
-	s->olen += n;
-	s->obuf[s->olen] = '\0';
 }
 
 /* Keeps the last SETUP_ERR_KEEP bytes (at least) of stderr. */
@@ -249,8 +236,8 @@ setup_result(const struct setup *s, struct dt_err *e)
 const char *
 setup_stdout(const struct setup *s, size_t *len)
 {
-	*len = s->olen;
-	return s->obuf != NULL ? s->obuf : "";
+	*len = s->obuf.len;
+	return s->obuf.p != NULL ? (const char *)s->obuf.p : "";
 }
 
 /* The last bytes of its stderr. */
@@ -270,6 +257,6 @@ setup_free(struct setup *s)
 	setup_kill(s);
 	spipe_close(&s->out);
 	spipe_close(&s->err);
-	free(s->obuf);
+	dt_wbuf_free(&s->obuf);
 	free(s);
 }

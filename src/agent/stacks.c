@@ -30,6 +30,9 @@
 
 #include <event2/event.h>
 
+#include "common/evfd.h"
+#include "common/sys.h"
+#include "common/wire.h"
 #include "proto/agentproto.h"
 #include "agent/procs.h"
 #include "agent/stacks.h"
@@ -130,8 +133,7 @@ struct item {
 	int			 fd;		/* the tool's output; -1 at EOF */
 	int			 timed_out;
 	struct event		*ev_read, *ev_timer;
-	char			*buf;
-	size_t			 len;
+	struct dt_wbuf		 text;		/* what the tools printed */
 	char			 tools[32];	/* "eu-stack", "eu-stack+gdb" */
 };
 
@@ -203,20 +205,14 @@ stacks_busy(const struct stacks *s)
 static void
 item_put(struct item *it, const char *p, size_t n, size_t lim)
 {
-	char	*nb;
-
 	if (lim > AP_STACK_MAX)
 		lim = AP_STACK_MAX;
-	if (it->len >= lim)
+	if (it->text.len >= lim)
 		return;
-	if (n > lim - it->len)
-		n = lim - it->len;
-	if (n == 0 || (nb = realloc(it->buf, it->len + n + 1)) == NULL)
-		return;
-	it->buf = nb;
-	memcpy(it->buf + it->len, p, n);
-	it->len += n;
-	it->buf[it->len] = '\0';
+	if (n > lim - it->text.len)
+		n = lim - it->text.len;
+	if (n > 0)
+		dt_wbuf_text(&it->text, p, n);
 }
 
 /* Appends a note of ours (a header, why a tool stopped): never clipped. */
@@ -233,10 +229,10 @@ item_output(struct item *it, const char *p, size_t n)
 	static const char clip[] = "\n[cut here: this process's share of "
 	    "the reply is full]\n";
 
-	if (it->len + n > it->lim && !it->clipped) {
+	if (it->text.len + n > it->lim && !it->clipped) {
 		it->clipped = 1;
-		item_put(it, p, it->len < it->lim ? it->lim - it->len : 0,
-		    it->lim);
+		item_put(it, p, it->text.len < it->lim ?
+		    it->lim - it->text.len : 0, it->lim);
 		item_append(it, clip, sizeof(clip) - 1);
 		return;
 	}
@@ -274,14 +270,7 @@ is_python(pid_t pid)
 static void
 item_close(struct item *it)
 {
-	if (it->ev_read != NULL) {
-		event_free(it->ev_read);
-		it->ev_read = NULL;
-	}
-	if (it->fd >= 0) {
-		close(it->fd);
-		it->fd = -1;
-	}
+	dt_event_close(&it->ev_read, &it->fd);
 }
 
 /* ARGSUSED */
@@ -405,7 +394,7 @@ item_head(struct item *it)
 		state = 'R';
 	proc_cmdline(p->pid, cmd, sizeof(cmd));
 	snprintf(head, sizeof(head), "%s== process %d, parent %d, state %c: "
-	    "%s\n", it->len ? "\n" : "", (int)p->pid, (int)p->ppid, state,
+	    "%s\n", it->text.len ? "\n" : "", (int)p->pid, (int)p->ppid, state,
 	    cmd);
 	item_append(it, head, strlen(head));
 	if ((tracer = proc_tracer(p->pid)) > 0) {
@@ -413,11 +402,11 @@ item_head(struct item *it)
 		    " a debugger): no stack tool can attach]\n", (int)tracer);
 		item_append(it, head, strlen(head));
 	}
-	share = it->len < AP_STACK_MAX ? (AP_STACK_MAX - it->len) /
+	share = it->text.len < AP_STACK_MAX ? (AP_STACK_MAX - it->text.len) /
 	    (it->nprocs - it->cur) : 0;
-	p->end = it->len + share;
+	p->end = it->text.len + share;
 	/* Native frames leave a quarter of the share to Python's. */
-	it->lim = it->len + (p->python ? share / 4 * 3 : share);
+	it->lim = it->text.len + (p->python ? share / 4 * 3 : share);
 }
 
 /* Adds name to the tools it used ("eu-stack+gdb-python"), once. */
@@ -578,13 +567,12 @@ item_finish(struct item *it)
 	}
 	k.rank = it->rank;
 	k.pid = it->pid;
-	k.status = it->timed_out ? AP_STK_TIMEDOUT : it->len == 0 ?
+	k.status = it->timed_out ? AP_STK_TIMEDOUT : it->text.len == 0 ?
 	    AP_STK_FAILED : AP_STK_OK;
 	k.tool = it->tools;
-	k.text = it->buf != NULL ? it->buf : "";
+	k.text = it->text.p != NULL ? (char *)it->text.p : "";
 	s->done(s->arg, &k);
-	free(it->buf);
-	it->buf = NULL;
+	dt_wbuf_free(&it->text);
 	s->running--;
 	s->finished++;
 }
@@ -748,15 +736,14 @@ stacks_free(struct stacks *s)
 	for (i = 0; i < s->n; i++) {
 		it = &s->items[i];
 		if (it->tool > 0) {
-			kill(-it->tool, SIGKILL);
-			waitpid(it->tool, NULL, 0);
+			dt_kill_reap(it->tool, NULL);
 			proc_signal(it->procs[it->cur].pid,
 			    it->procs[it->cur].start, SIGCONT);
 		}
 		item_close(it);
 		if (it->ev_timer != NULL)
 			event_free(it->ev_timer);
-		free(it->buf);
+		dt_wbuf_free(&it->text);
 	}
 	free(s->items);
 	free(s->eu);

@@ -1,13 +1,17 @@
 /* sys.c -- small process-wide settings the binaries share. */
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <malloc.h>
+#include <poll.h>
 #include <stdio.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/sys.h"
 
 /* Buffers below this come from the heap: an OUTPUT frame's chain is 128 KiB. */
@@ -79,6 +83,44 @@ dt_clock_ms(clockid_t c)
 
 	clock_gettime(c, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int
+dt_ms_left(double deadline)
+{
+	double	left;
+
+	if (deadline == 0)
+		return -1;
+	left = deadline - dt_clock_s(CLOCK_MONOTONIC);
+	return left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
+}
+
+int
+dt_poll_until(int fd, short events, double deadline)
+{
+	struct pollfd	pfd;
+	int		n;
+
+	pfd.fd = fd;
+	pfd.events = events;
+	for (;;) {
+		n = poll(&pfd, 1, dt_ms_left(deadline));
+		if (n > 0)
+			return 0;
+		if (n == 0)
+			return DT_ERR_TIMEOUT;
+		if (errno != EINTR)
+			return DT_ERR_SYS;
+	}
+}
+
+void
+dt_kill_reap(pid_t pid, int *status)
+{
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, status, 0) == -1 && errno == EINTR)
+		;
 }
 
 struct timeval

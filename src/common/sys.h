@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -37,6 +38,28 @@ uint64_t dt_clock_ms(clockid_t c);
  * times (CLOCK_MONOTONIC, or CLOCK_MONOTONIC_COARSE where a tick is enough).
  */
 double	dt_clock_s(clockid_t c);
+
+/*
+ * Milliseconds left until deadline (dt_clock_s(CLOCK_MONOTONIC) seconds),
+ * rounded up, as poll() takes them: 0 once it has passed, -1 for a
+ * deadline of 0 (none).
+ */
+int	dt_ms_left(double deadline);
+
+/*
+ * Waits until fd is ready for events (POLLIN, POLLOUT) or deadline (as
+ * dt_ms_left's) passes; a signal does not end the wait. Returns 0 when
+ * ready, DT_ERR_TIMEOUT, or DT_ERR_SYS with errno set.
+ */
+int	dt_poll_until(int fd, short events, double deadline);
+
+/*
+ * Kills the process group led by pid (SIGKILL: whatever the leader
+ * started goes too) and reaps the leader, its status into *status (may be
+ * NULL). The leader must be our child, not yet reaped, so the group's id
+ * is still ours.
+ */
+void	dt_kill_reap(pid_t pid, int *status);
 
 /* secs (>= 0) as a struct timeval, for event_add and friends. */
 struct timeval dt_timeval(double secs);

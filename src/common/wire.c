@@ -69,6 +69,20 @@ dt_wbuf_put(struct dt_wbuf *b, const void *p, size_t n)
 	b->len += n;
 }
 
+int
+dt_wbuf_text(struct dt_wbuf *b, const void *p, size_t n)
+{
+	if (n == (size_t)-1)
+		b->oom = 1;
+	if (b->oom || wbuf_grow(b, n + 1) != 0)
+		return -1;
+	if (n > 0)
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
 void
 dt_wbuf_u8(struct dt_wbuf *b, uint8_t v)
 {

@@ -51,6 +51,12 @@ void	 dt_wbuf_blob(struct dt_wbuf *, const void *, size_t);
 void	 dt_wbuf_str(struct dt_wbuf *, const char *);
 /* u32 count + that many strings. */
 void	 dt_wbuf_strv(struct dt_wbuf *, char *const *, size_t);
+/*
+ * Appends n bytes of text and keeps a NUL after them (not counted in len),
+ * so (char *)p reads as a C string, "" after the first call. Returns 0, or
+ * -1 when out of memory (oom is set).
+ */
+int	 dt_wbuf_text(struct dt_wbuf *, const void *, size_t);
 
 /*
  * Starts a frame of the given type; returns the offset to pass to

@@ -13,9 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/editdist.h"
 #include "hostfile/hf_impl.h"
 
-#define CLOSEST_LEN	64	/* longer words get no suggestion */
+#define CLOSEST_LEN	DT_EDIT_MAX	/* longer words get no suggestion */
 
 char *
 hfi_strndup(const char *p, size_t len)
@@ -71,31 +72,6 @@ closest_fold(const char *s, size_t len, char *buf)
 	return n;
 }
 
-/* Levenshtein distance between a[0..n) and b[0..m), both <= CLOSEST_LEN. */
-static size_t
-closest_distance(const char *a, size_t n, const char *b, size_t m)
-{
-	size_t	row[CLOSEST_LEN + 1], i, j, diag, up, best;
-
-	for (j = 0; j <= m; j++)
-		row[j] = j;
-	for (i = 1; i <= n; i++) {
-		diag = row[0];
-		row[0] = i;
-		for (j = 1; j <= m; j++) {
-			up = row[j];
-			best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[m];
-}
-
 const char *
 hfi_closest(const char *word, size_t len, const char *const *cands)
 {
@@ -108,7 +84,7 @@ hfi_closest(const char *word, size_t len, const char *const *cands)
 	n = closest_fold(word, len, a);
 	for (; *cands != NULL; cands++) {
 		m = closest_fold(*cands, strlen(*cands), b);
-		d = closest_distance(a, n, b, m);
+		d = dt_edit_distance(a, n, b, m);
 		if (d < bestd) {
 			bestd = d;
 			best = *cands;

@@ -12,7 +12,6 @@
  */
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,37 +29,6 @@
 #include "launcher/sync.h"
 #include "common/sys.h"
 #include "util/xmalloc.h"
-
-
-/* The first answer named key, or NULL. */
-const char *
-kv_get(char *const *kv, size_t n, const char *key)
-{
-	size_t	i, l = strlen(key);
-
-	for (i = 0; i < n; i++)
-		if (strncmp(kv[i], key, l) == 0 && kv[i][l] == '=')
-			return kv[i] + l + 1;
-	return NULL;
-}
-
-/* How many answers are named key. */
-size_t
-kv_count(char *const *kv, size_t n, const char *key)
-{
-	size_t	i, l = strlen(key), k = 0;
-
-	for (i = 0; i < n; i++)
-		k += strncmp(kv[i], key, l) == 0 && kv[i][l] == '=';
-	return k;
-}
-
-/* h's GATHER answer named key. */
-const char *
-ch_get(const struct chost *c, const char *key)
-{
-	return kv_get(c->kv, c->nkv, key);
-}
 
 /*
  * --deep: a fresh key for this check's pair connections, so that no one
@@ -224,19 +192,6 @@ check_begin(struct check *c, struct job_host **hosts)
 			return;
 		}
 	}
-}
-
-/* Adds a problem line. */
-void
-check_problem(struct check *c, const char *fmt, ...)
-{
-	char	buf[2048];
-	va_list	ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	strv_addf(&c->problems, "%s", buf);
 }
 
 /* Every answer is in: the table, the problems, and the job's next step. */

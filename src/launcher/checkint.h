@@ -55,7 +55,7 @@ struct check {
 	char			 deep_key[AP_CHK_KEY_HEX + 1];
 };
 
-/* check.c: a host's answer named key; how many are; a problem line. */
+/* checkans.c: a host's answer named key; how many are; a problem line. */
 const char	*kv_get(char *const *kv, size_t n, const char *key);
 size_t		 kv_count(char *const *kv, size_t n, const char *key);
 const char	*ch_get(const struct chost *c, const char *key);

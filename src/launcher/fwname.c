@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "common/editdist.h"
 #include "common/err.h"
 #include "launcher/fwname.h"
 
@@ -25,32 +26,6 @@ static const struct fwname fwnames[] = {
 /* Every name, for the message that lists them. */
 static const char fw_names[] = "pytorch tensorflow mxnet horovod mpi none";
 
-/* Edit distance between a[0..na) and b, for did-you-mean; small words only. */
-static size_t
-edit_distance(const char *a, size_t na, const char *b)
-{
-	size_t	nb = strlen(b), row[32], i, j, diag, up;
-
-	if (na >= 32 || nb >= 32)
-		return 99;
-	for (j = 0; j <= nb; j++)
-		row[j] = j;
-	for (i = 1; i <= na; i++) {
-		diag = row[0];
-		row[0] = i;
-		for (j = 1; j <= nb; j++) {
-			up = row[j];
-			row[j] = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < row[j])
-				row[j] = up + 1;
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			diag = up;
-		}
-	}
-	return row[nb];
-}
-
 /* The framework named by s[0..n), or NULL; *near gets the closest name. */
 static const struct fwname *
 fw_find(const char *s, size_t n, const char **near)
@@ -62,7 +37,8 @@ fw_find(const char *s, size_t n, const char **near)
 		if (strlen(fwnames[i].name) == n &&
 		    strncmp(s, fwnames[i].name, n) == 0)
 			return &fwnames[i];
-		if ((d = edit_distance(s, n, fwnames[i].name)) < best) {
+		if ((d = dt_edit_distance(s, n, fwnames[i].name,
+		    strlen(fwnames[i].name))) < best) {
 			best = d;
 			*near = fwnames[i].name;
 		}

@@ -77,6 +77,12 @@ here_hostname(const char *name)
 }
 
 int
+plan_loopback_name(const char *name)
+{
+	return strncmp(name, "127.", 4) == 0 || strcmp(name, "localhost") == 0;
+}
+
+int
 plan_here_name(const char *name)
 {
 	if (plan_loopback_name(name) || strcmp(name, "::1") == 0 ||

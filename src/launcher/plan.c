@@ -438,12 +438,6 @@ plan_on_loopback(const struct plan *p)
 	return 1;
 }
 
-int
-plan_loopback_name(const char *name)
-{
-	return strncmp(name, "127.", 4) == 0 || strcmp(name, "localhost") == 0;
-}
-
 /* Prints s quoted for a POSIX shell when it needs quoting. */
 static void
 print_word(FILE *f, const char *s)

@@ -77,7 +77,7 @@ struct plan {
 int	plan_build(struct plan *, struct opts *, struct dt_err *e);
 /* True if every agent runs here: the local launcher, or hosts that are all loopback names. */
 int	plan_on_loopback(const struct plan *);
-/* True for a host name that is this machine's loopback (127.x, localhost). */
+/* True for a host name that is this machine's loopback (127.x, localhost; here.c). */
 int	plan_loopback_name(const char *);
 /* True for a name of this machine: loopback, our host name, our addresses (here.c). */
 int	plan_here_name(const char *);

@@ -202,8 +202,7 @@ proxy_cmd_free(struct proxy_cmd *p)
 		for (i = 0; i < 200 && !proxy_cmd_poll(p); i++)
 			nanosleep(&ts, NULL);
 		if (!p->reaped) {
-			kill(-p->pid, SIGKILL);
-			waitpid(p->pid, &p->status, 0);
+			dt_kill_reap(p->pid, &p->status);
 			p->reaped = 1;
 		}
 	}

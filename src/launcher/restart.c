@@ -46,8 +46,9 @@ struct restart_log {
 	struct crashsig	 sig;		/* a failed rank's signature, or none */
 };
 
-double
-restart_delay(double secs, int k)
+/* The wait before restart k (1, 2, ...) for a first delay of secs. */
+static double
+restart_backoff(double secs, int k)
 {
 	double	cap = secs > RESTART_DELAY_CAP ? secs : RESTART_DELAY_CAP;
 	/* 2^(k-1) by a shift: ldexp alone would make dtrun load libm. */
@@ -292,7 +293,7 @@ restart_next(const struct opts *o, const struct job_attempt *a, int k,
 	}
 	if (restart_same(o, prev, a, k))
 		return -1;
-	delay = restart_delay(o->restart_delay, k + 1);
+	delay = restart_backoff(o->restart_delay, k + 1);
 	if (deadline > 0 && dt_clock_s(CLOCK_MONOTONIC) + delay >= deadline) {
 		log_error("no time left of --timeout %g s for a restart: exit %d",
 		    o->timeout, rc);

@@ -35,7 +35,4 @@ struct plan;
 /* Runs the job, again after failures as o asks; returns dtrun's exit status. */
 int	restart_run(const struct opts *o, struct plan *p, const char *job_id);
 
-/* The wait before restart k (1, 2, ...) for a first delay of secs. */
-double	restart_delay(double secs, int k);
-
 #endif

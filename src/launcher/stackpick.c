@@ -1,5 +1,5 @@
 /*
- * stackpick.c -- which process of a rank hangs (see stackrep.h).
+ * stackpick.c -- which process of a rank hangs (see stackpick.h).
  *
  * An agent captures every process of a rank, each under a line
  * "== process PID, parent PPID, state S: CMD" (src/agent/stacks.c). The
@@ -31,7 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/stackrep.h"
+#include "launcher/stackpick.h"
+#include "launcher/stacksig.h"
 
 #define PICK_HEAD	"== process "
 #define PICK_INNER	2	/* innermost frames a wait or read is sought in */

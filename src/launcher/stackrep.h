@@ -50,27 +50,6 @@ size_t	stk_report_count(const struct stk_report *);
 
 void	stk_report_free(struct stk_report *);
 
-/*
- * The signature of one rank's stack text (pid: the main thread's id):
- * frames innermost first joined by " <- ". Returns a malloc'd string
- * ("" when no frame is found), or NULL when out of memory.
- */
-char	*stk_signature(const char *text, pid_t pid);
-
-/*
- * The Python and the native signature of one process's stack text apart
- * (each "" when it has none). Returns 0, or -1 when out of memory.
- */
-int	stk_frames(const char *text, pid_t pid, char **py, char **native);
-
-/*
- * The signature of a rank's stack text (pid: the rank's process), of the
- * process doing the work when the text holds several (stackpick.c says
- * how it is chosen; *who is set to its pid). Returns a malloc'd string,
- * or NULL when out of memory.
- */
-char	*stk_pick(const char *text, pid_t pid, pid_t *who);
-
 /* Writes the sorted ranks v[0..n) as "0-2,4,7-9" into buf (cut with "..."). */
 void	stk_ranges(char *buf, size_t len, const uint32_t *v, size_t n);
 

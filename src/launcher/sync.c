@@ -32,6 +32,7 @@
 #include "common/err.h"
 #include "common/exitcodes.h"
 #include "common/log.h"
+#include "common/sys.h"
 #include "launcher/plan.h"
 #include "launcher/sshconf.h"
 #include "util/strv.h"
@@ -823,8 +824,7 @@ sync_free(struct sync *s)
 	for (i = 0; i < s->nhosts; i++) {
 		sh = &s->hosts[i];
 		if (sh->pid > 0) {
-			kill(-sh->pid, SIGKILL);
-			waitpid(sh->pid, NULL, 0);
+			dt_kill_reap(sh->pid, NULL);
 		}
 		sync_pipe_close(&sh->out);
 		sync_pipe_close(&sh->err);

@@ -71,39 +71,18 @@ rdzv_addr_split(const char *addr, char *host, size_t hostcap, int *port)
 	return 0;
 }
 
-/* Milliseconds left until the deadline for poll(), or -1 for none. */
-static int
-client_ms_left(const struct rdzv_client *c)
-{
-	double	left;
-
-	if (c->deadline == 0)
-		return -1;
-	left = c->deadline - dt_clock_s(CLOCK_MONOTONIC);
-	return left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
-}
-
 /* Waits until fd is ready for ev. Returns 0, DT_ERR_TIMEOUT or DT_ERR_SYS. */
 static int
 client_poll(struct rdzv_client *c, int fd, short ev, struct dt_err *e)
 {
-	struct pollfd	pfd;
-	int		n;
+	int	rc;
 
-	pfd.fd = fd;
-	pfd.events = ev;
-	for (;;) {
-		n = poll(&pfd, 1, client_ms_left(c));
-		if (n > 0)
-			return 0;
-		if (n == 0)
-			return dt_errf(e, NULL, 0, 0, DT_ERR_TIMEOUT, "rendezvous "
-			    "server %s did not answer within %g s", c->addr,
-			    c->timeout);
-		if (errno != EINTR)
-			return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "poll: %s",
-			    strerror(errno));
-	}
+	if ((rc = dt_poll_until(fd, ev, c->deadline)) == DT_ERR_TIMEOUT)
+		return dt_errf(e, NULL, 0, 0, rc, "rendezvous server %s did "
+		    "not answer within %g s", c->addr, c->timeout);
+	if (rc != 0)
+		return dt_errf(e, NULL, 0, 0, rc, "poll: %s", strerror(errno));
+	return 0;
 }
 
 /* Tries each address of host:port once. Returns the fd or a negative error. */
@@ -375,7 +354,7 @@ rdzv_client_connect(const char *addr, const uint8_t *secret, size_t slen,
 	/* The server may still be starting: retry a refusal until the deadline. */
 	while ((rc = agent ? client_dial_agent(c, addr + 6, &refused, e) :
 	    client_dial(c, host, port, &refused, e)) < 0 && refused &&
-	    client_ms_left(c) != 0) {
+	    dt_ms_left(c->deadline) != 0) {
 		struct timespec	ts = { 0, (long)(wait * 1e9) };
 
 		nanosleep(&ts, NULL);

@@ -258,4 +258,51 @@ test_expect_success 'every function a header declares is defined, and used outsi
 	fi
 '
 
+# "FILE MODULE" for each .c of src/ that includes a private header
+# (DIR/NAMEint.h): the files that share one are one module, NAMEint, as
+# tmux's files share tmux.h; they may call each other.
+private_modules() {
+	(cd "$SRC" && grep -HoE '#include "[a-z]+/[a-z_]+int\.h"' $(find src -name "*.c") |
+	    sed 's,^\([^:]*\):#include "[a-z]*/\([a-z_]*\)\.h",\1 \2,')
+}
+
+# "A B" for every x.c of src/ that calls a function a header declares and
+# y.c defines (modules by name, or their private header's): the edges the
+# include rule cannot see, where two modules share one header and call
+# each other through it.
+call_edges() {
+	private_modules >"$TRASH/private" &&
+	(cd "$SRC" && awk '
+	FILENAME == "-" { def[$2] = $3; next }
+	FILENAME ~ /private$/ { mod[$1] = $2; next }
+	FNR == 1 { m = name(FILENAME) }
+	/^[ \t]*(\/?\*|\/\/)/ { next }	# a comment line
+	{
+		gsub(/(->|\.)[A-Za-z_][A-Za-z0-9_]*/, "")	# a member, not a call
+		n = split($0, w, /[^A-Za-z0-9_]+/)
+		for (i = 1; i <= n; i++)
+			if ((w[i] in def) && def[w[i]] != FILENAME) {
+				d = name(def[w[i]])
+				if (d != m) print m, d
+			}
+	}
+	function name(f,	b) {
+		if (f in mod)
+			return mod[f]
+		b = f; sub(/.*\//, "", b); sub(/\.c$/, "", b)
+		return b
+	}' - "$TRASH/private" $(find src -name "*.c" | sort)) | sort -u
+}
+
+test_expect_success 'no two modules of src/ call each other, even through one header' '
+	header_functions >fns &&
+	call_edges <fns >edges &&
+	test $(wc -l <edges) -gt 200 &&
+	if ! tsort edges >/dev/null 2>loop; then
+		echo "a circle of calls (x.c calls a function of y.c, ... y.c one of x.c): cut it with a callback struct or a lower module" &&
+		cat loop &&
+		false
+	fi
+'
+
 test_done

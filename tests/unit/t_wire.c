@@ -124,3 +124,30 @@ TEST(err_format)
 	CHECK_STR(dt_strerror(DT_ERR_AUTH), "authentication failed");
 	CHECK_STR(dt_strerror(-99), "unknown error");
 }
+
+TEST(wire_text_stays_a_c_string)
+{
+	struct dt_wbuf	b;
+	size_t		i;
+
+	dt_wbuf_init(&b);
+	CHECK_INT(dt_wbuf_text(&b, NULL, 0), 0);
+	CHECK_STR((char *)b.p, "");
+	CHECK_INT(b.len, 0);
+	CHECK_INT(dt_wbuf_text(&b, "abc", 2), 0);
+	CHECK_INT(dt_wbuf_text(&b, " <- ", 4), 0);
+	CHECK_STR((char *)b.p, "ab <- ");
+	CHECK_INT(b.len, 6);
+	/* Past the first allocation, each growth keeps it terminated. */
+	for (i = 0; i < 1000; i++)
+		CHECK_INT(dt_wbuf_text(&b, "x", 1), 0);
+	CHECK_INT(b.len, 1006);
+	CHECK_INT(strlen((char *)b.p), 1006);
+	/* A length no buffer can hold fails and sticks. */
+	CHECK_INT(dt_wbuf_text(&b, "x", (size_t)-1), -1);
+	CHECK_INT(dt_wbuf_text(&b, "x", (size_t)-1 / 2), -1);
+	CHECK(b.oom);
+	CHECK_INT(dt_wbuf_text(&b, "x", 1), -1);
+	CHECK_INT(b.len, 1006);
+	dt_wbuf_free(&b);
+}
