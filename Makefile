@@ -56,7 +56,10 @@ RDZV_SRC	:= $(wildcard src/rendezvous/*.c)
 COMM_SRC	:= $(wildcard src/comm/*.c)
 PROTO_SRC	:= $(wildcard src/proto/*.c)
 AGENT_SRC	:= $(wildcard src/agent/*.c)
-LAUNCHER_SRC	:= $(filter-out src/launcher/main.c,$(wildcard src/launcher/*.c))
+# What the agent and the launcher share: spawning, job records, the
+# dial-back handshake (linked into libdtagent.a with the agent's pieces).
+HOST_SRC	:= $(wildcard src/host/*.c)
+LAUNCHER_SRC	:= $(wildcard src/launcher/*/*.c)
 KILL_SRC	:= $(wildcard src/kill/*.c)
 UNIT_SRC	:= $(wildcard tests/unit/*.c)
 HELPER_SRC	:= $(wildcard tests/helpers/*.c)
@@ -64,7 +67,7 @@ HELPER_SRC	:= $(wildcard tests/helpers/*.c)
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 
 # The agent's own pieces, shared with the launcher (protocol codec, spawning).
-AGENT_LIB_SRC	:= $(filter-out src/agent/main.c,$(AGENT_SRC))
+AGENT_LIB_SRC	:= $(filter-out src/agent/main.c,$(AGENT_SRC)) $(HOST_SRC)
 
 LIBCOMMON	:= $(B)/libdtcommon.a
 # What only the binaries link: allocators that exit, string vectors. The
@@ -107,7 +110,7 @@ $(B)/%.a:
 
 # Every run of dtrun pays for each library it maps: libevent, libyaml and
 # lz4 are linked in, and libssh2 (with the libcrypto it pulls in) is
-# dlopen()ed at the first ssh host (src/launcher/ssh2lib.c), so a local
+# dlopen()ed at the first ssh host (src/launcher/backend/ssh2lib.c), so a local
 # run maps libc alone.
 DTRUN_LIBS := -Wl,-Bstatic -levent_core -lyaml -llz4 -Wl,-Bdynamic
 $(B)/dtrun: $(call obj,src/launcher/main.c $(LAUNCHER_SRC)) $(LIBS_ALL)
@@ -119,7 +122,7 @@ $(B)/dtrun-agent: $(call obj,src/agent/main.c) $(LIBAGENT) $(LIBPROTO) $(LIBCOMM
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -Wl,-Bstatic -levent_core -llz4 -Wl,-Bdynamic
 
 # dtrun-kill takes -H and the ssh options from dtrun's option table.
-$(B)/dtrun-kill: $(call obj,$(KILL_SRC) src/launcher/opttable.c) $(LIBS_ALL)
+$(B)/dtrun-kill: $(call obj,$(KILL_SRC) src/launcher/cli/opttable.c) $(LIBS_ALL)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 # Workers link libdtcomm: it exports dtcomm_* alone (src/comm/dtcomm.map)

@@ -12,7 +12,7 @@
 #include "proto/agentproto.h"
 #include "common/err.h"
 #include "agent/errfile.h"
-#include "agent/record.h"
+#include "host/record.h"
 
 /*
  * The files lie beside the job records, in the owner-only record

@@ -49,7 +49,7 @@
 #include "agent/hostcheck.h"
 #include "common/iface.h"
 #include "common/mac.h"
-#include "agent/procs.h"
+#include "host/procs.h"
 #include "agent/setup.h"
 #include "common/sys.h"
 #include "common/wire.h"

@@ -44,7 +44,7 @@
 #include <unistd.h>
 
 #include "agent/keeper.h"
-#include "agent/procs.h"
+#include "host/procs.h"
 #include "common/link.h"
 #include "common/log.h"
 #include "common/sys.h"

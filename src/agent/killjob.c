@@ -43,8 +43,8 @@
 #include "common/exitcodes.h"
 #include "agent/killjob.h"
 #include "common/log.h"
-#include "agent/procs.h"
-#include "agent/record.h"
+#include "host/procs.h"
+#include "host/record.h"
 
 /* dtrun top's socket beside the records (TOPSRV_SUFFIX, launcher/topsrv.h). */
 #define KILL_TOP_SUFFIX	".top"

@@ -14,7 +14,7 @@
 #include "agent/agent.h"
 #include "agent/agentint.h"
 #include "agent/errfile.h"
-#include "agent/procs.h"
+#include "host/procs.h"
 #include "agent/progress.h"
 #include "agent/rdzvrelay.h"
 #include "agent/setup.h"

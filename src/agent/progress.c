@@ -26,7 +26,7 @@
 
 #include <event2/event.h>
 
-#include "agent/procs.h"
+#include "host/procs.h"
 #include "agent/progress.h"
 #include "common/err.h"
 #include "common/log.h"

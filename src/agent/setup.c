@@ -22,7 +22,7 @@
 #include "common/err.h"
 #include "common/evfd.h"
 #include "common/wire.h"
-#include "agent/procs.h"
+#include "host/procs.h"
 #include "agent/setup.h"
 
 /* One of the setup's pipes. */

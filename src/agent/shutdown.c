@@ -23,9 +23,9 @@
 
 #include "agent/agentint.h"
 #include "agent/errfile.h"
-#include "agent/procs.h"
+#include "host/procs.h"
 #include "agent/progress.h"
-#include "agent/record.h"
+#include "host/record.h"
 #include "agent/setup.h"
 #include "common/err.h"
 #include "common/exitcodes.h"

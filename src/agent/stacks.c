@@ -13,7 +13,7 @@
  * so every process of the rank is captured, the rank's own first, then its
  * descendants breadth first and the rest of its process group, at most
  * STK_PROCS. Each goes under a "== process PID, parent PPID, state S: CMD"
- * line; dtrun (src/launcher/stackrep.c) picks the one doing the work.
+ * line; dtrun (src/launcher/stacks/stackrep.c) picks the one doing the work.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -34,7 +34,7 @@
 #include "common/sys.h"
 #include "common/wire.h"
 #include "proto/agentproto.h"
-#include "agent/procs.h"
+#include "host/procs.h"
 #include "agent/stacks.h"
 
 extern char **environ;

@@ -11,7 +11,7 @@
  *
  * A rank is every process it runs (wrappers, workers): each is captured,
  * at most 16, under a "== process PID, parent PPID, state S: CMD" line;
- * dtrun picks the one doing the work (src/launcher/stackpick.c).
+ * dtrun picks the one doing the work (src/launcher/stacks/stackpick.c).
  */
 #ifndef DT_STACKS_H
 #define DT_STACKS_H

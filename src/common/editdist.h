@@ -1,7 +1,7 @@
 /*
  * editdist.h -- how far apart two words are, for "did you mean": the
  * hostfile keys (src/hostfile/util.c) and the framework names
- * (src/launcher/fwname.c) both suggest the closest.
+ * (src/launcher/cli/fwname.c) both suggest the closest.
  */
 #ifndef DT_EDITDIST_H
 #define DT_EDITDIST_H

@@ -17,7 +17,7 @@
 #include "common/exitcodes.h"
 #include "agent/killjob.h"
 #include "common/log.h"
-#include "launcher/opttable.h"
+#include "launcher/cli/opttable.h"
 #include "util/strv.h"
 
 /* Before the option list (the tables below). */

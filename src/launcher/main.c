@@ -9,18 +9,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/agents.h"
-#include "launcher/cli.h"
-#include "launcher/netplan.h"
+#include "launcher/job/agents.h"
+#include "launcher/cli/cli.h"
+#include "launcher/plan/netplan.h"
 #include "common/err.h"
 #include "common/exitcodes.h"
-#include "launcher/job.h"
+#include "launcher/job/job.h"
 #include "common/log.h"
-#include "launcher/plan.h"
-#include "launcher/restart.h"
-#include "launcher/signals.h"
-#include "launcher/sync.h"
-#include "launcher/topcli.h"
+#include "launcher/plan/plan.h"
+#include "launcher/job/restart.h"
+#include "launcher/job/signals.h"
+#include "launcher/sync/sync.h"
+#include "launcher/watch/topcli.h"
 #include "common/sys.h"
 
 /* Makes a unique job id into buf. */

@@ -5,7 +5,7 @@
  * One table (phase.c) says, for every frame type and every phase of the
  * side that receives it, whether the frame is taken, dropped as stale (the
  * other side sent it before it heard ours), or a protocol error. dtrun
- * (src/launcher/job.c), the agent (src/agent/agent.c) and the conversation
+ * (src/launcher/job/job.c), the agent (src/agent/agent.c) and the conversation
  * fuzzer all ask it, so a frame out of place is refused the same way
  * everywhere, with a message naming the phase and the frame. The order
  * itself is agentproto.h's conversation.

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/connect.h"
+#include "host/connect.h"
 #include "common/err.h"
 
 int

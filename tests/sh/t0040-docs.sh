@@ -5,7 +5,7 @@
 # everything in place.
 . "$(dirname "$0")/lib.sh"
 
-# The option tables (src/launcher/opttable.c; dtrun-kill's own and the
+# The option tables (src/launcher/cli/opttable.c; dtrun-kill's own and the
 # rows it takes from dtrun's) as "OPTION value|none", one line per
 # spelling, short letters too. -np and -npernode are dtrun's -n with "p" or
 # "pernode" glued on (cli.c), so the docs name them and the table does not.

@@ -77,7 +77,8 @@ test_expect_success 'one name per thing: no struct, union or enum tag is defined
 '
 
 # The floors of src/, and what each may include besides itself. A library
-# never reaches up into the binaries that use it.
+# never reaches up into the binaries that use it; what the agent and the
+# launcher share is src/host, so the launcher includes none of the agent's.
 cat >"$TRASH/floors" <<'EOF'
 common
 util common
@@ -85,9 +86,10 @@ proto common
 hostfile common
 rendezvous common
 comm common rendezvous
-agent common proto
-launcher common util proto hostfile rendezvous agent
-kill common util agent launcher
+host common
+agent common proto host
+launcher common util proto hostfile rendezvous host
+kill common util agent launcher host
 EOF
 
 # "FILE DIR HEADERDIR" for every #include "x.h" in src/ (x.h found by name:
@@ -132,19 +134,112 @@ test_expect_success 'each floor of src/ includes only the floors below it' '
 	END { exit bad }" "$TRASH/floors" inc
 '
 
+# The rooms of src/launcher (README's layout), each a folder, and the rooms
+# each may include besides itself: cli < plan < job (the core: agents,
+# phases, fail-fast, the job's end) < the backends and the features. main.c
+# alone, above them all, may include any.
+cat >"$TRASH/rooms" <<'EOF'
+cli
+plan cli
+job cli plan
+backend cli plan job
+stacks cli plan job
+output cli plan job stacks
+watch cli plan job stacks
+sync cli plan job backend
+check cli plan job backend sync
+EOF
+# The job core's arrows up into its features, still to be cut (features
+# on the core's hooks, issue 33): "ROOM FEATURE FILE". This list may only
+# shrink; never add to it.
+cat >"$TRASH/rooms-known" <<'EOF'
+job check attempt.h
+job output attempt.c
+job output jobend.h
+job output jobframe.c
+job stacks attempt.h
+job sync attempt.c
+job sync job.c
+job sync jobmsg.c
+job watch attempt.c
+job watch attempt.h
+job watch job.c
+job watch jobframe.c
+job watch restart.c
+EOF
+
+# "ROOM FILE": a file of src/launcher outside its rooms, or one over 1,000
+# lines.
+launcher_loose() {
+	(cd "$SRC/src/launcher" && for f in *; do
+		test "$f" = main.c || test -d "$f" ||
+		    echo "src/launcher/$f: move it into the room it belongs to (README: Layout)"
+	done
+	wc -l *.c */*.[ch] | awk '$2 != "total" && $1 > 1000 {
+		printf "src/launcher/%s has %d lines (over 1,000): split it by what it does\n", $2, $1 }')
+}
+
+test_expect_success 'src/launcher is its rooms and main.c; no file of it over 1,000 lines' '
+	(cd "$SRC" && ls src/launcher) >top &&
+	test $(grep -c . top) -ge 9 &&
+	grep -qx main.c top &&
+	launcher_loose >loose &&
+	if test -s loose; then
+		cat loose &&
+		false
+	fi
+'
+
+# "ROOM HEADERROOM FILE" for each #include "launcher/ROOM/x.h" in a room.
+room_arrows() {
+	(cd "$SRC" && grep -HoE '^#include "launcher/[a-z]+/' src/launcher/*/*.[ch]) |
+	    sed 's,^src/launcher/\([a-z]*\)/\([^:]*\):#include "launcher/\([a-z]*\)/,\1 \3 \2,' |
+	    sort -u
+}
+
+# Says which arrows go up (not known), and which known ones are gone.
+room_check() {
+	awk 'FILENAME ~ /rooms$/ { for (i = 1; i <= NF; i++) ok[$1 " " $i] = 1; next }
+	FILENAME ~ /known$/ { known[$0] = 1; next }
+	$1 != $2 && !(($1 " " $2) in ok) {
+		seen[$0] = 1
+		if (!($0 in known))
+			printf "src/launcher/%s/%s includes a header of %s/: %s/ may include only the rooms below it (t0041 rooms)\n", $1, $3, $2, $1
+	}
+	END {
+		for (k in known)
+			if (!(k in seen))
+				printf "\"%s\" is cut: drop it from t0041 rooms-known\n", k
+	}' "$TRASH/rooms" "$TRASH/rooms-known" -
+}
+
+test_expect_success 'each room of src/launcher includes only the rooms below it' '
+	room_arrows >arrows &&
+	test $(wc -l <arrows) -gt 100 &&
+	room_check <arrows >up &&
+	if test -s up; then
+		cat up &&
+		false
+	fi
+'
+
 # "FILE HEADER" for every #include "x.h" without its folder, where some
 # src/DIR/x.h exists: it should say "DIR/x.h", so a reader (and the floor
 # rule above) sees where it comes from.
 bare_includes() {
 	(cd "$SRC" && find src tests/unit tests/helpers fuzz bench -name "*.[ch]" |
-	    sort | xargs awk -v all="$(printf "%s\n" src/*/*)" '
+	    sort | xargs awk -v all="$(printf "%s\n" src/*/* src/launcher/*/*.h)" '
 	BEGIN {
-		# The first src/DIR/NAME of each NAME, in the order of the glob.
+		# The first src/DIR/NAME of each NAME (src/launcher/ROOM/NAME:
+		# DIR is launcher/ROOM), in the order of the globs.
 		n = split(all, p, "\n")
 		for (i = 1; i <= n; i++) {
-			split(p[i], q, "/")
-			if (!(q[3] in dir))
-				dir[q[3]] = q[2]
+			m = split(p[i], q, "/")
+			d = q[2]
+			for (j = 3; j < m; j++)
+				d = d "/" q[j]
+			if (!(q[m] in dir))
+				dir[q[m]] = d
 		}
 	}
 	/^#include "[^\/"]*"/ {
@@ -259,11 +354,11 @@ test_expect_success 'every function a header declares is defined, and used outsi
 '
 
 # "FILE MODULE" for each .c of src/ that includes a private header
-# (DIR/NAMEint.h): the files that share one are one module, NAMEint, as
+# (DIR/NAMEint.h, DIR/ROOM/NAMEint.h): the files that share one are one module, NAMEint, as
 # tmux's files share tmux.h; they may call each other.
 private_modules() {
-	(cd "$SRC" && grep -HoE '#include "[a-z]+/[a-z_]+int\.h"' $(find src -name "*.c") |
-	    sed 's,^\([^:]*\):#include "[a-z]*/\([a-z_]*\)\.h",\1 \2,')
+	(cd "$SRC" && grep -HoE '#include "[a-z/]+/[a-z_]+int\.h"' $(find src -name "*.c") |
+	    sed 's,^\([^:]*\):#include ".*/\([a-z_]*\)\.h",\1 \2,')
 }
 
 # "A B" for every x.c of src/ that calls a function a header declares and

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/check.h"
+#include "launcher/check/check.h"
 #include "common/err.h"
 #include "agent/hostcheck.h"
 #include "common/iface.h"

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "launcher/collapse.h"
-#include "launcher/stackrep.h"
+#include "launcher/output/collapse.h"
+#include "launcher/stacks/stackrep.h"
 #include "test.h"
 
 /* What went out, one "stream ranks line" per group. */

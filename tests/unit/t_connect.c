@@ -1,6 +1,6 @@
 /*
  * t_connect.c -- the libc-only SHA-256/HMAC against OpenSSL, and the agent
- * handshake codec and MACs of src/agent/connect.h.
+ * handshake codec and MACs of src/host/connect.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,7 @@
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
 
-#include "agent/connect.h"
+#include "host/connect.h"
 #include "common/err.h"
 #include "common/mac.h"
 #include "test.h"

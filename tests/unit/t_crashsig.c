@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/crashsig.h"
+#include "launcher/job/crashsig.h"
 #include "test.h"
 
 /* A rank's stderr: some noise, a traceback of three frames, noise after it. */

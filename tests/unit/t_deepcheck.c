@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/deepcheck.h"
+#include "launcher/check/deepcheck.h"
 #include "util/strv.h"
 #include "test.h"
 

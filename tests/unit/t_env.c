@@ -5,12 +5,12 @@
 #include <string.h>
 
 #include "proto/agentproto.h"
-#include "launcher/cli.h"
+#include "launcher/cli/cli.h"
 #include "common/err.h"
-#include "launcher/framework.h"
-#include "launcher/netplan.h"
-#include "launcher/plan.h"
-#include "launcher/rankenv.h"
+#include "launcher/plan/framework.h"
+#include "launcher/plan/netplan.h"
+#include "launcher/plan/plan.h"
+#include "launcher/plan/rankenv.h"
 #include "util/strv.h"
 #include "test.h"
 

@@ -5,8 +5,8 @@
  */
 #include <string.h>
 
-#include "launcher/agents.h"
-#include "launcher/hostframe.h"
+#include "launcher/job/agents.h"
+#include "launcher/job/hostframe.h"
 #include "common/err.h"
 #include "common/wire.h"
 #include "proto/agentproto.h"

@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/cli.h"
+#include "launcher/cli/cli.h"
 #include "common/err.h"
-#include "launcher/lines.h"
-#include "launcher/prefix.h"
+#include "launcher/output/lines.h"
+#include "launcher/cli/prefix.h"
 #include "util/strv.h"
 #include "test.h"
 

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/cli.h"
+#include "launcher/cli/cli.h"
 #include "hostfile/config.h"
-#include "launcher/opttable.h"
-#include "launcher/yamlopts.h"
+#include "launcher/cli/opttable.h"
+#include "launcher/cli/yamlopts.h"
 #include "test.h"
 
 /* The row whose engine.yaml key is key, or NULL; *n counts them. */

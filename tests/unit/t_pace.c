@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/pace.h"
+#include "launcher/watch/pace.h"
 #include "test.h"
 
 /*

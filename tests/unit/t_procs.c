@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "agent/procs.h"
+#include "host/procs.h"
 #include "test.h"
 
 TEST(proc_signal_checks_start_time)

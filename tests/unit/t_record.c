@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "agent/record.h"
+#include "host/record.h"
 #include "test.h"
 
 /* Parses text as a record file; returns record_parse's result, why in why. */

@@ -6,7 +6,7 @@
 
 #include <event2/event.h>
 
-#include "launcher/resolve.h"
+#include "launcher/backend/resolve.h"
 #include "test.h"
 
 struct answer {

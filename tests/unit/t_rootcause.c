@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "proto/agentproto.h"
-#include "launcher/rootcause.h"
+#include "launcher/job/rootcause.h"
 #include "util/strv.h"
 #include "test.h"
 

@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/cli.h"
+#include "launcher/cli/cli.h"
 #include "common/err.h"
 #include "common/log.h"
-#include "launcher/plan.h"
+#include "launcher/plan/plan.h"
 #include "test.h"
 
 /* Builds the plan for argv (NULL-terminated) under the current environment. */

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "launcher/sshconf.h"
+#include "launcher/cli/sshconf.h"
 #include "test.h"
 
 /* Writes text to a fresh config file; returns its path (static). */

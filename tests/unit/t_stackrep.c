@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "proto/agentproto.h"
-#include "launcher/stackpick.h"
-#include "launcher/stackrep.h"
-#include "launcher/stacksig.h"
+#include "launcher/stacks/stackpick.h"
+#include "launcher/stacks/stackrep.h"
+#include "launcher/stacks/stacksig.h"
 #include "test.h"
 
 /* What the agent sends for a Python rank: eu-stack, then gdb's Python frames. */

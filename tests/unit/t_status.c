@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/status.h"
+#include "launcher/output/status.h"
 #include "test.h"
 
 TEST(status_summary_lines)

@@ -2,11 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/cli.h"
+#include "launcher/cli/cli.h"
 #include "common/err.h"
-#include "launcher/plan.h"
+#include "launcher/plan/plan.h"
 #include "util/strv.h"
-#include "launcher/sync.h"
+#include "launcher/sync/sync.h"
 #include "test.h"
 
 static char	*saved_home;

@@ -11,7 +11,7 @@
 
 #include <event2/event.h>
 
-#include "launcher/topsrv.h"
+#include "launcher/watch/topsrv.h"
 #include "test.h"
 
 /*

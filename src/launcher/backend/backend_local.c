@@ -1,0 +1,173 @@
+/*
+ * backend_local.c -- the local launcher's agent: dtrun-agent started on
+ * this machine, speaking over a socketpair. It is put in its own process
+ * group so a terminal's Ctrl-C reaches dtrun alone, which decides.
+ *
+ * Room launcher/backend/: the ways to reach agents: a local pipe, ssh
+ * (libssh2, jump hosts, the agent's upload), srun. It includes only cli/,
+ * plan/ and job/ (t0041's rooms).
+ */
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launcher/backend/agentbin.h"
+#include "launcher/backend/child.h"
+#include "common/err.h"
+#include "launcher/job/job.h"
+#include "common/link.h"
+#include "common/log.h"
+#include "launcher/plan/plan.h"
+#include "host/procs.h"
+#include "proto/agentproto.h"
+#include "util/xmalloc.h"
+
+extern char **environ;
+
+struct local {
+	struct link	*link;
+	pid_t		 pid;
+};
+
+static void
+local_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
+{
+	job_host_frame(arg, type, p, n);
+}
+
+static void
+local_close(void *arg, int err, const char *why)
+{
+	job_host_closed(arg, err, why);
+}
+
+static int
+local_start(struct job_host *h, struct dt_err *e)
+{
+	struct local		*l;
+	struct link_cbs		 cbs;
+	char			 path[PATH_MAX];
+	char			*argv[2];
+	int			 sv[2], rc;
+	pid_t			 pid;
+
+	if ((rc = agentbin_path(path, sizeof(path), e)) != 0)
+		return rc;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "socketpair: %s",
+		    strerror(errno));
+	argv[0] = "dtrun-agent";
+	argv[1] = NULL;
+	rc = child_spawn(&pid, path, argv, environ, sv[1], sv[1], -1);
+	close(sv[1]);
+	if (rc != 0) {
+		close(sv[0]);
+		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "cannot start %s: %s",
+		    path, strerror(rc));
+	}
+	l = xcalloc(1, sizeof(*l));
+	l->pid = pid;
+	cbs.frame = local_frame;
+	cbs.close = local_close;
+	cbs.drain = NULL;
+	cbs.arg = h;
+	if ((l->link = link_new(job_base(h), sv[0], sv[0], AP_FRAME_MAX,
+	    &cbs)) == NULL) {
+		kill(pid, SIGKILL);
+		close(sv[0]);
+		free(l);
+		return dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
+	}
+	h->priv = l;
+	h->link = l->link;
+	log_debug("started agent pid %d for %s", (int)pid, h->ph->name);
+	return 0;
+}
+
+/*
+ * Kills the agent at once. The agent's ranks have PR_SET_PDEATHSIG: they
+ * die with it, and its keeper (our child, l->pid) kills what they left.
+ * Killing the keeper instead would have the agent stop with the grace.
+ */
+static void
+local_kill(struct job_host *h)
+{
+	struct local		*l = h->priv;
+	struct proc_info	 pi;
+
+	if (l->pid <= 0)
+		return;
+	/* While our child is unreaped, its child's pid is the agent's. */
+	if (h->agent_pid > 0 && proc_info(h->agent_pid, &pi) == 0 &&
+	    pi.ppid == l->pid && proc_signal(h->agent_pid, pi.start,
+	    SIGKILL) == 0)
+		return;
+	kill(l->pid, SIGKILL);
+}
+
+static void
+local_reaped(struct job_host *h, pid_t pid, int status)
+{
+	struct local	*l = h->priv;
+
+	if (pid != l->pid)
+		return;
+	l->pid = 0;
+	if (WIFSIGNALED(status) || WEXITSTATUS(status) != 0)
+		log_debug("agent for %s ended with status %d", h->ph->name,
+		    status);
+}
+
+/* Closes the link: the agent sees it end, and exits. */
+static void
+local_hangup(struct job_host *h)
+{
+	struct local	*l = h->priv;
+
+	if (l->link != NULL)
+		link_free(l->link);
+	l->link = NULL;
+	h->link = NULL;
+}
+
+static void
+local_free(struct job_host *h)
+{
+	struct local	*l = h->priv;
+
+	if (l == NULL)
+		return;
+	if (l->link != NULL)
+		link_free(l->link);
+	/*
+	 * The link's close tells the agent to exit, and its keeper follows
+	 * once nothing of the job is left: woken the moment it does, for up
+	 * to 2 s.
+	 */
+	if (l->pid > 0 && child_wait(l->pid, NULL, 2000) == 0)
+		l->pid = 0;
+	if (l->pid > 0) {
+		kill(l->pid, SIGKILL);
+		waitpid(l->pid, NULL, 0);
+	}
+	free(l);
+	h->priv = NULL;
+}
+
+const struct backend backend_local = {
+	.name = "local",
+	.reuse = BE_REUSE_HOST,
+	.start = local_start,
+	.kill = local_kill,
+	.reaped = local_reaped,
+	.hangup = local_hangup,
+	.free = local_free,
+};

@@ -1,0 +1,237 @@
+/*
+ * straggle.c -- the running job's stragglers (straggle.h): pace.c keeps
+ * the paces; this file gives it the clock, judges on a timer, and says
+ * what it found. A rank is named once per attempt:
+ *
+ *	dtrun: straggler: rank 5 on gpu07: 1.19 s/step vs median 1.02 s (last 60 steps)
+ *
+ * and a host all of whose ranks are named at once, once for them all.
+ *
+ * Room launcher/watch/: the running job seen from outside: pace,
+ * stragglers, dtrun top. It includes only cli/, plan/, job/ and stacks/
+ * (t0041's rooms).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "common/log.h"
+#include "common/sys.h"
+#include "launcher/cli/opts.h"
+#include "launcher/watch/pace.h"
+#include "launcher/plan/plan.h"
+#include "launcher/stacks/stackask.h"
+#include "launcher/stacks/stackrep.h"
+#include "launcher/watch/straggle.h"
+#include "util/xmalloc.h"
+
+struct straggle {
+	const struct opts	*o;
+	const struct plan	*p;
+	struct stackask		*stk;
+	struct straggle_cbs	 cb;
+	struct pace		*pace;
+	struct event		*timer;
+	struct pace_slow	*out;		/* a judgement's names */
+	size_t			*named;		/* per host, in a judgement */
+	int			 stopped;
+};
+
+static uint64_t
+straggle_now(void)
+{
+	return dt_clock_ms(CLOCK_MONOTONIC);
+}
+
+/* "1.19 s/step vs median 1.02 s (last 60 steps)", or per line. */
+static void
+straggle_evidence(const struct pace_slow *s, char *buf, size_t len)
+{
+	char	shape[2 * PACE_SHAPE_MAX + 8];
+
+	if (s->exact) {
+		snprintf(buf, len, "%.3g s/step vs median %.3g s (last %zu "
+		    "steps)", s->secs, s->median, s->steps);
+		return;
+	}
+	log_escape(shape, sizeof(shape), s->shape);
+	snprintf(buf, len, "%.3g s per \"%s\" line vs median %.3g s (last %zu "
+	    "lines)", s->secs, shape, s->median, s->steps);
+}
+
+/* What --on-straggler asks, for who (its ranks in only, taken). */
+static void
+straggle_act(struct straggle *st, const char *who, uint8_t *only)
+{
+	char	why[256];
+
+	if (st->o->on_straggler == STRAGGLE_STACK) {
+		snprintf(why, sizeof(why), "straggler %s", who);
+		stackask_ask(st->stk, why, STK_THEN_NONE, only);
+		return;
+	}
+	free(only);
+	if (st->o->on_straggler == STRAGGLE_STOP && !st->stopped) {
+		st->stopped = 1;
+		st->cb.stop(st->cb.arg, who);
+	}
+}
+
+static int
+straggle_cmp_u32(const void *a, const void *b)
+{
+	uint32_t	x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Host h, every one of whose ranks is among the n named: once for all. */
+static void
+straggle_host(struct straggle *st, size_t h, size_t n)
+{
+	const struct plan	*p = st->p;
+	const struct pace_slow	*first = NULL;
+	uint32_t		*v = xcalloc(n + 1, sizeof(*v));
+	uint8_t			*only = xcalloc(p->nranks + 1, 1);
+	size_t			 i, k = 0;
+	char			 ev[512], who[512], ranks[256];
+
+	for (i = 0; i < n; i++) {
+		if ((size_t)p->ranks[st->out[i].rank].host != h)
+			continue;
+		if (first == NULL)
+			first = &st->out[i];
+		v[k++] = st->out[i].rank;
+		only[st->out[i].rank] = 1;
+	}
+	qsort(v, k, sizeof(*v), straggle_cmp_u32);
+	stk_ranges(ranks, sizeof(ranks), v, k);
+	straggle_evidence(first, ev, sizeof(ev));
+	snprintf(who, sizeof(who), "host %s (ranks %s)", p->hosts[h].name,
+	    ranks);
+	log_notice("straggler: %s: all its ranks; rank %zu: %s", who,
+	    first->rank, ev);
+	free(v);
+	straggle_act(st, who, only);
+}
+
+/* Names the n ranks of one judgement: a whole host once, else each. */
+static void
+straggle_say(struct straggle *st, size_t n)
+{
+	const struct plan	*p = st->p;
+	size_t			 i, h;
+	uint8_t			*only;
+	char			 ev[512], who[512];
+
+	memset(st->named, 0, p->nhosts * sizeof(*st->named));
+	for (i = 0; i < n; i++)
+		st->named[p->ranks[st->out[i].rank].host]++;
+	for (h = 0; h < p->nhosts; h++) {
+		if (st->named[h] < 2 || st->named[h] != (size_t)p->hosts[h].nranks)
+			continue;
+		straggle_host(st, h, n);
+		st->named[h] = SIZE_MAX;	/* said */
+	}
+	for (i = 0; i < n; i++) {
+		if (st->named[p->ranks[st->out[i].rank].host] == SIZE_MAX)
+			continue;
+		straggle_evidence(&st->out[i], ev, sizeof(ev));
+		snprintf(who, sizeof(who), "rank %zu on %s", st->out[i].rank,
+		    p->hosts[p->ranks[st->out[i].rank].host].name);
+		log_notice("straggler: %s: %s", who, ev);
+		only = xcalloc(p->nranks + 1, 1);
+		only[st->out[i].rank] = 1;
+		straggle_act(st, who, only);
+	}
+}
+
+/* ARGSUSED */
+static void
+straggle_judge_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct straggle	*st = arg;
+	size_t		 n;
+
+	if (st->stopped)
+		return;
+	if ((n = pace_judge(st->pace, straggle_now(), st->out,
+	    st->p->nranks)) > 0)
+		straggle_say(st, n);
+}
+
+struct straggle *
+straggle_new(struct event_base *base, const struct opts *o,
+    const struct plan *p, struct stackask *stk, const struct straggle_cbs *cb)
+{
+	struct straggle	*st;
+
+	if (o->straggler_threshold <= 0)
+		return NULL;
+	st = xcalloc(1, sizeof(*st));
+	st->o = o;
+	st->p = p;
+	st->stk = stk;
+	st->cb = *cb;
+	st->pace = pace_new(p->nranks, o->straggler_threshold);
+	st->out = xcalloc(p->nranks + 1, sizeof(*st->out));
+	st->named = xcalloc(p->nhosts + 1, sizeof(*st->named));
+	st->timer = event_new(base, -1, EV_PERSIST, straggle_judge_cb, st);
+	return st;
+}
+
+void
+straggle_free(struct straggle *st)
+{
+	if (st == NULL)
+		return;
+	if (st->timer != NULL)
+		event_free(st->timer);
+	pace_free(st->pace);
+	free(st->out);
+	free(st->named);
+	free(st);
+}
+
+void
+straggle_started(struct straggle *st)
+{
+	struct timeval	tv = { STRAGGLE_JUDGE_MS / 1000,
+			    STRAGGLE_JUDGE_MS % 1000 * 1000 };
+
+	if (st != NULL && st->timer != NULL)
+		event_add(st->timer, &tv);
+}
+
+void
+straggle_output(struct straggle *st, size_t rank, const char *p, size_t n)
+{
+	if (st != NULL)
+		pace_output(st->pace, rank, p, n, straggle_now());
+}
+
+void
+straggle_step(struct straggle *st, size_t rank, uint64_t step,
+    uint64_t age_ms)
+{
+	uint64_t	now;
+
+	if (st == NULL)
+		return;
+	now = straggle_now();
+	pace_step(st->pace, rank, step, now > age_ms ? now - age_ms : 0);
+}
+
+void
+straggle_peek(struct straggle *st, size_t rank, int live,
+    struct pace_now *pn)
+{
+	if (st == NULL) {
+		memset(pn, 0, sizeof(*pn));
+		return;
+	}
+	pace_peek(st->pace, rank, live ? straggle_now() : 0, pn);
+}
