@@ -80,7 +80,7 @@ test_expect_success '--master-port/--master_port and --master-addr/--master_addr
 		grep -qx "0 127.0.0.1:29511" out && grep -qx "1 127.0.0.1:29511" out || return 1
 	done &&
 	test_expect_code 2 dtrun --master-port 70000 true 2>err &&
-	grep -q "want a port" err
+	grep -q "^dtrun: --master-port 70000: want 1 to 65535$" err
 '
 
 test_expect_success 'torchrun'"'"'s --standalone, --rdzv-backend, --rdzv-id are ignored with a note' '

@@ -77,10 +77,10 @@ test_expect_success 'the summary of a timeout and of Ctrl-C' '
 '
 
 test_expect_success 'a timeout before any rank started: nothing said to be stopped' '
-	test_expect_code 124 dtrun -n 2 --timeout 1e-9 sleep 30 2>err &&
-	grep -qx "dtrun: job timed out after 1e-09 s (--timeout) before any rank started" err &&
+	test_expect_code 124 dtrun -n 2 --timeout 0.001 sleep 30 2>err &&
+	grep -qx "dtrun: job timed out after 0.001 s (--timeout) before any rank started" err &&
 	! grep -q "stopping 0 ranks" err &&
-	test "$(tail -n 1 err)" = "dtrun: job failed: timed out after 1e-09 s (--timeout); no rank had started"
+	test "$(tail -n 1 err)" = "dtrun: job failed: timed out after 0.001 s (--timeout); no rank had started"
 '
 
 test_expect_success 'an agent lost before its ranks started: none counted as stopped' '

@@ -51,10 +51,17 @@ test_expect_success 'a table: a row per rank, its state, step, pace, CPU and mem
 	test ! -e "$(rundir)/$id.top"
 '
 
+# True once dtrun top --json (into view.json) shows every rank's pace.
+json_paced() {
+	dtrun top --json >view.json &&
+	    python3 -c 'import json; v = json.load(open("view.json")); assert all(r["secs_per_step"] for r in v["ranks"])' 2>/dev/null
+}
+
 test_expect_success '--json: one object, parsed; the straggler first' '
 	start_job -n 4 --straggler-threshold 10% "$STEP" -p 0.1 -c -s 3 -n 400 &&
 	wait_for 60 grep -q "^dtrun: straggler: rank 3 " job.err &&
-	dtrun top --json >view.json &&
+	# Until every rank has its pace in the view too (each row its own clock).
+	wait_for 30 json_paced &&
 	python3 -c "
 import json, sys
 v = json.load(open(\"view.json\"))
