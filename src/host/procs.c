@@ -66,12 +66,25 @@ static int	spawn_slot_max = -1;
 /* The cloned child's stack: it only sets itself up and execs. */
 static char	spawn_stack[64 * 1024] __attribute__((aligned(16)));
 
+/*
+ * Sets sig to its default in the kernel itself: glibc's sigaction refuses
+ * the two signals it keeps for itself (32 and 33), which a process can
+ * inherit ignored all the same. All zero is SIG_DFL, no flags, no mask,
+ * whatever the architecture's layout of the kernel's struct.
+ */
+static void
+spawn_sig_default(int sig)
+{
+	unsigned long	dfl[4] = { 0, 0, 0, 0 };
+
+	syscall(SYS_rt_sigaction, sig, dfl, NULL, (size_t)(NSIG / 8));
+}
+
 /* The child, after vfork or clone: only async-signal-safe calls. */
 static int
 spawn_child(void *arg)
 {
 	struct spawn_args	*sa = arg;
-	struct sigaction	 dfl;
 	sigset_t		 none;
 	int			 sig;
 
@@ -80,15 +93,13 @@ spawn_child(void *arg)
 		sa->child_errno = errno;
 		_exit(EXIT_NOTFOUND);
 	}
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
 	if (sa->sigs != NULL)
 		for (sig = 0; sig < sa->nsigs; sig++)
-			sigaction(sa->sigs[sig], &dfl, NULL);
+			spawn_sig_default(sa->sigs[sig]);
 	else
 		for (sig = 1; sig < NSIG; sig++)
 			if (sig != SIGKILL && sig != SIGSTOP)
-				sigaction(sig, &dfl, NULL);
+				spawn_sig_default(sig);
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/*
