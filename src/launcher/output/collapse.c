@@ -35,7 +35,12 @@
 #include "util/xmalloc.h"
 
 #define COLLAPSE_BUCKETS	16384	/* a power of two */
-#define COLLAPSE_GAP		(1ULL << 20)
+#define COLLAPSE_GAP		(1ULL << 40)
+/* A group put after its rank's last takes at most this much of the gap
+   before the next: each rank's lines keep coming right after its own, and
+   halving one gap each time ran it out every 20 lines, renumbering the
+   whole list (4 ranks x 250k lines: 3.9x the time without --collapse). */
+#define COLLAPSE_STEP		(1ULL << 20)
 #define COLLAPSE_ORD_TOP	(1ULL << 62)
 /* How far along a run of one-rank groups a pop looks for the oldest. */
 #define COLLAPSE_RUN_LOOK	1024
@@ -405,13 +410,15 @@ static void
 collapse_place(struct collapse *c, struct cgroup *g, struct cgroup *prev)
 {
 	struct cgroup	*next = prev ? prev->next : c->head[g->stream];
+	uint64_t	 base, half;
 
 	if ((next != NULL && next->ord - (prev ? prev->ord : 0) < 2) ||
 	    (next == NULL && prev != NULL && prev->ord > COLLAPSE_ORD_TOP))
 		collapse_renumber(c, g->stream);
-	g->ord = next != NULL ? (prev ? prev->ord : 0) +
-	    (next->ord - (prev ? prev->ord : 0)) / 2 :
-	    (prev ? prev->ord : 0) + COLLAPSE_GAP;
+	base = prev ? prev->ord : 0;
+	half = next != NULL ? (next->ord - base) / 2 : COLLAPSE_GAP;
+	g->ord = base + (next != NULL && half > COLLAPSE_STEP ? COLLAPSE_STEP :
+	    half);
 	g->prev = prev;
 	g->next = next;
 	*(prev ? &prev->next : &c->head[g->stream]) = g;
