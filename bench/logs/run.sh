@@ -6,7 +6,8 @@
 #   local        dtrun -n R linegen 250000 (with its "[R] " prefixes), every
 #                default on: the straggler watch looks at every rank's lines
 #   watch off    the same with --straggler-threshold 0
-#   collapse     the same with --collapse (off by default)
+#   collapse     the same with --collapse (off into a pipe; on by default only
+#                on a terminal with 8 or more ranks)
 #   stderr       the lines on stderr, dtrun's stderr into the pipe
 #   stderr tail  the same with --max-restarts 1: each rank's stderr tail is
 #                kept for the crash signature of a failure (off by default)
