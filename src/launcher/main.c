@@ -10,15 +10,20 @@
 #include <unistd.h>
 
 #include "launcher/job/agents.h"
+#include "launcher/check/check.h"
 #include "launcher/cli/cli.h"
 #include "launcher/plan/netplan.h"
 #include "common/err.h"
 #include "common/exitcodes.h"
+#include "launcher/job/hooks.h"
 #include "launcher/job/job.h"
 #include "common/log.h"
 #include "launcher/plan/plan.h"
 #include "launcher/job/restart.h"
 #include "launcher/job/signals.h"
+#include "launcher/output/output.h"
+#include "launcher/stacks/stackask.h"
+#include "launcher/watch/straggle.h"
 #include "launcher/sync/sync.h"
 #include "launcher/watch/topcli.h"
 #include "common/sys.h"
@@ -44,12 +49,35 @@ make_id(char *buf, size_t len)
 		snprintf(buf + n, len - n, "%02x", r[i]);
 }
 
+/*
+ * The features a job runs with, on the core's hooks (job/hooks.h), in the
+ * order each moment calls them: the output first, so its status line is
+ * cleared before anything else prints. A new feature is one line here.
+ */
+static const struct job_feature *const job_features[] = {
+	&output_feature,
+	&stacks_feature,
+	&watch_feature,
+	&check_feature,
+	&sync_feature,
+	NULL
+};
+
+/* dtrun --check runs no rank: nothing to watch, nothing to copy. */
+static const struct job_feature *const check_features[] = {
+	&output_feature,
+	&stacks_feature,
+	&check_feature,
+	NULL
+};
+
 /* dtrun --check: the whole check as one attempt of the job (check.h); dtrun's exit status. */
 static int
 check_run(const struct opts *o, const struct plan *p, const char *id)
 {
 	struct job_attempt	 a;
 	struct job_scope	*sc;
+	struct features		*fs;
 	int			 rc;
 
 	memset(&a, 0, sizeof(a));
@@ -57,7 +85,10 @@ check_run(const struct opts *o, const struct plan *p, const char *id)
 	signals_hold(1);
 	if ((sc = job_scope_new(o)) == NULL)
 		return EXIT_INTERNAL;
+	fs = features_new(check_features, agents_base(sc), o, id);
+	a.features = fs;
 	rc = job_run(sc, o, p, id, &a);
+	features_free(fs);
 	job_scope_free(sc);
 	job_attempt_free(&a);
 	return rc;
@@ -116,7 +147,7 @@ main(int argc, char **argv)
 	} else {
 		dt_raise_nofile();
 		dt_malloc_steady();
-		rc = restart_run(&o, &p, id);
+		rc = restart_run(&o, &p, id, job_features);
 	}
 	plan_free(&p);
 	cli_free(&o);

@@ -149,25 +149,6 @@ watch cli plan job stacks
 sync cli plan job backend
 check cli plan job backend sync
 EOF
-# The job core's arrows up into its features, still to be cut (features
-# on the core's hooks, issue 33): "ROOM FEATURE FILE". This list may only
-# shrink; never add to it.
-cat >"$TRASH/rooms-known" <<'EOF'
-job check attempt.h
-job output attempt.c
-job output jobend.h
-job output jobframe.c
-job stacks attempt.h
-job sync attempt.c
-job sync job.c
-job sync jobmsg.c
-job watch attempt.c
-job watch attempt.h
-job watch job.c
-job watch jobframe.c
-job watch restart.c
-EOF
-
 # "ROOM FILE": a file of src/launcher outside its rooms, or one over 1,000
 # lines.
 launcher_loose() {
@@ -197,20 +178,12 @@ room_arrows() {
 	    sort -u
 }
 
-# Says which arrows go up (not known), and which known ones are gone.
+# Says which arrows go up.
 room_check() {
 	awk 'FILENAME ~ /rooms$/ { for (i = 1; i <= NF; i++) ok[$1 " " $i] = 1; next }
-	FILENAME ~ /known$/ { known[$0] = 1; next }
 	$1 != $2 && !(($1 " " $2) in ok) {
-		seen[$0] = 1
-		if (!($0 in known))
-			printf "src/launcher/%s/%s includes a header of %s/: %s/ may include only the rooms below it (t0041 rooms)\n", $1, $3, $2, $1
-	}
-	END {
-		for (k in known)
-			if (!(k in seen))
-				printf "\"%s\" is cut: drop it from t0041 rooms-known\n", k
-	}' "$TRASH/rooms" "$TRASH/rooms-known" -
+		printf "src/launcher/%s/%s includes a header of %s/: %s/ may include only the rooms below it (t0041 rooms)\n", $1, $3, $2, $1
+	}' "$TRASH/rooms" -
 }
 
 test_expect_success 'each room of src/launcher includes only the rooms below it' '
@@ -219,6 +192,28 @@ test_expect_success 'each room of src/launcher includes only the rooms below it'
 	room_check <arrows >up &&
 	if test -s up; then
 		cat up &&
+		false
+	fi
+'
+
+# The features live on the core's hooks (job/hooks.h): each one defined
+# is listed in main.c's job_features, and none reads a host's phase, the
+# core's own (agents.h host_hello and host_done say what they may know).
+test_expect_success 'every feature is on the hooks list; only the core reads a host phase' '
+	(cd "$SRC" && grep -ho "^const struct job_feature [a-z_]*" src/launcher/*/*.c) |
+	    sed "s/.* //" | sort >defined &&
+	test $(wc -l <defined) -ge 5 &&
+	sed -n "/^static const struct job_feature \*const job_features/,/^};/p" \
+	    "$SRC/src/launcher/main.c" | grep -o "&[a-z_]*" | tr -d "&" | sort >listed &&
+	comm -23 defined listed >unlisted &&
+	if test -s unlisted; then
+		sed "s/^/not in main.c job_features: /" unlisted &&
+		false
+	fi &&
+	{ (cd "$SRC" && grep -n "\(->\|\.\)at\.\(phase\|hello\)" src/launcher/*/*.c) |
+	    grep -v "^src/launcher/job/" || true; } >peek &&
+	if test -s peek; then
+		sed "s/\$/: use host_hello or host_done (agents.h)/" peek &&
 		false
 	fi
 '

@@ -5,6 +5,7 @@
 #include "launcher/cli/cli.h"
 #include "common/err.h"
 #include "launcher/plan/plan.h"
+#include "launcher/plan/rundir.h"
 #include "util/strv.h"
 #include "launcher/sync/sync.h"
 #include "test.h"
@@ -87,15 +88,15 @@ TEST(sync_argv_local_and_dir)
 	char			buf[256], *key[] = { "k" };
 
 	sync_opts(&o, "/x/%h/100%%", key);
-	CHECK_STR(sync_dir(&o, &ph, 0, buf, sizeof(buf)), "/x/h/100%");
+	CHECK_STR(run_dir(&o, &ph, 0, buf, sizeof(buf)), "/x/h/100%");
 	CHECK_INT(sync_argv(&o, &ph, 1, &v, &e), 0);
 	CHECK_INT(v.n, 7);
 	CHECK_STR(v.v[6], "/x/h/100%/");
 	strv_free(&v);
 	home_set("/home/me");
 	o.sync_dst = "~/d";
-	CHECK_STR(sync_dir(&o, &ph, 1, buf, sizeof(buf)), "/home/me/d");
-	CHECK_STR(sync_dir(&o, &ph, 0, buf, sizeof(buf)), "d");
+	CHECK_STR(run_dir(&o, &ph, 1, buf, sizeof(buf)), "/home/me/d");
+	CHECK_STR(run_dir(&o, &ph, 0, buf, sizeof(buf)), "d");
 	home_restore();
 }
 

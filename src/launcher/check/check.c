@@ -29,7 +29,7 @@
 #include "launcher/job/agents.h"
 #include "common/log.h"
 #include "launcher/plan/plan.h"
-#include "launcher/sync/sync.h"
+#include "launcher/plan/rundir.h"
 #include "common/sys.h"
 #include "util/xmalloc.h"
 
@@ -158,7 +158,7 @@ check_send(struct check *c, size_t i, uint32_t step, const char *target)
 	ak.cwd = c->p->local || c->p->hosts[i].here ||
 	    getcwd(dir, sizeof(dir)) == NULL ? "" : dir;
 	if (c->o->sync_dst != NULL && !c->o->check)
-		ak.cwd = (char *)sync_dir(c->o, &c->p->hosts[i], c->p->local ||
+		ak.cwd = (char *)run_dir(c->o, &c->p->hosts[i], c->p->local ||
 		    c->p->hosts[i].here, dir, sizeof(dir));
 	check_env(c, &env);
 	ak.env = env.v;

@@ -18,9 +18,13 @@
 #include <stdint.h>
 
 struct check;
+struct job_feature;
 struct job_host;
 struct opts;
 struct plan;
+
+/* The check on the job's hooks (checkfeat.c). */
+extern const struct job_feature check_feature;
 
 #define CHECK_EXIT		78	/* problems found (sysexits' EX_CONFIG) */
 #define CHECK_SKEW_MAX_MS	1000	/* a clock further off is a problem */

@@ -18,9 +18,8 @@
  *
  * Room launcher/job/: the core: every host's agent and phase, the frames
  * they send (jobframe.c), fail-fast, the job's end and its root cause,
- * restarts. It includes only cli/ and plan/; its arrows up into the
- * features are listed in t0041's rooms-known, to be cut by hooks (t0041's
- * rooms).
+ * restarts. It includes only cli/ and plan/: the features above it live on
+ * its hooks (hooks.h), and t0041 keeps it so.
  */
 
 #include <string.h>
@@ -33,8 +32,6 @@
 #include "launcher/job/job.h"
 #include "common/log.h"
 #include "launcher/job/ranks.h"
-#include "launcher/watch/topsrv.h"
-#include "launcher/sync/sync.h"
 #include "common/sys.h"
 #include "util/xmalloc.h"
 
@@ -144,7 +141,7 @@ job_stop(struct job *j, int sig, double grace)
 	if (!job_stopping(j))
 		jobrdzv_abort(&j->run.rdzv, "the job is stopping");
 	j->phase = JP_STOPPING;
-	sync_stop(j->run.sync);
+	HOOKS_CALL(&j->run.hooks, stopping);
 	for (i = 0; i < j->plan->nhosts; i++) {
 		h = j->hosts[i];
 		if (host_done(h))
@@ -202,42 +199,59 @@ job_send_all(struct job *j)
 	}
 }
 
-/* The check's callbacks (check.h). */
-static void
-job_check_done(void *arg, int code)
+/* What a feature may ask (hooks.h). */
+int
+job_ctl_stopping(const struct job *j)
 {
-	struct job	*j = arg;
+	return job_stopping(j);
+}
 
-	j->checked = 1;
+void
+job_ctl_fail(struct job *j, int code)
+{
+	job_fail(j, code);
+}
+
+void
+job_ctl_stop(struct job *j, int code)
+{
 	if (job_stopping(j))
 		return;
-	if (code == 0 && !j->o->check) {
-		job_advance(j);
-		return;
-	}
 	if (code != 0)
 		jobend_exit(&j->je, code);
 	job_stop(j, SIGTERM, j->o->kill_grace);
 }
 
-static void
-job_check_quiet(void *arg)
+struct jobend *
+job_ctl_end(struct job *j)
 {
-	struct job	*j = arg;
-
-	status_done(j->run.st);
+	return &j->je;
 }
 
-/* The --sync-dst-dir copies are done (code 0) or one failed. */
-static void
-job_synced(void *arg, int code)
+void
+job_ctl_hold(struct job *j, enum job_gate g)
 {
-	struct job	*j = arg;
+	j->held[g]++;
+}
 
-	j->synced = 1;
-	if (code != 0)
-		job_fail(j, code);
+void
+job_ctl_release(struct job *j, enum job_gate g)
+{
+	if (j->held[g] > 0)
+		j->held[g]--;
 	job_advance(j);
+}
+
+void
+job_ctl_quiet(struct job *j)
+{
+	HOOKS_CALL(&j->run.hooks, quiet);
+}
+
+void *
+job_feature_state(const struct job *j, const struct job_feature *f)
+{
+	return hooks_state(&j->run.hooks, f);
 }
 
 /*
@@ -247,6 +261,7 @@ job_synced(void *arg, int code)
 static void
 job_start_all(struct job *j)
 {
+	char	note[256];
 	size_t	h;
 
 	j->started = 1;
@@ -254,8 +269,7 @@ job_start_all(struct job *j)
 		ap_put_empty(&j->wb, AP_START);
 		job_send(j->hosts[h]);
 	}
-	stackask_started(j->run.stk);
-	straggle_started(j->run.strag);
+	HOOKS_CALL(&j->run.hooks, started);
 	jobrdzv_started(&j->run.rdzv);
 	/* The id once on a terminal, for dtrun top; each attempt at -v. */
 	if (log_level > 0 || (log_level == 0 && j->att->n == 0 &&
@@ -263,13 +277,13 @@ job_start_all(struct job *j)
 		log_notice("started %zu rank%s on %zu host%s (job %s%s)",
 		    j->plan->nranks, j->plan->nranks == 1 ? "" : "s",
 		    j->plan->nnodes, j->plan->nnodes == 1 ? "" : "s", j->id,
-		    j->att->top != NULL ? "; dtrun top shows it" : "");
+		    hooks_note(&j->run.hooks, note, sizeof(note)));
 }
 
 /*
- * Moves the attempt on once its phase's wait is over: every HELLO (and the
- * sync), then every CHECKED (--check, --preflight), then every PORTLIST
- * where asked, then every PREPARED. Call it after anything that may end a
+ * Moves the attempt on once its phase's wait is over: every HELLO (and
+ * what holds JG_CONNECT: the sync), then what holds JG_CHECK (the check's
+ * answers), then every PORTLIST where asked, then every PREPARED. Call it after anything that may end a
  * wait. What it sends can bring replies handled before it returns (ssh),
  * which call it again: each phase is entered before its messages go out,
  * so none is entered twice.
@@ -281,14 +295,13 @@ job_advance(struct job *j)
 		switch (j->phase) {
 		case JP_CONNECTING:
 			if (!job_all_at(j, HP_CONNECTED) ||
-			    (j->run.sync != NULL && !j->synced))
+			    j->held[JG_CONNECT] > 0)
 				return;
 			j->phase = JP_CHECKING;
-			if (j->run.chk != NULL)
-				check_begin(j->run.chk, j->hosts);
+			HOOKS_CALL(&j->run.hooks, all_connected);
 			break;
 		case JP_CHECKING:
-			if (j->run.chk != NULL && !j->checked)
+			if (j->held[JG_CHECK] > 0)
 				return;
 			j->phase = JP_PORTS;
 			jobmsg_ask_ports(&j->run.msg, j->hosts, &j->wb,
@@ -341,7 +354,7 @@ void
 job_host_closed(struct job_host *h, int err, const char *why)
 {
 	struct job	*j = h->job;
-	struct status_end *end;
+	struct summary *end;
 	size_t		 lost;
 
 	h->down = 1;
@@ -374,7 +387,7 @@ job_host_closed(struct job_host *h, int err, const char *why)
 	else if (!job_stopping(j) || j->started)
 		log_error("lost the agent on %s (%s)%s", h->ph->name, why,
 		    job_stopping(j) ? "" : ": stopping the job");
-	stackask_host_gone(j->run.stk, (size_t)h->index);
+	HOOKS_CALL(&j->run.hooks, host_lost, (size_t)h->index);
 	lost = job_ranks_orphaned(h);
 	if (end != NULL)
 		end->rank = (int)lost;
@@ -402,18 +415,16 @@ job_host_silent(void *arg)
 	job_host_closed(h, DT_ERR_TIMEOUT, why);
 }
 
-/* Output is backing up: stop (1) or resume (0) reading every agent. */
-static void
-job_pressure(void *arg, int on)
+void
+job_ctl_pause(struct job *j, int on)
 {
-	agents_pause(((struct job *)arg)->scope, on);
+	agents_pause(j->scope, on);
 }
 
-/* dtrun's stdout (1) or stderr (2) lost its reader (jobend_pipe). */
-static void
-job_output_closed(void *arg, int stream)
+/* The reader's loss is fatal to the job only on stdout (jobend_pipe). */
+void
+job_ctl_stream_lost(struct job *j, int stream)
 {
-	struct job	*j = arg;
 	int		 over = j->nat[HP_DONE] == j->plan->nhosts;
 
 	/* Messages to a closed stderr are lost anyway. */
@@ -428,7 +439,7 @@ job_reaped(void *arg, pid_t pid, int status)
 {
 	struct job	*j = arg;
 
-	if (!sync_reaped(j->run.sync, pid, status))
+	if (!hooks_reaped(&j->run.hooks, pid, status))
 		agents_reaped(j->scope, pid, status);
 }
 
@@ -437,7 +448,7 @@ job_quit(void *arg)
 {
 	struct job	*j = arg;
 
-	stackask_ask(j->run.stk, "got SIGQUIT", STK_THEN_NONE, NULL);
+	HOOKS_CALL(&j->run.hooks, quit);
 }
 
 /* Passes sig to every rank on every host (--forward-signals); the job goes on. */
@@ -482,8 +493,8 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 
 /*
  * The rendezvous' callbacks (jobrdzv.h). Some rank joined, and not all
- * did within --start-timeout: show the stacks of those that did not
- * (where they are stuck), then stop.
+ * did within --start-timeout: a feature may show the stacks of those that
+ * did not (where they are stuck) and stop the job then; else it stops now.
  */
 static void
 job_rdzv_timeout(void *arg, const char *msg)
@@ -496,7 +507,10 @@ job_rdzv_timeout(void *arg, const char *msg)
 		return;
 	missing = jobrdzv_missing(&j->run.rdzv, j->plan->nranks, &n);
 	jobend_start(&j->je, msg, j->o->start_timeout, n);
-	stackask_ask(j->run.stk, "start timeout", STK_THEN_START, missing);
+	if (hooks_start_timeout(&j->run.hooks, missing))
+		j->start_report = 1;
+	else
+		job_stop(j, SIGTERM, j->o->kill_grace);
 }
 
 /* The rendezvous cannot take more ranks (out of descriptors): stop now. */
@@ -510,55 +524,20 @@ job_rdzv_error(void *arg, const char *msg)
 	job_fail(j, jobend_rdzv(&j->je, msg));
 }
 
-/* ARGSUSED */
 static void
 job_rdzv_join(void *arg, int rank)
 {
 	struct job	*j = arg;
 
-	status_add(j->run.st, ST_JOINED);
+	HOOKS_CALL(&j->run.hooks, rank_joined, (size_t)rank);
 }
 
-/* ARGSUSED */
 static void
 job_rdzv_alive(void *arg, int rank)
 {
 	struct job	*j = arg;
 
-	stackask_alive(j->run.stk);
-}
-
-/* The stack reports' callbacks (stackask.h). */
-static int
-job_stk_stopping(void *arg)
-{
-	return job_stopping(arg);
-}
-
-/* A report for a hang or a start timeout is in: stop the job. */
-static void
-job_stk_then(void *arg, enum stk_then then)
-{
-	struct job	*j = arg;
-
-	if (job_stopping(j) || (then == STK_THEN_HANG && j->o->on_hang_report))
-		return;
-	if (then == STK_THEN_HANG)
-		jobend_hang(&j->je, j->o->hang_timeout);
-	/* STK_THEN_START: its cause and 125 were set when it timed out. */
-	job_stop(j, SIGTERM, j->o->kill_grace);
-}
-
-/* --on-straggler stop: who was too slow. */
-static void
-job_straggler_stop(void *arg, const char *who)
-{
-	struct job	*j = arg;
-
-	if (job_stopping(j))
-		return;
-	jobend_straggler(&j->je, who);
-	job_stop(j, SIGTERM, j->o->kill_grace);
+	HOOKS_CALL(&j->run.hooks, rank_alive, (size_t)rank);
 }
 
 /* The attempt's results beyond its end's: the hosts lost, the port used. */
@@ -627,17 +606,11 @@ job_finish(struct job *j)
 	event_free(j->ev_watchdog);
 }
 
-/* Each module's calls back into the core (attempt.h). */
+/* The signals' and the rendezvous' calls back into the core (attempt.h). */
 static const struct attempt_cbs job_cbs = {
 	.sig = { job_reaped, job_quit, job_forward, job_signaled, NULL },
-	.stk = { job_stk_stopping, job_stk_then, NULL },
-	.strag = { job_straggler_stop, NULL },
 	.rdzv = { job_rdzv_timeout, job_rdzv_error, job_rdzv_join,
 	    job_rdzv_alive, NULL },
-	.chk = { job_check_done, job_check_quiet, NULL },
-	.synced = job_synced,
-	.pressure = job_pressure,
-	.closed = job_output_closed,
 };
 
 int
@@ -658,18 +631,15 @@ job_run(struct job_scope *sc, const struct opts *o, const struct plan *p,
 	j.ev_timeout = evtimer_new(j.base, timeout_cb, &j);
 	j.ev_watchdog = evtimer_new(j.base, watchdog_cb, &j);
 	j.hosts = agents_attach(sc, &j, p);
-	cb.sig.arg = cb.stk.arg = cb.strag.arg = cb.rdzv.arg = cb.chk.arg =
-	    cb.arg = &j;
+	cb.sig.arg = cb.rdzv.arg = &j;
 	if ((j.je.exit_code = attempt_open(&j.run, j.base, o, p, j.hosts, id,
-	    a, &cb)) == 0) {
-		topsrv_attach(a->top, j.run.top);
+	    a, &j, &cb)) == 0) {
 		job_hosts_start(&j);
 		if (a->timeout > 0)
 			timer_arm(j.ev_timeout, a->timeout);
 		if (j.nat[HP_DONE] < p->nhosts)
 			event_base_dispatch(j.base);
 	}
-	topsrv_attach(a->top, NULL);
 	job_finish(&j);
 	return j.je.exit_code;
 }

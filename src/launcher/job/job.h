@@ -4,10 +4,10 @@
  * The job never touches a worker process: it talks to one agent per host
  * (agents.h) through a backend (local pipe, ssh, srun) and reacts to what
  * they report. job.c is the core: every host's phase (phase.h) and the
- * attempt's, the fail-fast policy, the exit status. What else a run does
- * talks to it through callbacks: the check (check.h), the sync (sync.h),
- * stack reports and the hang watch (stackask.h), signals (signals.h), the
- * rendezvous (jobrdzv.h).
+ * attempt's, the fail-fast policy, the exit status. Signals (signals.h)
+ * and the rendezvous (jobrdzv.h) call back into it; everything else a run
+ * does is a feature on its hooks (hooks.h: the output, stack reports, the
+ * watch, the check, the sync).
  */
 #ifndef DT_JOB_H
 #define DT_JOB_H

@@ -42,7 +42,7 @@ jobend_exit(struct jobend *je, int code)
 	}
 }
 
-struct status_end *
+struct summary *
 jobend_begin(struct jobend *je, int cause)
 {
 	if (je->exit_set || je->end.cause != END_NONE)
@@ -92,7 +92,7 @@ jobend_rank(struct jobend *je, const struct opts *o, const struct ap_exit *x,
     const char *host, int local_rank, pid_t pid, struct rootcause **rc,
     const char *tail, size_t live)
 {
-	struct status_end	*end;
+	struct summary	*end;
 	char			 how[128];
 	int			 code = jobend_describe(x, how, sizeof(how));
 
@@ -126,7 +126,7 @@ jobend_rank(struct jobend *je, const struct opts *o, const struct ap_exit *x,
 int
 jobend_timeout(struct jobend *je, double timeout, size_t live)
 {
-	struct status_end	*end;
+	struct summary	*end;
 
 	if ((end = jobend_begin(je, END_TIMEOUT)) != NULL)
 		end->timeout = timeout;
@@ -142,7 +142,7 @@ jobend_timeout(struct jobend *je, double timeout, size_t live)
 int
 jobend_signal(struct jobend *je, int sig, size_t live, int stopping)
 {
-	struct status_end	*end;
+	struct summary	*end;
 
 	if (++je->signals > 1) {
 		jobend_exit(je, EXIT_SIGNAL(sig));
@@ -165,7 +165,7 @@ jobend_signal(struct jobend *je, int sig, size_t live, int stopping)
 int
 jobend_start(struct jobend *je, const char *msg, double timeout, int n)
 {
-	struct status_end	*end;
+	struct summary	*end;
 
 	log_error("%s (--start-timeout %g)", msg, timeout);
 	if ((end = jobend_begin(je, END_START)) != NULL) {
@@ -188,7 +188,7 @@ jobend_rdzv(struct jobend *je, const char *msg)
 int
 jobend_hang(struct jobend *je, double timeout)
 {
-	struct status_end	*end;
+	struct summary	*end;
 
 	if ((end = jobend_begin(je, END_HANG)) != NULL)
 		end->timeout = timeout;
@@ -200,7 +200,7 @@ jobend_hang(struct jobend *je, double timeout)
 int
 jobend_straggler(struct jobend *je, const char *who)
 {
-	struct status_end	*end;
+	struct summary	*end;
 
 	if ((end = jobend_begin(je, END_STRAGGLER)) != NULL)
 		snprintf(end->how, sizeof(end->how), "%s", who);
@@ -253,7 +253,7 @@ jobend_report(struct jobend *je, struct job_attempt *a, size_t started,
 	a->signaled = je->signals > 0;
 	if (a->cause == JC_RANK)
 		a->sig = je->sig;
-	if (status_summary(&je->end, msg, sizeof(msg)) != NULL) {
+	if (summary_line(&je->end, msg, sizeof(msg)) != NULL) {
 		log_error("%s", msg);
 		snprintf(a->what, sizeof(a->what), "%.*s",
 		    (int)sizeof(a->what) - 1, msg);

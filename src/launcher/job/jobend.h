@@ -14,7 +14,7 @@
 
 #include "launcher/job/crashsig.h"
 #include "launcher/job/rootcause.h"
-#include "launcher/output/status.h"
+#include "launcher/job/summary.h"
 
 struct ap_exit;
 struct opts;
@@ -34,7 +34,7 @@ struct job_attempt {
 	const char	*output_dir;	/* this attempt's, or NULL */
 	double		 timeout;	/* what is left of --timeout; 0 = none */
 	int		 prev_port;	/* the last attempt's MASTER_PORT, or 0 */
-	struct topsrv	*top;		/* dtrun top's socket, or NULL */
+	const struct features *features; /* the job's (hooks.h) */
 	/* Filled by job_run. */
 	enum job_cause	 cause;
 	int		 signaled;	/* dtrun got a stop signal: no restart */
@@ -54,7 +54,7 @@ struct jobend {
 	int			 exit_set;
 	int			 exit_code;
 	enum job_cause		 cause;		/* for --max-restarts */
-	struct status_end	 end;		/* for the summary */
+	struct summary	 end;		/* for the summary */
 	struct rootcause	*root;		/* the first failure's error file */
 	struct rootcause_who	 who;
 	struct crashsig		 sig;		/* the first failed rank's */
@@ -70,7 +70,7 @@ void	jobend_exit(struct jobend *, int code);
  * before jobend_exit); returns where to fill its details, or NULL if the
  * end already had a cause.
  */
-struct status_end *jobend_begin(struct jobend *, int cause);
+struct summary *jobend_begin(struct jobend *, int cause);
 
 /*
  * A rank failed first (x, on host, its pid and local rank; live: the

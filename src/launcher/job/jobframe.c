@@ -12,13 +12,12 @@
 #include "launcher/cli/cli.h"
 #include "launcher/plan/netplan.h"
 #include "common/exitcodes.h"
+#include "common/err.h"
 #include "launcher/job/hostframe.h"
 #include "launcher/job/job.h"
 #include "common/link.h"
 #include "common/log.h"
-#include "launcher/output/output.h"
 #include "launcher/job/ranks.h"
-#include "launcher/watch/topview.h"
 #include "common/sys.h"
 #include "util/xmalloc.h"
 #include "launcher/job/jobint.h"
@@ -34,10 +33,10 @@ job_rank_exit(struct job_host *h, const struct ap_exit *x)
 	size_t		 tlen;
 
 	ranks_ended(j->run.ranks, x->rank, job_stopping(j));
-	output_rank_end(j->run.out, x->rank);
+	HOOKS_CALL(&j->run.hooks, rank_ended, (size_t)x->rank);
 	if (x->how == AP_EXITED && x->code == 0)
 		goto out;
-	if (job_stopping(j) || stackask_pending(j->run.stk) == STK_THEN_START)
+	if (job_stopping(j) || j->start_report)
 		goto out;	/* stopped by us, or after the first failure;
 				   or ending, once the missing ranks' stacks
 				   are in (their peers were told to abort) */
@@ -64,7 +63,7 @@ job_on_hello(struct job_host *h, struct ap_hello *hello)
 	h->agent_host = hello->hostname;
 	h->agent_pid = (pid_t)hello->pid;
 	h->at.free_port = hello->free_port;
-	status_connected(j->run.st, h->ph->name, hello->hostname, hello->pid);
+	HOOKS_CALL(&j->run.hooks, connected, (size_t)h->index, hello);
 	if (hello->version != AP_VERSION) {
 		log_error("%s: agent speaks protocol %u, dtrun %d: install the "
 		    "same dtrun version there", h->ph->name, hello->version,
@@ -106,9 +105,8 @@ job_on_portlist(struct job_host *h, const int *ports, uint32_t n)
 static enum hf_rc
 job_on_checked(struct job_host *h, const uint8_t *p, size_t n)
 {
-	if (h->job->run.chk == NULL)
-		return HF_BAD;
-	return hostframe_rc(check_frame(h->job->run.chk, h, p, n));
+	return hostframe_rc(hooks_checked(&h->job->run.hooks, h, p, n,
+	    DT_ERR_PROTO));
 }
 
 /* IFACE: the interface h's agent chose for its ranks, or why none. */
@@ -125,7 +123,7 @@ static enum hf_rc
 job_on_prepared(struct job_host *h)
 {
 	host_to(h, HP_PREPARED);
-	status_add(h->job->run.st, ST_READY);
+	HOOKS_CALL(&h->job->run.hooks, prepared, (size_t)h->index);
 	job_advance(h->job);
 	return HF_OK;
 }
@@ -139,7 +137,7 @@ job_on_started(struct job_host *h, uint32_t rank, uint32_t pid)
 	if (rank >= j->plan->nranks)
 		return HF_BAD;
 	if (ranks_started(j->run.ranks, rank, (pid_t)pid))
-		status_add(j->run.st, ST_STARTED);
+		HOOKS_CALL(&j->run.hooks, rank_started, (size_t)rank);
 	return HF_OK;
 }
 
@@ -151,11 +149,8 @@ job_on_output(struct job_host *h, const struct ap_output *out)
 
 	if (out->rank >= j->plan->nranks)
 		return HF_BAD;
-	status_done(j->run.st);
-	stackask_alive(j->run.stk);
-	output_feed(j->run.out, out->rank, out->stream, out->data, out->len);
-	straggle_output(j->run.strag, out->rank, (const char *)out->data,
-	    out->len);
+	HOOKS_CALL(&j->run.hooks, output, (size_t)out->rank, out->stream,
+	    out->data, out->len);
 	/* A crash loop is told by the end of a failed rank's stderr. */
 	if (out->stream == 2 && j->o->max_restarts > 0)
 		ranks_stderr(j->run.ranks, out->rank, out->data, out->len);
@@ -228,7 +223,7 @@ job_on_error(struct job_host *h, const struct ap_error *e)
 static enum hf_rc
 job_on_stack(struct job_host *h, const struct ap_stack *k)
 {
-	stackask_stack(h->job->run.stk, (size_t)h->index, k);
+	HOOKS_CALL(&h->job->run.hooks, stack, (size_t)h->index, k);
 	return HF_OK;
 }
 
@@ -236,7 +231,7 @@ job_on_stack(struct job_host *h, const struct ap_stack *k)
 static enum hf_rc
 job_on_stackask(struct job_host *h)
 {
-	stackask_agent(h->job->run.stk);
+	HOOKS_CALL(&h->job->run.hooks, stackask);
 	return HF_OK;
 }
 
@@ -263,7 +258,7 @@ job_on_rdzv(struct job_host *h, uint32_t chan, const uint8_t *p, size_t n)
 	return HF_OK;
 }
 
-/* PROGRESS: h's ranks' steps (the straggler watch) and usage (dtrun top). */
+/* PROGRESS: h's ranks' steps and usage, for the features (the watch). */
 static enum hf_rc
 job_on_progress(struct job_host *h, const struct ap_progress *v, uint32_t n)
 {
@@ -276,12 +271,7 @@ job_on_progress(struct job_host *h, const struct ap_progress *v, uint32_t n)
 		if (v[i].rank >= j->plan->nranks ||
 		    j->plan->ranks[v[i].rank].host != h->index)
 			return HF_BAD;
-		if (v[i].flags & AP_PROG_STEP)
-			straggle_step(j->run.strag, v[i].rank, v[i].step,
-			    v[i].age_ms);
-		if (v[i].flags & AP_PROG_USAGE)
-			topview_usage(j->run.top, v[i].rank, v[i].cpu_ms,
-			    v[i].rss_kb, now);
+		HOOKS_CALL(&j->run.hooks, progress, &v[i], now);
 	}
 	return HF_OK;
 }

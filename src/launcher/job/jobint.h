@@ -44,8 +44,9 @@ struct job {
 	int			 start_sent;	/* START went with PREPARE (one host) */
 	struct event		*ev_timeout;
 	struct event		*ev_watchdog;
-	int			 synced;	/* run.sync's copies are done */
-	int			 checked;	/* run.chk's answers are in */
+	int			 held[JG_NGATES]; /* job_ctl_hold's, not released */
+	int			 start_report;	/* a feature shows why ranks never
+						   joined, then stops the job */
 	struct job_attempt	*att;		/* this attempt, for restarts */
 };
 

@@ -18,7 +18,7 @@
 #include "launcher/plan/rankenv.h"
 #include "launcher/plan/plan.h"
 #include "util/strv.h"
-#include "launcher/sync/sync.h"
+#include "launcher/plan/rundir.h"
 #include "common/wire.h"
 
 /* Every plan's ranks fit what an agent takes for one host. */
@@ -69,7 +69,7 @@ jobmsg_job(const struct jobmsg *m, const struct job_host *h,
 	aj.cwd = m->plan->local || ph->here ||
 	    getcwd(cwd, sizeof(cwd)) == NULL ? "" : cwd;
 	if (m->o->sync_dst != NULL)
-		aj.cwd = (char *)sync_dir(m->o, ph, m->plan->local || ph->here,
+		aj.cwd = (char *)run_dir(m->o, ph, m->plan->local || ph->here,
 		    cwd, sizeof(cwd));
 	aj.kill_grace_ms = (uint64_t)(m->o->kill_grace * 1000);
 	aj.nranks = ph->nranks;

@@ -24,12 +24,12 @@
 #include "launcher/job/crashsig.h"
 #include "common/err.h"
 #include "common/exitcodes.h"
+#include "launcher/job/hooks.h"
 #include "launcher/job/job.h"
 #include "common/log.h"
 #include "launcher/plan/plan.h"
 #include "host/record.h"
 #include "launcher/job/restart.h"
-#include "launcher/watch/topsrv.h"
 #include "launcher/job/signals.h"
 #include "common/sys.h"
 #include "util/xmalloc.h"
@@ -318,13 +318,14 @@ restart_pause(struct job_scope *sc, double delay)
 }
 
 int
-restart_run(const struct opts *o, struct plan *p, const char *id)
+restart_run(const struct opts *o, struct plan *p, const char *id,
+    const struct job_feature *const *list)
 {
 	struct job_attempt	 a;
 	struct restart_log	*l = NULL;
 	struct record		*rec = NULL;
 	struct job_scope	*sc;
-	struct topsrv		*top;
+	struct features		*fs;
 	double			 t0, deadline = 0, delay;
 	int			 k, rc, port = 0, stop;
 
@@ -334,7 +335,7 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 	}
 	if (o->max_restarts > 0)
 		rec = restart_record(id);
-	top = topsrv_new(agents_base(sc), id);
+	fs = features_new(list, agents_base(sc), o, id);
 	if (o->timeout > 0)
 		deadline = dt_clock_s(CLOCK_MONOTONIC) + o->timeout;
 	signals_hold(1);
@@ -343,8 +344,7 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 		a.n = k;
 		a.max = o->max_restarts > 0 ? o->max_restarts : 0;
 		a.prev_port = port;
-		a.top = top;
-		topsrv_describe(top, p, o->cmd, o->ncmd);
+		a.features = fs;
 		a.output_dir = restart_dir(o, k);
 		/* Spent already (a tiny --timeout): it still ends the job. */
 		if (deadline > 0 &&
@@ -375,7 +375,7 @@ restart_run(const struct opts *o, struct plan *p, const char *id)
 		}
 	}
 	/* The agents exit as their links close. */
-	topsrv_free(top);
+	features_free(fs);
 	job_scope_free(sc);
 	if (k > 0)
 		restart_summary(l, k + 1, rc);

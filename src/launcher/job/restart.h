@@ -26,13 +26,18 @@
 #ifndef DT_RESTART_H
 #define DT_RESTART_H
 
+struct job_feature;
 struct opts;
 struct plan;
 
 /* Longest wait between attempts, unless --restart-delay asks for more. */
 #define RESTART_DELAY_CAP	300
 
-/* Runs the job, again after failures as o asks; returns dtrun's exit status. */
-int	restart_run(const struct opts *o, struct plan *p, const char *job_id);
+/*
+ * Runs the job with the features of list (NULL-terminated; hooks.h),
+ * again after failures as o asks; returns dtrun's exit status.
+ */
+int	restart_run(const struct opts *o, struct plan *p, const char *job_id,
+	    const struct job_feature *const *list);
 
 #endif

@@ -13,7 +13,11 @@
 
 struct event_base;
 struct dt_err;
+struct job_feature;
 struct output;
+
+/* The output and the status line on the job's hooks (outfeat.c). */
+extern const struct job_feature output_feature;
 
 struct output_cfg {
 	const char	*prefix;	/* checked format; "" = none */

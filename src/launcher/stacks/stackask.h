@@ -36,6 +36,14 @@ struct stackask_cbs {
 	void	*arg;
 };
 
+struct job;
+struct job_feature;
+
+/* Stack reports and the hang watch on the job's hooks (stackfeat.c). */
+extern const struct job_feature stacks_feature;
+/* The stack reports of job j's attempt, for a feature built on them; or NULL. */
+struct stackask	*stackfeat_of(struct job *j);
+
 /*
  * The reports of one attempt of p, its hosts (in p's order) and its
  * ranks' states in rk (attempt: its number, 0 first; dir: its

@@ -37,6 +37,7 @@
 #include "common/log.h"
 #include "common/sys.h"
 #include "launcher/plan/plan.h"
+#include "launcher/plan/rundir.h"
 #include "launcher/cli/sshconf.h"
 #include "util/strv.h"
 #include "launcher/sync/sync.h"
@@ -130,36 +131,6 @@ buf_take(struct evbuffer *b)
 	evbuffer_remove(b, s, n);
 	s[n] = '\0';
 	return s;
-}
-
-const char *
-sync_dir(const struct opts *o, const struct plan_host *ph, int local,
-    char *buf, size_t len)
-{
-	const char	*p = o->sync_dst, *home;
-	size_t		 n = 0;
-
-	buf[0] = '\0';
-	if (p[0] == '~' && (p[1] == '/' || p[1] == '\0')) {
-		p += p[1] == '/' ? 2 : 1;
-		if (local) {
-			home = getenv("HOME");
-			n = snprintf(buf, len, "%s/", home != NULL ? home : "");
-		} else if (*p == '\0')
-			p = ".";
-	}
-	for (; *p != '\0' && n + 1 < len; p++) {
-		if (p[0] == '%' && p[1] == 'h') {
-			n += snprintf(buf + n, len - n, "%s", ph->name);
-			p++;
-		} else if (p[0] == '%' && p[1] == '%') {
-			buf[n++] = '%';
-			p++;
-		} else
-			buf[n++] = *p;
-	}
-	buf[n < len ? n : len - 1] = '\0';
-	return buf;
 }
 
 int
@@ -298,7 +269,7 @@ sync_argv(const struct opts *o, const struct plan_host *ph, int local,
 	strv_addf(v, "--stats");
 	for (i = 0; i < o->nsync_exclude; i++)
 		strv_addf(v, "--exclude=%s", o->sync_exclude[i]);
-	sync_dir(o, ph, local, dir, sizeof(dir));
+	run_dir(o, ph, local, dir, sizeof(dir));
 	if (local) {
 		strv_addf(v, "./");
 		strv_addf(v, "%s/", dir);
@@ -689,7 +660,7 @@ sync_host_start(struct sync_host *sh)
 		return;
 	}
 	if ((s->plan->local || sh->ph->here) &&
-	    mkdir_p(sync_dir(s->o, sh->ph, 1, dir, sizeof(dir))) == -1) {
+	    mkdir_p(run_dir(s->o, sh->ph, 1, dir, sizeof(dir))) == -1) {
 		log_error("%s: sync to %s failed: cannot make %s: %s",
 		    sh->ph->name, s->o->sync_dst, dir, strerror(errno));
 		sync_fail(s, EXIT_CONFIG);

@@ -21,6 +21,10 @@ struct plan;
 struct plan_host;
 struct strv;
 struct sync;
+struct job_feature;
+
+/* The sync on the job's hooks (syncfeat.c). */
+extern const struct job_feature sync_feature;
 
 /*
  * Checks the sync options once the plan's launcher is known: excludes
@@ -28,14 +32,6 @@ struct sync;
  * (--delete would empty it). Returns 0 or DT_ERR_INVAL with e filled.
  */
 int	 sync_check(const struct opts *, struct dt_err *e);
-
-/*
- * The directory the job runs in on host ph (DIR with %h expanded; "~/"
- * dropped on remote hosts, whose agents start in the home directory;
- * expanded with $HOME locally) into buf. Returns buf.
- */
-const char *sync_dir(const struct opts *, const struct plan_host *ph,
-	    int local, char *buf, size_t len);
 
 /*
  * Builds rsync's argv for host ph into v (remote hosts: the ssh command

@@ -17,6 +17,10 @@ struct pace_now;
 struct plan;
 struct stackask;
 struct straggle;
+struct job_feature;
+
+/* The straggler watch and dtrun top on the job's hooks (watchfeat.c). */
+extern const struct job_feature watch_feature;
 
 #define STRAGGLE_JUDGE_MS	2000	/* how often the paces are judged */
 
