@@ -105,13 +105,13 @@ test_expect_success '--on-hang report: the stacks are shown and the job keeps ru
 	test_expect_code 143 wait $pid
 '
 
-test_expect_success 'PyTorch (gloo): --hang-timeout names rank 2 and its Python line, the others grouped in all_reduce' '
+test_expect_success 'PyTorch (gloo): --hang-timeout names rank 2 and its Python line, the others said to wait in gloo allreduce' '
 	need_torch_gdb &&
 	write_hang_py &&
 	test_expect_code 123 timeout 300 dtrun -n 4 --hang-timeout 15 "$PY" hang.py >out 2>err &&
 	grep -A1 "^dtrun: stacks of 4 ranks in 2 groups, outliers first:" err >report &&
 	grep -q "^dtrun:   rank 2 on localhost, pid [0-9]* (1): train_step (hang.py:20) <- <module> (hang.py:28)\$" report &&
-	grep -q "^dtrun:   ranks 0-1,3 (3): all_reduce (distributed_c10d.py:[0-9]*) <- train_step (hang.py:21) <- <module> (hang.py:28)\$" err
+	grep -q "^dtrun:   ranks 0-1,3 (3): waiting in a collective (gloo allreduce) <- train_step (hang.py:21) <- <module> (hang.py:28)\$" err
 '
 
 # The clock runs from the ranks' start: the others get 5 s to start and
@@ -188,13 +188,13 @@ test_expect_success 'dtrun-kill --stacks: the running job prints its stacks and 
 	test_expect_code 143 wait $pid
 '
 
-test_expect_success 'PyTorch (gloo): dtrun-kill --stacks while it runs shows rank 2 apart, the others in all_reduce' '
+test_expect_success 'PyTorch (gloo): dtrun-kill --stacks while it runs shows rank 2 apart, the others said to wait in gloo allreduce' '
 	need_torch_gdb &&
 	write_hang_py &&
 	{ timeout 300 dtrun -v -n 4 "$PY" hang.py >out 2>err & pid=$!; } &&
 	test_at_exit "kill $pid 2>/dev/null" &&
 	wait_for 240 eval "[ \"\$(grep -c ready out 2>/dev/null)\" = 4 ]" &&
-	stacks_until 1 "^dtrun:   ranks 0-1,3 (3): all_reduce (distributed_c10d.py:[0-9]*) <- train_step (hang.py:21) <- <module> (hang.py:28)\$" &&
+	stacks_until 1 "^dtrun:   ranks 0-1,3 (3): waiting in a collective (gloo allreduce) <- train_step (hang.py:21) <- <module> (hang.py:28)\$" &&
 	grep -q "^dtrun:   rank 2 on localhost, pid [0-9]* (1): train_step (hang.py:20) <- <module> (hang.py:28)\$" err &&
 	proc_alive $pid &&
 	kill -TERM $pid &&

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "proto/agentproto.h"
+#include "launcher/stacks/stackcoll.h"
 #include "launcher/stacks/stackpick.h"
 #include "launcher/stacks/stackrep.h"
 #include "launcher/stacks/stacksig.h"
@@ -204,4 +205,55 @@ TEST(stackpick_report_names_the_process)
 	free(l[0]);
 	free(l);
 	stk_report_free(r);
+}
+
+/* A collective's frames are said as one (stackcoll.c), and only a collective's. */
+TEST(stackcoll_says_a_collective_as_one)
+{
+	const char	*nat = "__futex_abstimed_wait_common <- "
+	    "pthread_cond_wait <- c10d::Work::wait <- _PyEval_EvalFrameDefault";
+	char		*s;
+
+	/* torch 1.13: the main thread says nothing; gloo's loop thread does. */
+	CHECK(stk_backend(nat, NULL) == NULL);
+	CHECK_STR(stk_backend(nat, "TID 1:\n#0 0x1 __futex_abstimed_wait_common\n"
+	    "TID 2:\n#0 0x2 epoll_wait\n#1 0x3 gloo::transport::tcp::Loop::run()\n"),
+	    "gloo");
+	/* Two backends named: which one it waits in is not known. */
+	CHECK(stk_backend(nat, "gloo::transport::tcp::Loop::run\n"
+	    "ncclProxyService\n") == NULL);
+	CHECK_STR(stk_backend("c10d::ProcessGroupNCCL::WorkNCCL::wait",
+	    "gloo::transport::tcp::Loop::run\n"), "NCCL");
+	s = stk_collective("all_reduce (distributed_c10d.py:1536) <- "
+	    "train_step (hang.py:21) <- <module> (hang.py:28)", nat, "gloo");
+	CHECK_STR(s, "waiting in a collective (gloo allreduce) <- train_step "
+	    "(hang.py:21) <- <module> (hang.py:28)");
+	free(s);
+	/* torch 2.x: a built-in called, and c10d_logger's wrapper around it. */
+	s = stk_collective("wait <- barrier (distributed_c10d.py:4100) <- "
+	    "wrapper (c10d_logger.py:83) <- main (t.py:9)",
+	    "c10d::ProcessGroupNCCL::WorkNCCL::wait", "NCCL");
+	CHECK_STR(s, "waiting in a collective (NCCL barrier) <- main (t.py:9)");
+	free(s);
+	/* No native stack to say the backend. */
+	s = stk_collective("broadcast (distributed_c10d.py:1400)", "", NULL);
+	CHECK_STR(s, "waiting in a collective (broadcast)");
+	free(s);
+	/* The user's own all_reduce, or torch.distributed outside a collective. */
+	s = stk_collective("all_reduce (train.py:20) <- main (train.py:30)",
+	    "gloo::allreduce", "gloo");
+	CHECK_STR(s, "all_reduce (train.py:20) <- main (train.py:30)");
+	free(s);
+	s = stk_collective("is_initialized (distributed_c10d.py:700) <- f (a.py:1)",
+	    "", NULL);
+	CHECK_STR(s, "is_initialized (distributed_c10d.py:700) <- f (a.py:1)");
+	free(s);
+	/* Native: the outermost entry point, its callees dropped. */
+	s = stk_collective("", "poll <- ompi_request_default_wait <- "
+	    "MPI_Allreduce <- step <- main", NULL);
+	CHECK_STR(s, "waiting in a collective (MPI allreduce) <- step <- main");
+	free(s);
+	s = stk_collective("", "nanosleep <- main", NULL);
+	CHECK_STR(s, "nanosleep <- main");
+	free(s);
 }

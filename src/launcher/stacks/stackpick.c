@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher/stacks/stackcoll.h"
 #include "launcher/stacks/stackpick.h"
 #include "launcher/stacks/stacksig.h"
 
@@ -43,6 +44,7 @@ struct pick {
 	pid_t	 pid, ppid;
 	char	 state;
 	char	*py, *native;	/* its signatures, "" when none */
+	const char *backend;	/* its collectives' (stk_backend), or NULL */
 	char	 cmd[PICK_CMD];	/* its command line, cut */
 	int	 waits;		/* for a child: a wrapper */
 	int	 reads;		/* asleep in a read or poll */
@@ -145,6 +147,8 @@ pick_read(struct pick *k, const char *p, const char **next)
 	if ((body = strndup(s, e - s)) == NULL)
 		return -1;
 	rc = stk_frames(body, k->pid, &k->py, &k->native);
+	if (rc == 0)
+		k->backend = stk_backend(k->native, body);
 	free(body);
 	if (rc != 0)
 		return -1;
@@ -265,7 +269,7 @@ stk_pick(const char *text, pid_t pid, pid_t *who)
 			sig = NULL;
 	} else {
 		*who = v[i].pid;
-		sig = strdup(v[i].py[0] != '\0' ? v[i].py : v[i].native);
+		sig = stk_collective(v[i].py, v[i].native, v[i].backend);
 	}
 out:
 	for (i = 0; i < n; i++) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/wire.h"
+#include "launcher/stacks/stackcoll.h"
 #include "launcher/stacks/stacksig.h"
 
 /* Appends one frame, with the separator if it is not the first. */
@@ -198,15 +199,13 @@ stk_frames(const char *text, pid_t pid, char **py, char **native)
 char *
 stk_signature(const char *text, pid_t pid)
 {
-	char	*py, *native;
+	char	*py, *native, *sig;
 
 	if (stk_frames(text, pid, &py, &native) != 0)
 		return NULL;
-	if (py[0] != '\0') {
-		free(native);
-		return py;
-	}
+	sig = stk_collective(py, native, stk_backend(native, text));
 	free(py);
-	return native;
+	free(native);
+	return sig;
 }
 

@@ -11,7 +11,8 @@
 
 /*
  * The signature of one rank's stack text (pid: the main thread's id):
- * frames innermost first joined by " <- ". Returns a malloc'd string
+ * frames innermost first joined by " <- ", a collective's said as one
+ * (stackcoll.h). Returns a malloc'd string
  * ("" when no frame is found), or NULL when out of memory.
  */
 char	*stk_signature(const char *text, pid_t pid);
