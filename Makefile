@@ -79,8 +79,9 @@ LIBRDZV		:= $(B)/libdtrdzv.a
 # which frame is legal when (no I/O); both ends and the fuzzers link it.
 LIBPROTO	:= $(B)/libdtproto.a
 LIBAGENT	:= $(B)/libdtagent.a
-LIBS_ALL	:= $(LIBAGENT) $(LIBPROTO) $(LIBHOSTFILE) $(LIBRDZV) $(LIBCOMMON) \
-	   $(LIBUTIL)
+# In link order: a library before the floors it uses (util uses common).
+LIBS_ALL	:= $(LIBAGENT) $(LIBPROTO) $(LIBHOSTFILE) $(LIBRDZV) $(LIBUTIL) \
+	   $(LIBCOMMON)
 
 BINS	:= $(B)/dtrun $(B)/dtrun-agent $(B)/dtrun-kill $(B)/libdtcomm.so \
 	   $(B)/libdtcomm.so.0

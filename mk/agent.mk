@@ -10,7 +10,7 @@ AGENT_FUZZ_RUNS	?= 2000000
 AGENT_CONV_RUNS	?= 2000000
 AGENT_FUZZ_SRC	:= $(wildcard src/proto/*.c) src/common/wire.c src/common/err.c \
 	    src/common/envfile.c src/common/environ.c src/common/iface.c \
-	    src/common/pack.c
+	    src/common/pack.c src/common/strs.c
 AGENT_FUZZ_CC	:= clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -D_GNU_SOURCE -Isrc
 $(FUZZ_B)/fuzz-agent: fuzz/agent/fuzz_agentproto.c $(AGENT_FUZZ_SRC)

@@ -17,7 +17,8 @@ FUZZ_ARGS	?=
 FUZZ_FLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined \
 		   -fno-sanitize-recover=undefined -std=gnu11 -D_GNU_SOURCE \
 		   -Isrc -DHF_EXPAND_MAX=20000
-HF_FUZZ_LIB	:= $(HOSTFILE_SRC) src/common/err.c src/common/editdist.c
+HF_FUZZ_LIB	:= $(HOSTFILE_SRC) src/common/err.c src/common/editdist.c \
+		   src/common/strs.c
 HF_FUZZ		:= hostfile range yaml
 
 $(FUZZ_B)/fuzz-%: fuzz/hostfile/fuzz_%.c $(HF_FUZZ_LIB) \

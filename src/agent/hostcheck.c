@@ -39,6 +39,7 @@
 
 #include <event2/event.h>
 
+#include "common/strs.h"
 #include "common/dtlimits.h"
 #include "common/envfile.h"
 #include "common/evfd.h"
@@ -142,7 +143,7 @@ hc_add(struct hostcheck *hc, const char *key, const char *fmt, ...)
 static void
 hc_add(struct hostcheck *hc, const char *key, const char *fmt, ...)
 {
-	char	**v, *val = NULL, *kv = NULL;
+	char	*val = NULL, *kv = NULL;
 	va_list	  ap;
 	int	  rc;
 
@@ -153,8 +154,7 @@ hc_add(struct hostcheck *hc, const char *key, const char *fmt, ...)
 	if (rc > HOSTCHECK_VAL_MAX)
 		val[HOSTCHECK_VAL_MAX] = '\0';
 	if (rc < 0 || asprintf(&kv, "%s=%s", key, val) < 0 ||
-	    hc->nkv >= AP_CHK_KV_MAX ||
-	    (v = reallocarray(hc->kv, hc->nkv + 2, sizeof(*v))) == NULL) {
+	    hc->nkv >= AP_CHK_KV_MAX) {
 		if (rc >= 0)
 			free(val);
 		free(kv);
@@ -162,9 +162,8 @@ hc_add(struct hostcheck *hc, const char *key, const char *fmt, ...)
 		return;
 	}
 	free(val);
-	hc->kv = v;
-	hc->kv[hc->nkv++] = kv;
-	hc->kv[hc->nkv] = NULL;
+	if (dt_strs_push(&hc->kv, &hc->nkv, kv) != 0)
+		hc->oom = 1;
 }
 
 /* Sends the step's answers and makes ready for the next step. */

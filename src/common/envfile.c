@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/strs.h"
 #include "common/envfile.h"
 
 #define QUOTE	40	/* characters of a bad line quoted in a message */
@@ -32,18 +33,7 @@ envfile_name_ok(const char *s, size_t n)
 static int
 envfile_add(char ***v, size_t *n, const char *line, size_t len)
 {
-	char	**nv, *s;
-
-	if ((s = strndup(line, len)) == NULL)
-		return DT_ERR_NOMEM;
-	if ((nv = reallocarray(*v, *n + 2, sizeof(*nv))) == NULL) {
-		free(s);
-		return DT_ERR_NOMEM;
-	}
-	nv[(*n)++] = s;
-	nv[*n] = NULL;
-	*v = nv;
-	return 0;
+	return dt_strs_push(v, n, strndup(line, len));
 }
 
 /* The length of the line at p (up to end), without its "\n" or "\r\n". */

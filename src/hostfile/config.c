@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strs.h"
 #include "hostfile/config.h"
 #include "hostfile/hf_impl.h"
 #include "hostfile/hosts.h"
@@ -157,7 +158,7 @@ hf_config_free(struct hf_config *c)
 	size_t	i;
 
 	free(c->api_version);
-	hfi_strv_free(c->commands, c->ncommands);
+	dt_strs_free(c->commands, c->ncommands);
 	for (i = 0; i < c->nenv; i++) {
 		free(c->env[i].name);
 		free(c->env[i].value);
@@ -167,17 +168,17 @@ hf_config_free(struct hf_config *c)
 	free(c->hostfile);
 	free(c->launcher);
 	free(c->sync_dst);
-	hfi_strv_free(c->sync_exclude, c->nsync_exclude);
+	dt_strs_free(c->sync_exclude, c->nsync_exclude);
 	free(c->ssh_user);
 	free(c->ssh_identity);
-	hfi_strv_free(c->ssh_options, c->nssh_options);
+	dt_strs_free(c->ssh_options, c->nssh_options);
 	free(c->prefix);
 	free(c->output_dir);
 	free(c->framework);
 	free(c->setup);
-	hfi_strv_free(c->fwd_signals, c->nfwd_signals);
-	hfi_strv_free(c->notes, c->nnotes);
-	hfi_strv_free(c->files, c->nfiles);
+	dt_strs_free(c->fwd_signals, c->nfwd_signals);
+	dt_strs_free(c->notes, c->nnotes);
+	dt_strs_free(c->files, c->nfiles);
 	hf_config_init(c);
 }
 
@@ -226,7 +227,7 @@ cf_strlist(struct cf_ctx *x, const struct ynode *n, const char *key,
 	if (n->type == YN_MAP || (n->type == YN_SCALAR && !one))
 		return cf_error(x, n, key, "expected a list of strings, got "
 		    "%.*s", ynode_kind(n));
-	hfi_strv_free(*v, *nv);
+	dt_strs_free(*v, *nv);
 	*nv = 0;
 	for (i = n->type == YN_SCALAR ? n : n->child; i != NULL; i = i->next) {
 		k++;

@@ -39,8 +39,6 @@ const char	*hfi_closest(const char *word, size_t len,
 int		 hfi_note(char ***v, size_t *n, const char *fmt, ...)
 		     __attribute__((format(printf, 3, 4)));
 
-/* Frees a list made by hfi_note. */
-void		 hfi_strv_free(char **v, size_t n);
 
 /*
  * Expands one pattern p[0..len) ("rack[1-2]-gpu[01-04]"), calling fn per

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strs.h"
 #include "hostfile/hf_impl.h"
 #include "hostfile/hosts.h"
 
@@ -26,8 +27,8 @@ hf_hosts_free(struct hf_hosts *hs)
 		hosts_host_free(&hs->v[i]);
 	free(hs->v);
 	free(hs->ht);
-	hfi_strv_free(hs->notes, hs->nnotes);
-	hfi_strv_free(hs->files, hs->nfiles);
+	dt_strs_free(hs->notes, hs->nnotes);
+	dt_strs_free(hs->files, hs->nfiles);
 	hf_hosts_init(hs);
 	hs->here = here;	/* the caller's setting, not a host */
 }
@@ -110,21 +111,16 @@ hf_hosts_find(const struct hf_hosts *hs, const char *name)
 const char *
 hosts_intern(char ***files, size_t *n, const char *file)
 {
-	char	**nv, *s;
-	size_t	  i;
+	size_t	i;
 
 	if (file == NULL)
 		return NULL;
 	for (i = *n; i-- > 0;)
 		if (strcmp((*files)[i], file) == 0)
 			return (*files)[i];
-	if ((nv = realloc(*files, (*n + 1) * sizeof(*nv))) == NULL)
+	if (dt_strs_push(files, n, strdup(file)) != 0)
 		return NULL;
-	*files = nv;
-	if ((s = strdup(file)) == NULL)
-		return NULL;
-	nv[(*n)++] = s;
-	return s;
+	return (*files)[*n - 1];
 }
 
 const char *

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strs.h"
 #include "hostfile/hf_impl.h"
 #include "hostfile/hosts.h"
 
@@ -225,7 +226,7 @@ hf_plan_free(struct hf_plan *plan)
 	free(plan->host_nprocs);
 	free(plan->host_nworkers);
 	free(plan->ranks);
-	hfi_strv_free(plan->files, plan->nfiles);
+	dt_strs_free(plan->files, plan->nfiles);
 	memset(plan, 0, sizeof(*plan));
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/strs.h"
 #include "common/editdist.h"
 #include "hostfile/hf_impl.h"
 
@@ -98,36 +99,17 @@ int
 hfi_note(char ***v, size_t *n, const char *fmt, ...)
 {
 	va_list	  ap;
-	char	**nv, *s;
+	char	 *s;
 	int	  r;
 
 	if (*n > HFI_NOTES_MAX)
 		return 0;
-	if ((nv = realloc(*v, (*n + 1) * sizeof(*nv))) == NULL)
-		return DT_ERR_NOMEM;
-	*v = nv;
-	if (*n == HFI_NOTES_MAX) {
-		if ((s = strdup("more notes were left out")) == NULL)
-			return DT_ERR_NOMEM;
-	} else {
-		va_start(ap, fmt);
-		r = vasprintf(&s, fmt, ap);
-		va_end(ap);
-		if (r < 0)
-			return DT_ERR_NOMEM;
-	}
-	nv[(*n)++] = s;
-	return 0;
-}
-
-void
-hfi_strv_free(char **v, size_t n)
-{
-	size_t	i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
+	if (*n == HFI_NOTES_MAX)
+		return dt_strs_push(v, n, strdup("more notes were left out"));
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return dt_strs_push(v, n, r < 0 ? NULL : s);
 }
 
 size_t

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strs.h"
 #include "util/strv.h"
 #include "util/xmalloc.h"
 
@@ -87,4 +88,11 @@ strv_free(struct strv *sv)
 		free(sv->v[i]);
 	free(sv->v);
 	memset(sv, 0, sizeof(*sv));
+}
+
+void
+strs_push(char ***v, size_t *n, char *s)
+{
+	if (dt_strs_push(v, n, s) != 0)
+		xoom();
 }

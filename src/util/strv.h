@@ -23,6 +23,13 @@ void	strv_setf(struct strv *, const char *name, const char *, ...)
 void	strv_addv(struct strv *, char *const *v, size_t n);
 void	strv_free(struct strv *);
 
+/*
+ * Appends s (taken) to the list *v of *n strings, kept NULL-terminated:
+ * common/strs.h's shape, for a list that grows an item at a time (strv
+ * above builds a whole argv or environment).
+ */
+void	strs_push(char ***v, size_t *n, char *s);
+
 /* s as one POSIX shell word: '...', with each ' written '\''. Malloc'd. */
 char	*shell_quote(const char *s);
 

@@ -8,8 +8,8 @@
 #include "util/xmalloc.h"
 #include "common/exitcodes.h"
 
-static void
-oom(void)
+void
+xoom(void)
 {
 	static const char msg[] = "dtrun: out of memory\n";
 
@@ -23,7 +23,7 @@ xmalloc(size_t n)
 	void	*p = malloc(n == 0 ? 1 : n);
 
 	if (p == NULL)
-		oom();
+		xoom();
 	return p;
 }
 
@@ -33,7 +33,7 @@ xcalloc(size_t n, size_t sz)
 	void	*p = calloc(n == 0 ? 1 : n, sz == 0 ? 1 : sz);
 
 	if (p == NULL)
-		oom();
+		xoom();
 	return p;
 }
 
@@ -43,10 +43,10 @@ xreallocarray(void *old, size_t n, size_t sz)
 	void	*p;
 
 	if (sz != 0 && n > (size_t)-1 / sz)
-		oom();
+		xoom();
 	p = realloc(old, n * sz == 0 ? 1 : n * sz);
 	if (p == NULL)
-		oom();
+		xoom();
 	return p;
 }
 
@@ -56,7 +56,7 @@ xstrdup(const char *s)
 	char	*p = strdup(s);
 
 	if (p == NULL)
-		oom();
+		xoom();
 	return p;
 }
 
@@ -70,6 +70,6 @@ xasprintf(char **ret, const char *fmt, ...)
 	n = vasprintf(ret, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		oom();
+		xoom();
 	return n;
 }

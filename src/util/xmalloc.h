@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+/* Says "out of memory" and exits: what every allocator here does on ENOMEM. */
+void	 xoom(void) __attribute__((noreturn));
 void	*xmalloc(size_t);
 void	*xcalloc(size_t, size_t);
 void	*xreallocarray(void *, size_t, size_t);

@@ -19,6 +19,7 @@
 #include "launcher/backend/ssh2lib.h"
 #include "launcher/backend/sshauth.h"
 #include "launcher/cli/sshconf.h"
+#include "util/strv.h"
 #include "util/xmalloc.h"
 
 struct sshauth {
@@ -42,8 +43,7 @@ key_add(struct sshauth *a, const char *path)
 	for (i = 0; i < a->nkeys; i++)
 		if (strcmp(a->keys[i], path) == 0)
 			return;
-	a->keys = xreallocarray(a->keys, a->nkeys + 1, sizeof(char *));
-	a->keys[a->nkeys++] = xstrdup(path);
+	strs_push(&a->keys, &a->nkeys, xstrdup(path));
 }
 
 /* The keys to try after the agent: explicit ones, then ssh's defaults. */

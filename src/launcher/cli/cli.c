@@ -32,6 +32,7 @@
 #include "launcher/cli/peerflags.h"
 #include "launcher/cli/opttable.h"
 #include "launcher/cli/prefix.h"
+#include "util/strv.h"
 #include "util/xmalloc.h"
 
 /* --help before the option list (opt_table's) and after it. */
@@ -91,9 +92,7 @@ parse_seed(const char *s, struct opts *o, struct dt_err *e)
 static void
 export_take(struct opts *o, char *kv)
 {
-	o->exports = xreallocarray(o->exports, o->nexports + 1,
-	    sizeof(*o->exports));
-	o->exports[o->nexports++] = kv;
+	strs_push(&o->exports, &o->nexports, kv);
 }
 
 /*
@@ -343,9 +342,7 @@ cli_opt_hosts(struct opts *o, int id, struct dt_err *e)
 		break;
 	case OPT_HOSTS:
 	case OPT_HOSTFILE:
-		o->hosts = xreallocarray(o->hosts, o->nhosts + 1,
-		    sizeof(*o->hosts));
-		o->hosts[o->nhosts++] = optarg;
+		strs_push(&o->hosts, &o->nhosts, optarg);
 		break;
 	default:
 		return CLI_NOTMINE;
@@ -361,9 +358,7 @@ cli_opt_ssh(struct opts *o, int id, struct dt_err *e)
 
 	switch (id) {
 	case OPT_SSH_IDENTITY:
-		o->ssh.identities = xreallocarray(o->ssh.identities,
-		    o->ssh.nidentities + 1, sizeof(char *));
-		o->ssh.identities[o->ssh.nidentities++] = optarg;
+		strs_push(&o->ssh.identities, &o->ssh.nidentities, optarg);
 		break;
 	case OPT_SSH_OPTION:
 		rc = ssh_cli_option(&o->ssh, optarg, e);
@@ -388,9 +383,7 @@ cli_opt_ssh(struct opts *o, int id, struct dt_err *e)
 		o->sync_dst = optarg;
 		break;
 	case OPT_SYNC_EXCLUDE:
-		o->sync_exclude = xreallocarray(o->sync_exclude,
-		    o->nsync_exclude + 1, sizeof(char *));
-		o->sync_exclude[o->nsync_exclude++] = optarg;
+		strs_push(&o->sync_exclude, &o->nsync_exclude, optarg);
 		break;
 	default:
 		return CLI_NOTMINE;

@@ -17,6 +17,7 @@
 #include "common/dtlimits.h"
 #include "common/err.h"
 #include "launcher/cli/sshconf.h"
+#include "util/strv.h"
 #include "util/xmalloc.h"
 
 /* Options that change how ssh connects, which dtrun cannot honour. */
@@ -133,9 +134,7 @@ ssh_cli_option(struct ssh_cli *c, const char *kv, struct dt_err *e)
 			return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--ssh-"
 			    "option Port=%s: want a port, 1 to 65535", v);
 	} else if (strcasecmp(key, "IdentityFile") == 0) {
-		c->identities = xreallocarray(c->identities,
-		    c->nidentities + 1, sizeof(char *));
-		c->identities[c->nidentities++] = (char *)v;
+		strs_push(&c->identities, &c->nidentities, (char *)v);
 	} else if (strcasecmp(key, "StrictHostKeyChecking") == 0) {
 		if (parse_strict(v, &c->strict) != 0)
 			return dt_errf(e, NULL, 0, 0, DT_ERR_INVAL, "--ssh-"
@@ -202,8 +201,7 @@ warn_add(char ***w, size_t *n, const char *fmt, ...)
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = xstrdup("?");
 	va_end(ap);
-	*w = xreallocarray(*w, *n + 1, sizeof(char *));
-	(*w)[(*n)++] = s;
+	strs_push(w, n, s);
 }
 
 /* Reads the config file into t's unset fields; first value wins. */
@@ -262,9 +260,8 @@ read_config(const char *path, int explicit, struct ssh_target *t,
 			if (t->port == 0)
 				t->port = port;
 		} else if (strcasecmp(k, "IdentityFile") == 0) {
-			t->identities = xreallocarray(t->identities,
-			    t->nidentities + 1, sizeof(char *));
-			t->identities[t->nidentities++] = expand_path(v, t);
+			strs_push(&t->identities, &t->nidentities,
+			    expand_path(v, t));
 		} else if (strcasecmp(k, "IdentitiesOnly") == 0) {
 			t->identities_only = strcasecmp(v, "yes") == 0;
 		} else if (strcasecmp(k, "StrictHostKeyChecking") == 0) {
@@ -322,10 +319,8 @@ ssh_resolve(const struct ssh_cli *c, const char *alias, const char *user,
 		t->user = xstrdup(c->user);
 	t->port = port ? port : c->port;
 	for (i = 0; i < c->nidentities; i++) {
-		t->identities = xreallocarray(t->identities, t->nidentities + 1,
-		    sizeof(char *));
-		t->identities[t->nidentities++] = expand_path(c->identities[i],
-		    t);
+		strs_push(&t->identities, &t->nidentities,
+		    expand_path(c->identities[i], t));
 	}
 	t->strict = c->strict;
 	if (c->known_hosts != NULL)

@@ -15,6 +15,7 @@
 #include "launcher/cli/opttable.h"
 #include "launcher/cli/prefix.h"
 #include "launcher/cli/yamlopts.h"
+#include "util/strv.h"
 #include "util/xmalloc.h"
 
 /* Joins engine.yaml's commands into one "sh -c" word: run in order, stop at the first failure. */
@@ -157,9 +158,8 @@ yamlopts_apply(struct opts *o, struct hf_config *c, struct dt_err *e)
 	if (o->ssh.user == NULL && hf_config_has(c, HF_C_SSH_USER))
 		o->ssh.user = c->ssh_user;
 	if (hf_config_has(c, HF_C_SSH_IDENTITY)) {
-		o->ssh.identities = xreallocarray(o->ssh.identities,
-		    o->ssh.nidentities + 1, sizeof(char *));
-		o->ssh.identities[o->ssh.nidentities++] = c->ssh_identity;
+		strs_push(&o->ssh.identities, &o->ssh.nidentities,
+		    c->ssh_identity);
 	}
 	if (!o->given[OPT_SYNC_DST] && hf_config_has(c, HF_C_SYNC_DST))
 		o->sync_dst = c->sync_dst;

@@ -33,6 +33,7 @@
 #include "common/log.h"
 #include "launcher/job/ranks.h"
 #include "common/sys.h"
+#include "util/strv.h"
 #include "util/xmalloc.h"
 
 #include "launcher/job/jobint.h"
@@ -551,8 +552,8 @@ job_attempt_result(struct job *j)
 	for (h = 0; h < j->plan->nhosts; h++) {
 		if (!j->hosts[h]->at.lost)
 			continue;
-		a->lost = xreallocarray(a->lost, a->nlost + 1, sizeof(char *));
-		a->lost[a->nlost++] = xstrdup(j->hosts[h]->ph->name);
+		strs_push(&a->lost, &a->nlost,
+		    xstrdup(j->hosts[h]->ph->name));
 	}
 }
 
