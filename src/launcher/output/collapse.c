@@ -28,10 +28,12 @@
  * A rank that floods lines of its own is let through unheld for a while
  * (COLLAPSE_ALONE_MAX): its lines are not hashed or copied.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "launcher/output/collapse.h"
+#include "launcher/output/seqtree.h"
 #include "util/xmalloc.h"
 
 #define COLLAPSE_BUCKETS	16384	/* a power of two */
@@ -42,7 +44,11 @@
    whole list (4 ranks x 250k lines: 3.9x the time without --collapse). */
 #define COLLAPSE_STEP		(1ULL << 20)
 #define COLLAPSE_ORD_TOP	(1ULL << 62)
-/* How far along a run of one-rank groups a pop looks for the oldest. */
+/*
+ * How far along a run of one-rank groups a pop looks for the oldest (and
+ * how far back a pull looks). A pop asks the stream's seqtree, not the
+ * list, so this no longer bounds its cost, only what it picks.
+ */
 #define COLLAPSE_RUN_LOOK	1024
 
 /* How a line joins a group (collapse_how). */
@@ -50,6 +56,7 @@ enum { JOIN_AS_IS, JOIN_MOVE_IT, JOIN_PULL_BACK };
 
 struct cgroup {
 	struct cgroup	*prev, *next;	/* the list: the order they go out */
+	struct seqnode	 node;		/* the list again, as a tree: collapse_next */
 	struct cgroup	*older, *newer;	/* by birth: for COLLAPSE_HOLD_MAX_MS */
 	struct cgroup	*hnext;		/* hash chain, of lines that may join */
 	uint64_t	 ord;		/* rises along the list */
@@ -79,6 +86,7 @@ struct crank {
 struct collapse {
 	struct cgroup	*head[2];	/* per stream: the list */
 	struct cgroup	*tail[2];
+	struct seqtree	 tree[2];	/* per stream: the list, keyed by id */
 	struct cgroup	*oldest;
 	struct cgroup	*newest;
 	struct cgroup	*bucket[COLLAPSE_BUCKETS];
@@ -261,19 +269,16 @@ collapse_soft(const struct collapse *c, const struct cgroup *g)
 
 /*
  * The group of stream s to go out next: the head, or the oldest of a run
- * of one-rank groups there; NULL when none is held.
+ * of one-rank groups there (the first COLLAPSE_RUN_LOOK of it); NULL when
+ * none is held. O(log n): a flood of one rank's lines makes the run long.
  */
 static struct cgroup *
 collapse_next(const struct collapse *c, int s)
 {
-	struct cgroup	*g, *best = c->head[s];
-	size_t		 n;
+	struct seqnode	*n = seq_least_of_run(&c->tree[s], COLLAPSE_RUN_LOOK);
 
-	for (g = c->head[s], n = 0; g != NULL && g->nranks == 1 &&
-	    n < COLLAPSE_RUN_LOOK; g = g->next, n++)
-		if (g->id < best->id)
-			best = g;
-	return best;
+	return n != NULL ? (struct cgroup *)((char *)n -
+	    offsetof(struct cgroup, node)) : NULL;
 }
 
 /* Orders ranks for the callback. */
@@ -333,6 +338,7 @@ collapse_size(const struct cgroup *g)
 static void
 collapse_out(struct collapse *c, struct cgroup *g)
 {
+	seq_remove(&c->tree[g->stream], &g->node);
 	*(g->prev ? &g->prev->next : &c->head[g->stream]) = g->next;
 	*(g->next ? &g->next->prev : &c->tail[g->stream]) = g->prev;
 }
@@ -423,6 +429,9 @@ collapse_place(struct collapse *c, struct cgroup *g, struct cgroup *prev)
 	g->next = next;
 	*(prev ? &prev->next : &c->head[g->stream]) = g;
 	*(next ? &next->prev : &c->tail[g->stream]) = g;
+	g->node.key = g->id;
+	g->node.stop = g->nranks > 1;
+	seq_insert(&c->tree[g->stream], prev ? &prev->node : NULL, &g->node);
 }
 
 /* Moves rank's groups on g's stream after g, up to last, to just before g (collapse_pullable). */
@@ -505,6 +514,7 @@ collapse_join(struct collapse *c, struct cgroup *g, uint32_t rank,
 	else
 		g->ranks[g->nranks] = rank;
 	g->nranks++;
+	seq_set_stop(&c->tree[g->stream], &g->node, g->nranks > 1);
 	g->last = now;
 	if (c->rank[rank].said[g->stream] - 1 < g->pos)
 		g->pos = c->rank[rank].said[g->stream] - 1;
