@@ -36,7 +36,11 @@
 #include "launcher/output/seqtree.h"
 #include "util/xmalloc.h"
 
-#define COLLAPSE_BUCKETS	16384	/* a power of two */
+/* A power of two; as many as groups may be held, so that a chain (each
+   group on it a cache miss in a flood) is short. */
+#define COLLAPSE_BUCKETS	COLLAPSE_GROUPS_MAX
+/* Rank lists or bitmaps up to this many words are kept in the group. */
+#define COLLAPSE_INRANKS	2
 #define COLLAPSE_GAP		(1ULL << 40)
 /* A group put after its rank's last takes at most this much of the gap
    before the next: each rank's lines keep coming right after its own, and
@@ -72,8 +76,9 @@ struct cgroup {
 	uint32_t	*ranks;		/* else a list, in the order they said it */
 	size_t		 nranks;
 	size_t		 cap;		/* words of ranks */
-	char		*line;
+	uint32_t	 inranks[COLLAPSE_INRANKS];	/* ranks while cap fits */
 	size_t		 len;
+	char		 line[];	/* len bytes, + 1 for a cont */
 };
 
 struct crank {
@@ -117,19 +122,41 @@ collapse_new(size_t nranks, collapse_cb cb, void *arg)
 	return c;
 }
 
-/* FNV-1a over the stream and both parts of the line. */
+/* Mixes p[0..n) into h, 8 bytes at a time (a multiply and a shift each). */
+static uint64_t
+collapse_mix(uint64_t h, const char *p, size_t n)
+{
+	uint64_t	w;
+
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, p, n);
+	h = (h ^ w ^ n) * 0x9e3779b97f4a7c15ULL;
+	return h ^ h >> 29;
+}
+
+/*
+ * A hash of the stream and the line, whole (at most COLLAPSE_LINE_MAX):
+ * the same wherever the line was split into its two parts. FNV byte by
+ * byte cost a flood of held lines as much as the rest of holding them.
+ */
 static uint32_t
 collapse_hash(int stream, const char *a, size_t alen, const char *b,
     size_t blen)
 {
-	uint32_t	h = 2166136261u ^ (uint32_t)stream;
-	size_t		i;
+	char	buf[COLLAPSE_LINE_MAX];
 
-	for (i = 0; i < alen; i++)
-		h = (h ^ (unsigned char)a[i]) * 16777619u;
-	for (i = 0; i < blen; i++)
-		h = (h ^ (unsigned char)b[i]) * 16777619u;
-	return h;
+	if (alen > 0) {
+		memcpy(buf, a, alen);
+		memcpy(buf + alen, b, blen);
+		b = buf;
+		blen += alen;
+	}
+	return (uint32_t)collapse_mix((uint64_t)stream + 1, b, blen);
 }
 
 /*
@@ -299,7 +326,9 @@ collapse_members(struct collapse *c, struct cgroup *g)
 	int		 i;
 
 	if (!g->bits) {
-		qsort(g->ranks, g->nranks, sizeof(*g->ranks), collapse_cmp);
+		if (g->nranks > 1)
+			qsort(g->ranks, g->nranks, sizeof(*g->ranks),
+			    collapse_cmp);
 		return g->ranks;
 	}
 	m = xreallocarray(NULL, g->nranks, sizeof(*m));
@@ -325,6 +354,15 @@ collapse_count(struct collapse *c, const struct cgroup *g, const uint32_t *m)
 		return;
 	c->rank[m[0]].alone = 0;
 	c->rank[m[0]].unheld = g->born + COLLAPSE_RELOOK_MS;
+}
+
+/* Frees g and its ranks. */
+static void
+collapse_free_group(struct cgroup *g)
+{
+	if (g->ranks != g->inranks)
+		free(g->ranks);
+	free(g);
 }
 
 /* What g costs, for COLLAPSE_BYTES_MAX. */
@@ -375,9 +413,7 @@ collapse_pop(struct collapse *c, struct cgroup *g)
 	c->cb(c->arg, g->stream, m, g->nranks, g->line, g->len, g->stamp);
 	if (m != g->ranks)
 		free(m);
-	free(g->ranks);
-	free(g->line);
-	free(g);
+	collapse_free_group(g);
 }
 
 /* Hands on every group of g's stream up to and including g. */
@@ -458,10 +494,12 @@ collapse_group(struct collapse *c, uint32_t rank, uint32_t h, int stream,
     const char *a, size_t alen, const char *b, size_t blen, int solo,
     uint64_t now, uint64_t stamp)
 {
-	struct cgroup	*g = xcalloc(1, sizeof(*g));
+	/* One allocation: + 1, a cont may come. */
+	struct cgroup	*g = xmalloc(sizeof(*g) + alen + blen + 1);
 	size_t		 i = h & (COLLAPSE_BUCKETS - 1);
 
-	g->line = xmalloc(alen + blen + 1);	/* + 1: a cont may come */
+	memset(g, 0, sizeof(*g));
+	g->ranks = g->inranks;
 	memcpy(g->line, a, alen);
 	memcpy(g->line + alen, b, blen);
 	g->len = alen + blen;
@@ -485,26 +523,43 @@ collapse_group(struct collapse *c, uint32_t rank, uint32_t h, int stream,
 	return g;
 }
 
+/* Room for n words of ranks: in the group while they fit. */
+static uint32_t *
+collapse_words(struct cgroup *g, size_t n)
+{
+	return n <= COLLAPSE_INRANKS ? g->inranks :
+	    xreallocarray(NULL, n, sizeof(*g->ranks));
+}
+
 /* Adds rank to g: to its list, or its bitmap once a list would be bigger. */
 static void
 collapse_join(struct collapse *c, struct cgroup *g, uint32_t rank,
     uint64_t now)
 {
-	uint32_t	*bm;
+	uint32_t	 list[COLLAPSE_INRANKS], *old = g->ranks, *m;
 	size_t		 i, cap;
 
 	if (!g->bits && g->nranks == g->cap && g->cap < c->words) {
 		cap = g->cap ? g->cap * 2 : 1;
 		cap = cap < c->words ? cap : c->words;
-		g->ranks = xreallocarray(g->ranks, cap, sizeof(*g->ranks));
+		if ((m = collapse_words(g, cap)) != old) {
+			memcpy(m, old, g->nranks * sizeof(*m));
+			if (old != g->inranks)
+				free(old);
+			g->ranks = m;
+		}
 		c->bytes += (cap - g->cap) * sizeof(*g->ranks);
 		g->cap = cap;
 	} else if (!g->bits && g->nranks == g->cap) {
-		bm = xcalloc(c->words, sizeof(*bm));
+		if (old == g->inranks)	/* the bitmap may take its place */
+			old = memcpy(list, old, sizeof(list));
+		m = collapse_words(g, c->words);
+		memset(m, 0, c->words * sizeof(*m));
 		for (i = 0; i < g->nranks; i++)
-			bm[g->ranks[i] / 32] |= 1u << (g->ranks[i] % 32);
-		free(g->ranks);
-		g->ranks = bm;
+			m[old[i] / 32] |= 1u << (old[i] % 32);
+		if (old != list && old != g->inranks)
+			free(old);
+		g->ranks = m;
 		c->bytes += (c->words - g->cap) * sizeof(*g->ranks);
 		g->cap = c->words;
 		g->bits = 1;
@@ -669,9 +724,7 @@ collapse_free(struct collapse *c)
 		return;
 	while ((g = c->oldest) != NULL) {
 		c->oldest = g->newer;
-		free(g->ranks);
-		free(g->line);
-		free(g);
+		collapse_free_group(g);
 	}
 	free(c->rank);
 	free(c);
