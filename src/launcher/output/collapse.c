@@ -60,8 +60,8 @@ enum { JOIN_AS_IS, JOIN_MOVE_IT, JOIN_PULL_BACK };
 
 struct cgroup {
 	struct cgroup	*prev, *next;	/* the list: the order they go out */
-	struct seqnode	 node;		/* the list again, as a tree: collapse_next */
-	struct cgroup	*older, *newer;	/* by birth: for COLLAPSE_HOLD_MAX_MS */
+	/* The list again, as a tree: collapse_next, collapse_oldest. */
+	struct seqnode	 node;
 	struct cgroup	*hnext;		/* hash chain, of lines that may join */
 	uint64_t	 ord;		/* rises along the list */
 	uint64_t	 id;		/* rises with birth */
@@ -69,15 +69,15 @@ struct cgroup {
 	uint64_t	 born;		/* when its first piece came (ms) */
 	uint64_t	 last;		/* when its latest rank joined */
 	uint64_t	 stamp;
-	uint32_t	 hash;
-	int		 stream;
-	int		 solo;		/* a '\r' segment or long line: no joins */
-	int		 bits;		/* ranks is a bitmap of c->words words */
-	uint32_t	*ranks;		/* else a list, in the order they said it */
-	size_t		 nranks;
-	size_t		 cap;		/* words of ranks */
+	uint32_t	*ranks;		/* a list, in the order they said it, or: */
 	uint32_t	 inranks[COLLAPSE_INRANKS];	/* ranks while cap fits */
-	size_t		 len;
+	uint32_t	 nranks;
+	uint32_t	 cap;		/* words of ranks */
+	uint32_t	 hash;
+	uint32_t	 len;
+	uint8_t		 stream;
+	uint8_t		 solo;		/* a '\r' segment or long line: no joins */
+	uint8_t		 bits;		/* ranks is a bitmap of c->words words */
 	char		 line[];	/* len bytes, + 1 for a cont */
 };
 
@@ -92,8 +92,6 @@ struct collapse {
 	struct cgroup	*head[2];	/* per stream: the list */
 	struct cgroup	*tail[2];
 	struct seqtree	 tree[2];	/* per stream: the list, keyed by id */
-	struct cgroup	*oldest;
-	struct cgroup	*newest;
 	struct cgroup	*bucket[COLLAPSE_BUCKETS];
 	struct crank	*rank;
 	uint64_t	 least[2];	/* per stream: the fewest pieces a rank said */
@@ -294,6 +292,14 @@ collapse_soft(const struct collapse *c, const struct cgroup *g)
 	    g->born + COLLAPSE_HOLD_MAX_MS;
 }
 
+/* The group whose tree node n is (NULL for NULL). */
+static struct cgroup *
+collapse_of(const struct seqnode *n)
+{
+	return n != NULL ? (struct cgroup *)((char *)n -
+	    offsetof(struct cgroup, node)) : NULL;
+}
+
 /*
  * The group of stream s to go out next: the head, or the oldest of a run
  * of one-rank groups there (the first COLLAPSE_RUN_LOOK of it); NULL when
@@ -302,10 +308,18 @@ collapse_soft(const struct collapse *c, const struct cgroup *g)
 static struct cgroup *
 collapse_next(const struct collapse *c, int s)
 {
-	struct seqnode	*n = seq_least_of_run(&c->tree[s], COLLAPSE_RUN_LOOK);
+	return collapse_of(seq_least_of_run(&c->tree[s], COLLAPSE_RUN_LOOK));
+}
 
-	return n != NULL ? (struct cgroup *)((char *)n -
-	    offsetof(struct cgroup, node)) : NULL;
+/* The group held longest (the least id of both trees), or NULL: for COLLAPSE_HOLD_MAX_MS. */
+static struct cgroup *
+collapse_oldest(const struct collapse *c)
+{
+	struct cgroup	*o = collapse_of(c->tree[0].root ? c->tree[0].root->least :
+			    NULL), *e = collapse_of(c->tree[1].root ?
+			    c->tree[1].root->least : NULL);
+
+	return o == NULL || (e != NULL && e->id < o->id) ? e : o;
 }
 
 /* Orders ranks for the callback. */
@@ -386,8 +400,6 @@ static void
 collapse_unlink(struct collapse *c, struct cgroup *g)
 {
 	collapse_out(c, g);
-	*(g->older ? &g->older->newer : &c->oldest) = g->newer;
-	*(g->newer ? &g->newer->older : &c->newest) = g->older;
 	collapse_unhash(c, g);
 	c->ngroups--;
 	c->bytes -= collapse_size(g);
@@ -515,9 +527,6 @@ collapse_group(struct collapse *c, uint32_t rank, uint32_t h, int stream,
 		c->bucket[i] = g;
 	}
 	collapse_place(c, g, c->rank[rank].last[stream]);
-	g->older = c->newest;
-	*(c->newest ? &c->newest->newer : &c->oldest) = g;
-	c->newest = g;
 	c->ngroups++;
 	c->bytes += collapse_size(g);
 	return g;
@@ -681,9 +690,9 @@ collapse_expire(struct collapse *c, uint64_t now)
 	struct cgroup	*g;
 	int		 s;
 
-	while (c->oldest != NULL &&
-	    c->oldest->born + COLLAPSE_HOLD_MAX_MS <= now)
-		collapse_through(c, c->oldest);
+	while ((g = collapse_oldest(c)) != NULL &&
+	    g->born + COLLAPSE_HOLD_MAX_MS <= now)
+		collapse_through(c, g);
 	for (s = 0; s < 2; s++)
 		while ((g = collapse_next(c, s)) != NULL &&
 		    collapse_soft(c, g) <= now)
@@ -702,12 +711,13 @@ collapse_flush(struct collapse *c)
 uint64_t
 collapse_deadline(const struct collapse *c)
 {
-	uint64_t	d, e;
-	int		s;
+	struct cgroup	*g;
+	uint64_t	 d, e;
+	int		 s;
 
-	if (c->oldest == NULL)
+	if ((g = collapse_oldest(c)) == NULL)
 		return 0;
-	d = c->oldest->born + COLLAPSE_HOLD_MAX_MS;
+	d = g->born + COLLAPSE_HOLD_MAX_MS;
 	for (s = 0; s < 2; s++)
 		if (c->head[s] != NULL &&
 		    (e = collapse_soft(c, collapse_next(c, s))) < d)
@@ -719,13 +729,15 @@ void
 collapse_free(struct collapse *c)
 {
 	struct cgroup	*g;
+	int		 s;
 
 	if (c == NULL)
 		return;
-	while ((g = c->oldest) != NULL) {
-		c->oldest = g->newer;
-		collapse_free_group(g);
-	}
+	for (s = 0; s < 2; s++)
+		while ((g = c->head[s]) != NULL) {
+			c->head[s] = g->next;
+			collapse_free_group(g);
+		}
 	free(c->rank);
 	free(c);
 }
