@@ -62,6 +62,12 @@
 #define STAGE_KEEP	(1024 * 1024)
 /* A rest the fd did not take, this big or more, is queued without a copy. */
 #define STAGE_GIVE	(16 * 1024)
+/*
+ * Held groups going out in a burst (--collapse) are handed on each time
+ * this much is staged: one flat stage of a whole burst (65,536 held lines:
+ * 5 MiB) took fresh pages, where pieces reuse what the groups freed.
+ */
+#define STAGE_BURST	(64 * 1024)
 
 struct sink {
 	struct output	*o;
@@ -611,14 +617,16 @@ output_group(void *arg, int s, const uint32_t *ranks, size_t n,
 	output_to(o, s);
 	if (o->cfg.timestamp)
 		tslen = output_stamp(ts, sizeof(ts), stamp);
-	if (n == 1) {
+	if (n == 1)
 		output_put(o, ts, tslen, r->pfx[s], r->plen[s], line, len,
 		    "", 0);
-		return;
+	else {
+		pfx = output_group_prefix(o, s, ranks, n, &plen);
+		output_put(o, ts, tslen, pfx, plen, line, len, "", 0);
+		free(pfx);
 	}
-	pfx = output_group_prefix(o, s, ranks, n, &plen);
-	output_put(o, ts, tslen, pfx, plen, line, len, "", 0);
-	free(pfx);
+	if (o->slen >= STAGE_BURST)
+		stage_flush(o);
 }
 
 /* Sets the timer to the end of the oldest held group's window. */
