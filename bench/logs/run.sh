@@ -24,7 +24,8 @@
 # row it is compared with, then each goal, met or MISSED on each:
 # every per-line feature on within 1.05x of it off, local within 1.3x of
 # the floor (issue 35), ssh within 1.5x.
-# First checks that dtrun's output is whole: every line there, prefixed;
+# First checks that dtrun's output is whole (with and without --collapse):
+# every line there, prefixed, each rank's in order;
 # over ssh it also says how many bytes the stream carried for the frames.
 # Numbers are this machine's, at this moment: compare ratios, not absolutes.
 # LINES=N changes the lines a rank writes.
@@ -50,13 +51,16 @@ done
 N=${LINES:-250000}	# lines a rank
 total=$((4 * N))
 
-# whole WHAT CMD... -- checks that CMD's output has every line, prefixed.
+# whole WHAT CMD... -- checks that CMD's output has every line, prefixed,
+# each rank's in the order it wrote them.
 whole() {
 	what=$1
 	shift
 	"$@" -vv "$W/linegen" $N >"$W/out" 2>"$W/err"
 	lost=$((total - $(wc -l <"$W/out")))
 	bad=$(grep -cvE '^\[[0-3]\] [0-9]{4} [0-9]{9} ' "$W/out" || true)
+	bad=$((bad + $(awk '{ n = $3 + 0; if (n != next_[$1] + 0) b++
+	    next_[$1] = n + 1 } END { print b + 0 }' "$W/out")))
 	# "HOST: done; its frames, F bytes so far, came in S bytes"
 	carried=$(sed -n 's/.*its frames, \([0-9]*\) bytes so far, came in \([0-9]*\) bytes.*/\2 of \1/p' "$W/err" |
 	    awk '{ printf "; the stream carried %.1f MB for %.1f MB of frames", $1 / 1e6, $3 / 1e6 }')
@@ -124,6 +128,7 @@ E="$W/linegen $N 2>&1 >/dev/null | cat >/dev/null"
 row stderr floor "LINEGEN_STDERR=1 $B/dtrun -n 4 $E"
 row "stderr tail" stderr "LINEGEN_STDERR=1 $B/dtrun -n 4 --max-restarts 1 $E"
 whole local "$B/dtrun" -n 4
+whole collapse "$B/dtrun" -n 4 --collapse
 if why=$(bench_user_skip_reason); then
 	echo "ssh: skipped: $why"
 else

@@ -28,13 +28,19 @@
  * A rank that floods lines of its own is let through unheld for a while
  * (COLLAPSE_ALONE_MAX): its lines are not hashed or copied.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "launcher/output/collapse.h"
+#include "launcher/output/seqtree.h"
 #include "util/xmalloc.h"
 
-#define COLLAPSE_BUCKETS	16384	/* a power of two */
+/* A power of two; as many as groups may be held, so that a chain (each
+   group on it a cache miss in a flood) is short. */
+#define COLLAPSE_BUCKETS	COLLAPSE_GROUPS_MAX
+/* Rank lists or bitmaps up to this many words are kept in the group. */
+#define COLLAPSE_INRANKS	2
 #define COLLAPSE_GAP		(1ULL << 40)
 /* A group put after its rank's last takes at most this much of the gap
    before the next: each rank's lines keep coming right after its own, and
@@ -42,7 +48,11 @@
    whole list (4 ranks x 250k lines: 3.9x the time without --collapse). */
 #define COLLAPSE_STEP		(1ULL << 20)
 #define COLLAPSE_ORD_TOP	(1ULL << 62)
-/* How far along a run of one-rank groups a pop looks for the oldest. */
+/*
+ * How far along a run of one-rank groups a pop looks for the oldest (and
+ * how far back a pull looks). A pop asks the stream's seqtree, not the
+ * list, so this no longer bounds its cost, only what it picks.
+ */
 #define COLLAPSE_RUN_LOOK	1024
 
 /* How a line joins a group (collapse_how). */
@@ -50,7 +60,8 @@ enum { JOIN_AS_IS, JOIN_MOVE_IT, JOIN_PULL_BACK };
 
 struct cgroup {
 	struct cgroup	*prev, *next;	/* the list: the order they go out */
-	struct cgroup	*older, *newer;	/* by birth: for COLLAPSE_HOLD_MAX_MS */
+	/* The list again, as a tree: collapse_next, collapse_oldest. */
+	struct seqnode	 node;
 	struct cgroup	*hnext;		/* hash chain, of lines that may join */
 	uint64_t	 ord;		/* rises along the list */
 	uint64_t	 id;		/* rises with birth */
@@ -58,15 +69,16 @@ struct cgroup {
 	uint64_t	 born;		/* when its first piece came (ms) */
 	uint64_t	 last;		/* when its latest rank joined */
 	uint64_t	 stamp;
+	uint32_t	*ranks;		/* a list, in the order they said it, or: */
+	uint32_t	 inranks[COLLAPSE_INRANKS];	/* ranks while cap fits */
+	uint32_t	 nranks;
+	uint32_t	 cap;		/* words of ranks */
 	uint32_t	 hash;
-	int		 stream;
-	int		 solo;		/* a '\r' segment or long line: no joins */
-	int		 bits;		/* ranks is a bitmap of c->words words */
-	uint32_t	*ranks;		/* else a list, in the order they said it */
-	size_t		 nranks;
-	size_t		 cap;		/* words of ranks */
-	char		*line;
-	size_t		 len;
+	uint32_t	 len;
+	uint8_t		 stream;
+	uint8_t		 solo;		/* a '\r' segment or long line: no joins */
+	uint8_t		 bits;		/* ranks is a bitmap of c->words words */
+	char		 line[];	/* len bytes, + 1 for a cont */
 };
 
 struct crank {
@@ -79,8 +91,7 @@ struct crank {
 struct collapse {
 	struct cgroup	*head[2];	/* per stream: the list */
 	struct cgroup	*tail[2];
-	struct cgroup	*oldest;
-	struct cgroup	*newest;
+	struct seqtree	 tree[2];	/* per stream: the list, keyed by id */
 	struct cgroup	*bucket[COLLAPSE_BUCKETS];
 	struct crank	*rank;
 	uint64_t	 least[2];	/* per stream: the fewest pieces a rank said */
@@ -109,19 +120,41 @@ collapse_new(size_t nranks, collapse_cb cb, void *arg)
 	return c;
 }
 
-/* FNV-1a over the stream and both parts of the line. */
+/* Mixes p[0..n) into h, 8 bytes at a time (a multiply and a shift each). */
+static uint64_t
+collapse_mix(uint64_t h, const char *p, size_t n)
+{
+	uint64_t	w;
+
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, p, n);
+	h = (h ^ w ^ n) * 0x9e3779b97f4a7c15ULL;
+	return h ^ h >> 29;
+}
+
+/*
+ * A hash of the stream and the line, whole (at most COLLAPSE_LINE_MAX):
+ * the same wherever the line was split into its two parts. FNV byte by
+ * byte cost a flood of held lines as much as the rest of holding them.
+ */
 static uint32_t
 collapse_hash(int stream, const char *a, size_t alen, const char *b,
     size_t blen)
 {
-	uint32_t	h = 2166136261u ^ (uint32_t)stream;
-	size_t		i;
+	char	buf[COLLAPSE_LINE_MAX];
 
-	for (i = 0; i < alen; i++)
-		h = (h ^ (unsigned char)a[i]) * 16777619u;
-	for (i = 0; i < blen; i++)
-		h = (h ^ (unsigned char)b[i]) * 16777619u;
-	return h;
+	if (alen > 0) {
+		memcpy(buf, a, alen);
+		memcpy(buf + alen, b, blen);
+		b = buf;
+		blen += alen;
+	}
+	return (uint32_t)collapse_mix((uint64_t)stream + 1, b, blen);
 }
 
 /*
@@ -259,21 +292,34 @@ collapse_soft(const struct collapse *c, const struct cgroup *g)
 	    g->born + COLLAPSE_HOLD_MAX_MS;
 }
 
+/* The group whose tree node n is (NULL for NULL). */
+static struct cgroup *
+collapse_of(const struct seqnode *n)
+{
+	return n != NULL ? (struct cgroup *)((char *)n -
+	    offsetof(struct cgroup, node)) : NULL;
+}
+
 /*
  * The group of stream s to go out next: the head, or the oldest of a run
- * of one-rank groups there; NULL when none is held.
+ * of one-rank groups there (the first COLLAPSE_RUN_LOOK of it); NULL when
+ * none is held. O(log n): a flood of one rank's lines makes the run long.
  */
 static struct cgroup *
 collapse_next(const struct collapse *c, int s)
 {
-	struct cgroup	*g, *best = c->head[s];
-	size_t		 n;
+	return collapse_of(seq_least_of_run(&c->tree[s], COLLAPSE_RUN_LOOK));
+}
 
-	for (g = c->head[s], n = 0; g != NULL && g->nranks == 1 &&
-	    n < COLLAPSE_RUN_LOOK; g = g->next, n++)
-		if (g->id < best->id)
-			best = g;
-	return best;
+/* The group held longest (the least id of both trees), or NULL: for COLLAPSE_HOLD_MAX_MS. */
+static struct cgroup *
+collapse_oldest(const struct collapse *c)
+{
+	struct cgroup	*o = collapse_of(c->tree[0].root ? c->tree[0].root->least :
+			    NULL), *e = collapse_of(c->tree[1].root ?
+			    c->tree[1].root->least : NULL);
+
+	return o == NULL || (e != NULL && e->id < o->id) ? e : o;
 }
 
 /* Orders ranks for the callback. */
@@ -294,7 +340,9 @@ collapse_members(struct collapse *c, struct cgroup *g)
 	int		 i;
 
 	if (!g->bits) {
-		qsort(g->ranks, g->nranks, sizeof(*g->ranks), collapse_cmp);
+		if (g->nranks > 1)
+			qsort(g->ranks, g->nranks, sizeof(*g->ranks),
+			    collapse_cmp);
 		return g->ranks;
 	}
 	m = xreallocarray(NULL, g->nranks, sizeof(*m));
@@ -322,6 +370,15 @@ collapse_count(struct collapse *c, const struct cgroup *g, const uint32_t *m)
 	c->rank[m[0]].unheld = g->born + COLLAPSE_RELOOK_MS;
 }
 
+/* Frees g and its ranks. */
+static void
+collapse_free_group(struct cgroup *g)
+{
+	if (g->ranks != g->inranks)
+		free(g->ranks);
+	free(g);
+}
+
 /* What g costs, for COLLAPSE_BYTES_MAX. */
 static size_t
 collapse_size(const struct cgroup *g)
@@ -333,6 +390,7 @@ collapse_size(const struct cgroup *g)
 static void
 collapse_out(struct collapse *c, struct cgroup *g)
 {
+	seq_remove(&c->tree[g->stream], &g->node);
 	*(g->prev ? &g->prev->next : &c->head[g->stream]) = g->next;
 	*(g->next ? &g->next->prev : &c->tail[g->stream]) = g->prev;
 }
@@ -342,8 +400,6 @@ static void
 collapse_unlink(struct collapse *c, struct cgroup *g)
 {
 	collapse_out(c, g);
-	*(g->older ? &g->older->newer : &c->oldest) = g->newer;
-	*(g->newer ? &g->newer->older : &c->newest) = g->older;
 	collapse_unhash(c, g);
 	c->ngroups--;
 	c->bytes -= collapse_size(g);
@@ -369,9 +425,7 @@ collapse_pop(struct collapse *c, struct cgroup *g)
 	c->cb(c->arg, g->stream, m, g->nranks, g->line, g->len, g->stamp);
 	if (m != g->ranks)
 		free(m);
-	free(g->ranks);
-	free(g->line);
-	free(g);
+	collapse_free_group(g);
 }
 
 /* Hands on every group of g's stream up to and including g. */
@@ -423,6 +477,9 @@ collapse_place(struct collapse *c, struct cgroup *g, struct cgroup *prev)
 	g->next = next;
 	*(prev ? &prev->next : &c->head[g->stream]) = g;
 	*(next ? &next->prev : &c->tail[g->stream]) = g;
+	g->node.key = g->id;
+	g->node.stop = g->nranks > 1;
+	seq_insert(&c->tree[g->stream], prev ? &prev->node : NULL, &g->node);
 }
 
 /* Moves rank's groups on g's stream after g, up to last, to just before g (collapse_pullable). */
@@ -449,10 +506,12 @@ collapse_group(struct collapse *c, uint32_t rank, uint32_t h, int stream,
     const char *a, size_t alen, const char *b, size_t blen, int solo,
     uint64_t now, uint64_t stamp)
 {
-	struct cgroup	*g = xcalloc(1, sizeof(*g));
+	/* One allocation: + 1, a cont may come. */
+	struct cgroup	*g = xmalloc(sizeof(*g) + alen + blen + 1);
 	size_t		 i = h & (COLLAPSE_BUCKETS - 1);
 
-	g->line = xmalloc(alen + blen + 1);	/* + 1: a cont may come */
+	memset(g, 0, sizeof(*g));
+	g->ranks = g->inranks;
 	memcpy(g->line, a, alen);
 	memcpy(g->line + alen, b, blen);
 	g->len = alen + blen;
@@ -468,12 +527,17 @@ collapse_group(struct collapse *c, uint32_t rank, uint32_t h, int stream,
 		c->bucket[i] = g;
 	}
 	collapse_place(c, g, c->rank[rank].last[stream]);
-	g->older = c->newest;
-	*(c->newest ? &c->newest->newer : &c->oldest) = g;
-	c->newest = g;
 	c->ngroups++;
 	c->bytes += collapse_size(g);
 	return g;
+}
+
+/* Room for n words of ranks: in the group while they fit. */
+static uint32_t *
+collapse_words(struct cgroup *g, size_t n)
+{
+	return n <= COLLAPSE_INRANKS ? g->inranks :
+	    xreallocarray(NULL, n, sizeof(*g->ranks));
 }
 
 /* Adds rank to g: to its list, or its bitmap once a list would be bigger. */
@@ -481,21 +545,30 @@ static void
 collapse_join(struct collapse *c, struct cgroup *g, uint32_t rank,
     uint64_t now)
 {
-	uint32_t	*bm;
+	uint32_t	 list[COLLAPSE_INRANKS], *old = g->ranks, *m;
 	size_t		 i, cap;
 
 	if (!g->bits && g->nranks == g->cap && g->cap < c->words) {
 		cap = g->cap ? g->cap * 2 : 1;
 		cap = cap < c->words ? cap : c->words;
-		g->ranks = xreallocarray(g->ranks, cap, sizeof(*g->ranks));
+		if ((m = collapse_words(g, cap)) != old) {
+			memcpy(m, old, g->nranks * sizeof(*m));
+			if (old != g->inranks)
+				free(old);
+			g->ranks = m;
+		}
 		c->bytes += (cap - g->cap) * sizeof(*g->ranks);
 		g->cap = cap;
 	} else if (!g->bits && g->nranks == g->cap) {
-		bm = xcalloc(c->words, sizeof(*bm));
+		if (old == g->inranks)	/* the bitmap may take its place */
+			old = memcpy(list, old, sizeof(list));
+		m = collapse_words(g, c->words);
+		memset(m, 0, c->words * sizeof(*m));
 		for (i = 0; i < g->nranks; i++)
-			bm[g->ranks[i] / 32] |= 1u << (g->ranks[i] % 32);
-		free(g->ranks);
-		g->ranks = bm;
+			m[old[i] / 32] |= 1u << (old[i] % 32);
+		if (old != list && old != g->inranks)
+			free(old);
+		g->ranks = m;
 		c->bytes += (c->words - g->cap) * sizeof(*g->ranks);
 		g->cap = c->words;
 		g->bits = 1;
@@ -505,6 +578,7 @@ collapse_join(struct collapse *c, struct cgroup *g, uint32_t rank,
 	else
 		g->ranks[g->nranks] = rank;
 	g->nranks++;
+	seq_set_stop(&c->tree[g->stream], &g->node, g->nranks > 1);
 	g->last = now;
 	if (c->rank[rank].said[g->stream] - 1 < g->pos)
 		g->pos = c->rank[rank].said[g->stream] - 1;
@@ -616,9 +690,9 @@ collapse_expire(struct collapse *c, uint64_t now)
 	struct cgroup	*g;
 	int		 s;
 
-	while (c->oldest != NULL &&
-	    c->oldest->born + COLLAPSE_HOLD_MAX_MS <= now)
-		collapse_through(c, c->oldest);
+	while ((g = collapse_oldest(c)) != NULL &&
+	    g->born + COLLAPSE_HOLD_MAX_MS <= now)
+		collapse_through(c, g);
 	for (s = 0; s < 2; s++)
 		while ((g = collapse_next(c, s)) != NULL &&
 		    collapse_soft(c, g) <= now)
@@ -637,12 +711,13 @@ collapse_flush(struct collapse *c)
 uint64_t
 collapse_deadline(const struct collapse *c)
 {
-	uint64_t	d, e;
-	int		s;
+	struct cgroup	*g;
+	uint64_t	 d, e;
+	int		 s;
 
-	if (c->oldest == NULL)
+	if ((g = collapse_oldest(c)) == NULL)
 		return 0;
-	d = c->oldest->born + COLLAPSE_HOLD_MAX_MS;
+	d = g->born + COLLAPSE_HOLD_MAX_MS;
 	for (s = 0; s < 2; s++)
 		if (c->head[s] != NULL &&
 		    (e = collapse_soft(c, collapse_next(c, s))) < d)
@@ -654,15 +729,15 @@ void
 collapse_free(struct collapse *c)
 {
 	struct cgroup	*g;
+	int		 s;
 
 	if (c == NULL)
 		return;
-	while ((g = c->oldest) != NULL) {
-		c->oldest = g->newer;
-		free(g->ranks);
-		free(g->line);
-		free(g);
-	}
+	for (s = 0; s < 2; s++)
+		while ((g = c->head[s]) != NULL) {
+			c->head[s] = g->next;
+			collapse_free_group(g);
+		}
 	free(c->rank);
 	free(c);
 }
