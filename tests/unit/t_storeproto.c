@@ -8,32 +8,20 @@
 #include <string.h>
 
 #include "store/storeproto.h"
+#include "t_hf.h"
 #include "t_store.h"
 #include "test.h"
 
 static const struct sp_limits lim = { 8192, 1 << 20, 1024, (1 << 20) + 65536 };
 
+/* The hostfile tests' reader, one directory over. */
 uint8_t *
 ts_load(const char *name, size_t *len)
 {
-	char	 path[1024];
-	FILE	*f;
-	uint8_t	*p;
-	long	 n;
+	char	rel[512];
 
-	snprintf(path, sizeof(path), "%s/store/%s", t_datadir, name);
-	if ((f = fopen(path, "rb")) == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	if ((p = malloc(n + 1)) != NULL && fread(p, 1, n, f) != (size_t)n) {
-		free(p);
-		p = NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return p;
+	snprintf(rel, sizeof(rel), "../store/%s", name);
+	return (uint8_t *)t_hf_read(rel, len);
 }
 
 void
