@@ -1,0 +1,127 @@
+#!/bin/bash
+# t2030-store.sh -- dtrun's TCPStore-compatible store (storeserve) serving
+# real torch 1.13 ranks as torchrun's agent store does: every rank a client
+# (TCPStore(host, port, 4, False) under PrefixStore("/worker/attempt_0")),
+# init_process_group over gloo and an all_reduce; a rank writing a value
+# past the limit gets an error and the store goes on; a stranger speaking
+# garbage is cut off while the job completes.
+. "$(dirname "$0")/lib.sh"
+
+PY=/usr/bin/python3
+
+# store_start ARGS... -- starts storeserve ARGS; $store_pid, $store_port.
+# Its PID goes to $TRASH/pids for the file's cleanup, and the body's own
+# cleanup stops it and waits until it is gone.
+store_start() {
+	rm -f port
+	storeserve -o port "$@" >serve.out 2>serve.err &
+	store_pid=$!
+	echo "$store_pid" >>"$TRASH/pids"
+	test_at_exit "kill $store_pid; wait_for 10 eval '! proc_alive $store_pid'"
+	wait_for 10 test -s port || { cat serve.err; return 1; }
+	store_port=$(cat port)
+}
+
+# store_stop -- stops storeserve, waits for it and shows its stderr.
+store_stop() {
+	kill "$store_pid"
+	wait "$store_pid" || true
+	cat serve.err
+}
+
+# ranks N -- runs N torch ranks against $store_port, each bounded by 120 s
+# so a hang fails the test; true when every one of them printed its sum.
+ranks() {
+	i=0
+	while [ $i -lt "$1" ]; do
+		timeout 120 "$PY" "$SRC/tests/sh/store-rank.py" "$store_port" \
+		    $i "$1" >out.$i 2>err.$i &
+		i=$((i + 1))
+	done
+	wait_ranks "$1"
+}
+
+# wait_ranks N -- waits for the background ranks; true if all N said ok.
+wait_ranks() {
+	for p in $(jobs -p); do
+		[ "$p" = "$store_pid" ] || wait "$p" || true
+	done
+	cat out.* err.*
+	test "$(cat out.* | grep -c "^rank [0-9]* ok $(($1 * ($1 + 1) / 2))")" -eq "$1"
+}
+
+# stranger WHAT -- stranger.py WHAT in the background (stdout: WHAT.out).
+stranger() {
+	timeout 60 python3 stranger.py "$store_port" "$1" >"$1.out" 2>&1 &
+	echo $! >>"$TRASH/pids"
+}
+
+test_at_exit 'for p in $(cat "$TRASH/pids" 2>/dev/null); do kill "$p" 2>/dev/null; done'
+
+if ! "$PY" -c 'import torch.distributed' 2>/dev/null; then
+	test_skip '4 torch ranks init gloo and all_reduce through the store' 'no torch'
+	test_skip 'a value past the limit is an error for its rank alone' 'no torch'
+	test_skip 'a stranger speaking garbage is cut off; the job completes' 'no torch'
+	test_done
+fi
+
+test_expect_success '4 torch ranks init gloo and all_reduce through the store' '
+	store_start &&
+	ranks 4 &&
+	proc_alive $store_pid &&
+	store_stop >stop.err &&
+	cat stop.err &&
+	! grep -q "closed:" stop.err &&
+	grep -q "8 accepted, 0 cut off" stop.err
+'
+
+test_expect_success 'a value past the limit is an error for its rank alone' '
+	store_start &&
+	cat >big.py <<-\EOS &&
+	import datetime, sys, torch.distributed as dist
+	s = dist.TCPStore("127.0.0.1", int(sys.argv[1]), 1, False,
+	                  timeout=datetime.timedelta(seconds=20))
+	s.set("small", b"ok")
+	try:
+	    s.set("big", b"x" * (65 << 20))
+	    s.get("small")
+	except Exception as e:
+	    print("refused:", type(e).__name__, e)
+	    sys.exit(0)
+	print("accepted a 65 MiB value")
+	sys.exit(1)
+	EOS
+	timeout 60 "$PY" big.py "$store_port" >big.out 2>&1 ||
+	    { cat big.out; false; } &&
+	cat big.out &&
+	grep -q "^refused: " big.out &&
+	ranks 4 &&
+	store_stop >stop.err &&
+	cat stop.err &&
+	grep -q "closed: a value of 68157440 bytes (at most 67108864)" stop.err
+'
+
+test_expect_success 'a stranger speaking garbage is cut off; the job completes' '
+	store_start &&
+	cat >stranger.py <<-\EOS &&
+	import socket, struct, sys
+	port, what = int(sys.argv[1]), sys.argv[2]
+	s = socket.create_connection(("127.0.0.1", port), timeout=30)
+	if what == "http":
+	    s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	else:   # a legacy SET whose key claims 4 GiB
+	    s.sendall(b"\x00" + struct.pack("<Q", 4 << 30) + b"k" * 100)
+	print("cut off" if s.recv(1) == b"" else "answered")
+	EOS
+	stranger http &&
+	stranger huge &&
+	ranks 4 &&
+	wait_for 30 grep -q "cut off" http.out &&
+	wait_for 30 grep -q "cut off" huge.out &&
+	store_stop >stop.err &&
+	cat stop.err &&
+	grep -q "closed: opcode 71 is no TCPStore query" stop.err &&
+	grep -q "closed: a key of 4294967296 bytes" stop.err
+'
+
+test_done
