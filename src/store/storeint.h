@@ -1,12 +1,12 @@
 /*
- * storeint.h -- what store.c and storewait.c share: the store, the conn,
+ * storeint.h -- what tcpstore.c and storewait.c share: the store, the conn,
  * and the table of who waits for which key. Not for other modules.
  */
 #ifndef DT_STOREINT_H
 #define DT_STOREINT_H
 
 #include "rendezvous/store.h"
-#include "store/store.h"
+#include "store/tcpstore.h"
 #include "store/storeproto.h"
 
 struct wkey;

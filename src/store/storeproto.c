@@ -291,13 +291,6 @@ sp_decode(struct sp_dec *d, const uint8_t *buf, size_t len,
 	return (long)c.off;
 }
 
-size_t
-sp_put_u8(uint8_t *out, uint8_t v)
-{
-	out[0] = v;
-	return 1;
-}
-
 /* n little-endian bytes of v. */
 static size_t
 put_le(uint8_t *out, uint64_t v, int n)

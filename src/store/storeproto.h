@@ -106,7 +106,6 @@ const char	*sp_op_name(enum sp_op);
 int		 sp_wire_op(enum sp_gen g, enum sp_op op);
 
 /* Reply encoders: write the value at out and return the bytes written. */
-size_t		 sp_put_u8(uint8_t *out, uint8_t v);
 size_t		 sp_put_u32(uint8_t *out, uint32_t v);
 size_t		 sp_put_i64(uint8_t *out, int64_t v);
 /* A byte vector's length; its bytes follow it on the wire. */

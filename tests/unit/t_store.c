@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/store.h"
+#include "store/tcpstore.h"
 #include "store/storeproto.h"
 #include "t_store.h"
 #include "test.h"

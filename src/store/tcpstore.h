@@ -1,5 +1,5 @@
 /*
- * store.h -- a TCPStore-compatible key-value store that knows nothing of
+ * tcpstore.h -- a TCPStore-compatible key-value store that knows nothing of
  * sockets. The caller makes a dts_conn per client connection, feeds it
  * the bytes the client sends, and gets the bytes to send back through the
  * reply callback: at once for most queries, later for a WAIT on a key

@@ -1,5 +1,5 @@
 /*
- * store.c -- serving TCPStore queries: a conn's bytes are decoded into
+ * tcpstore.c -- serving TCPStore queries: a conn's bytes are decoded into
  * queries (storeproto.c) and each is run against the key-value table (the
  * rendezvous store's hash table, with its limits on keys and bytes). A
  * WAIT on keys not set yet parks the conn (storewait.c) until they are;
