@@ -27,7 +27,7 @@
 #include <event2/listener.h>
 
 #include "common/err.h"
-#include "store/store.h"
+#include "store/tcpstore.h"
 
 struct client {
 	struct bufferevent	*bev;
