@@ -30,6 +30,7 @@ struct dts_conn {
 	int		  waiting;
 	int		  dead;
 	int		  onready;
+	int		  paused;	/* its replies pile up unread */
 	struct dts_conn	 *rnext;
 };
 

@@ -127,7 +127,8 @@ wait_wake(struct dts_store *st, const uint8_t *key, size_t keylen)
 		wait_unnode(st, n);
 		if (--c->wait_left == 0) {
 			wait_drop(c);
-			st->cfg.reply(c->cookie, &b, 1);
+			if (st->cfg.reply(c->cookie, &b, 1) != 0)
+				c->paused = 1;
 			/* Bytes it sent while it waited are served next. */
 			if (c->len > 0 && !c->onready) {
 				c->onready = 1;

@@ -142,7 +142,8 @@ key_text(struct sp_str k, char *buf, size_t size)
 static void
 rep(struct dts_conn *c, const void *buf, size_t len)
 {
-	c->st->cfg.reply(c->cookie, buf, len);
+	if (c->st->cfg.reply(c->cookie, buf, len) != 0)
+		c->paused = 1;
 }
 
 /* Replies a byte vector: its length, then its bytes. */
@@ -388,7 +389,8 @@ conn_exec(struct dts_conn *c, const struct sp_query *q, struct dt_err *e)
 /*
  * Serves the whole queries at the start of p[0..len). Returns the bytes
  * served, or a negative DT_ERR_* with *e filled. A waiting conn serves
- * only CANCEL_WAIT; the rest waits, unread, for the WAIT to end.
+ * only CANCEL_WAIT; the rest waits, unread, for the WAIT to end. A
+ * paused one serves nothing.
  */
 static long
 conn_run(struct dts_conn *c, const uint8_t *p, size_t len, struct dt_err *e)
@@ -398,7 +400,7 @@ conn_run(struct dts_conn *c, const uint8_t *p, size_t len, struct dt_err *e)
 	long		n;
 	int		rc;
 
-	while (!c->dead) {
+	while (!c->dead && !c->paused) {
 		n = sp_decode(&c->dec, p + off, len - off, &q, e);
 		if (n == DT_ERR_AGAIN)
 			break;
@@ -477,7 +479,7 @@ store_run_ready(struct dts_store *st)
 	while ((c = st->ready) != NULL) {
 		st->ready = c->rnext;
 		c->onready = 0;
-		if (c->dead || c->waiting)
+		if (c->dead || c->waiting || c->paused)
 			continue;
 		dt_err_clear(&e);
 		if ((rc = conn_serve_held(c, &e)) != 0) {
@@ -511,6 +513,27 @@ dts_conn_feed(struct dts_conn *c, const void *buf, size_t len,
 	} else if ((rc = conn_keep(c, buf, len, e)) == 0)
 		rc = conn_serve_held(c, e);
 	if (rc != 0)
+		conn_stop(c);
+	store_run_ready(c->st);
+	return rc;
+}
+
+int
+dts_conn_paused(const struct dts_conn *c)
+{
+	return c->paused;
+}
+
+int
+dts_conn_resume(struct dts_conn *c, struct dt_err *e)
+{
+	int	rc;
+
+	if (c->dead)
+		return dt_errf(e, NULL, 0, 0, DT_ERR_CLOSED, "the connection "
+		    "was closed for an earlier error");
+	c->paused = 0;
+	if ((rc = conn_serve_held(c, e)) != 0)
 		conn_stop(c);
 	store_run_ready(c->st);
 	return rc;

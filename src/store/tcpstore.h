@@ -32,10 +32,14 @@ struct dts_cfg {
 	size_t	max_keys;	/* keys in all (0: DTS_MAX_KEYS) */
 	/*
 	 * Bytes for the client of the conn made with cookie (copy them: buf
-	 * is gone after the call). Called from dts_conn_feed, for the conn
-	 * fed or for others whose WAIT it ends. Must not call the store.
+	 * is gone after the call). Called from dts_conn_feed and
+	 * dts_conn_resume, for that conn or for others whose WAIT it ends.
+	 * Must not call the store. Returns 0, or 1 when the client's replies
+	 * pile up unread: the conn then serves no more queries (it holds
+	 * them) until dts_conn_resume, so a client that never reads cannot
+	 * make the server hold its GETs' values over and over.
 	 */
-	void	(*reply)(void *cookie, const void *buf, size_t len);
+	int	(*reply)(void *cookie, const void *buf, size_t len);
 	/*
 	 * A conn other than the one being fed broke the protocol in bytes it
 	 * had sent while it waited: close it (after dts_conn_feed returns)
@@ -74,6 +78,15 @@ void		 dts_conn_free(struct dts_conn *);
  */
 int		 dts_conn_feed(struct dts_conn *, const void *buf, size_t len,
 		     struct dt_err *e);
+
+/* True while the conn is paused by its reply callback: read no more from it. */
+int		 dts_conn_paused(const struct dts_conn *);
+
+/*
+ * The client has read its replies: serve what the conn holds. Returns as
+ * dts_conn_feed does (and may pause it again).
+ */
+int		 dts_conn_resume(struct dts_conn *, struct dt_err *e);
 
 /* The generation the conn's client speaks (an enum sp_gen), once known. */
 int		 dts_conn_gen(const struct dts_conn *);

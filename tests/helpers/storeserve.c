@@ -49,14 +49,25 @@ usage(void)
 	exit(1);
 }
 
-/* The store's bytes for a client. */
-static void
+/*
+ * Past OUT_HIGH bytes unsent to a client, its conn pauses and we stop
+ * reading it; once they drain to OUT_LOW it resumes. So a client that
+ * asks for a big value over and over and never reads costs one value.
+ */
+#define OUT_HIGH	(1 << 20)
+#define OUT_LOW		(256 << 10)
+
+/* The store's bytes for a client; 1 pauses it. */
+static int
 on_reply(void *cookie, const void *buf, size_t len)
 {
 	struct client	*cl = cookie;
+	struct evbuffer	*out = bufferevent_get_output(cl->bev);
 
-	if (!cl->dead)
-		bufferevent_write(cl->bev, buf, len);
+	if (cl->dead)
+		return 0;
+	bufferevent_write(cl->bev, buf, len);
+	return evbuffer_get_length(out) > OUT_HIGH;
 }
 
 /* Closes a client and forgets it. */
@@ -109,7 +120,8 @@ read_cb(struct bufferevent *bev, void *arg)
 	size_t		 n;
 
 	dt_err_clear(&e);
-	while (!cl->dead && (n = evbuffer_get_length(in)) > 0) {
+	while (!cl->dead && !dts_conn_paused(cl->conn) &&
+	    (n = evbuffer_get_length(in)) > 0) {
 		size_t m = evbuffer_get_contiguous_space(in);
 		int rc = dts_conn_feed(cl->conn, evbuffer_pullup(in, m), m, &e);
 
@@ -117,9 +129,38 @@ read_cb(struct bufferevent *bev, void *arg)
 		if (rc != 0)
 			client_cut(cl, e.msg);
 	}
+	if (!cl->dead && dts_conn_paused(cl->conn)) {
+		/* Read on once the client has read its replies (write_cb). */
+		bufferevent_disable(bev, EV_READ);
+		bufferevent_setwatermark(bev, EV_WRITE, OUT_LOW, 0);
+	}
 	if (cl->dead)
 		client_close(cl);
 	reap_dead();
+}
+
+/* A paused client's replies drained to OUT_LOW: serve and read it again. */
+static void
+write_cb(struct bufferevent *bev, void *arg)
+{
+	struct client	*cl = arg;
+	struct dt_err	 e;
+
+	if (!dts_conn_paused(cl->conn))
+		return;
+	dt_err_clear(&e);
+	if (dts_conn_resume(cl->conn, &e) != 0) {
+		client_cut(cl, e.msg);
+		client_close(cl);
+		reap_dead();
+		return;
+	}
+	if (!dts_conn_paused(cl->conn)) {
+		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
+		bufferevent_enable(bev, EV_READ);
+		read_cb(bev, cl);
+	} else
+		reap_dead();
 }
 
 static void
@@ -153,7 +194,7 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	snprintf(cl->peer, sizeof(cl->peer), "%s:%u",
 	    inet_ntoa(sin->sin_addr), ntohs(sin->sin_port));
-	bufferevent_setcb(cl->bev, read_cb, NULL, event_cb, cl);
+	bufferevent_setcb(cl->bev, read_cb, write_cb, event_cb, cl);
 	bufferevent_enable(cl->bev, EV_READ | EV_WRITE);
 }
 

@@ -30,29 +30,49 @@ store_stop() {
 }
 
 # ranks N -- runs N torch ranks against $store_port, each bounded by 120 s
-# so a hang fails the test; true when every one of them printed its sum.
+# so a hang fails the test, and waits for them; true when every one of
+# them printed its sum.
 ranks() {
-	i=0
+	i=0 rank_pids=
 	while [ $i -lt "$1" ]; do
 		timeout 120 "$PY" "$SRC/tests/sh/store-rank.py" "$store_port" \
 		    $i "$1" >out.$i 2>err.$i &
+		rank_pids="$rank_pids $!"
 		i=$((i + 1))
 	done
-	wait_ranks "$1"
-}
-
-# wait_ranks N -- waits for the background ranks; true if all N said ok.
-wait_ranks() {
-	for p in $(jobs -p); do
-		[ "$p" = "$store_pid" ] || wait "$p" || true
+	for p in $rank_pids; do
+		wait "$p" || true
 	done
 	cat out.* err.*
 	test "$(cat out.* | grep -c "^rank [0-9]* ok $(($1 * ($1 + 1) / 2))")" -eq "$1"
 }
 
+# write_stranger -- writes stranger.py PORT WHAT: an HTTP request ("http"),
+# a SET claiming a 4 GiB key ("huge"), both waiting to be cut off, or a
+# client asking for a 16 MiB value 100 times without reading ("hog").
+write_stranger() {
+	cat >stranger.py <<-\EOS
+	import socket, struct, sys, time
+	port, what = int(sys.argv[1]), sys.argv[2]
+	s = socket.create_connection(("127.0.0.1", port), timeout=30)
+	if what == "http":
+	    s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	elif what == "huge":   # a legacy SET whose key claims 4 GiB
+	    s.sendall(b"\x00" + struct.pack("<Q", 4 << 30) + b"k" * 100)
+	else:   # "hog": a 16 MiB value, asked for 100 times, never read
+	    key = struct.pack("<Q", 3) + b"big"
+	    s.sendall(b"\x00" + key + struct.pack("<Q", 16 << 20) + b"x" * (16 << 20))
+	    s.sendall((b"\x02" + key) * 100)
+	    print("asked", flush=True)
+	    time.sleep(120)
+	print("cut off" if s.recv(1) == b"" else "answered")
+	EOS
+}
+
 # stranger WHAT -- stranger.py WHAT in the background (stdout: WHAT.out).
 stranger() {
 	timeout 60 python3 stranger.py "$store_port" "$1" >"$1.out" 2>&1 &
+	stranger_pid=$!
 	echo $! >>"$TRASH/pids"
 }
 
@@ -62,6 +82,7 @@ if ! "$PY" -c 'import torch.distributed' 2>/dev/null; then
 	test_skip '4 torch ranks init gloo and all_reduce through the store' 'no torch'
 	test_skip 'a value past the limit is an error for its rank alone' 'no torch'
 	test_skip 'a stranger speaking garbage is cut off; the job completes' 'no torch'
+	test_skip 'a client that never reads its replies costs one value, not 100' 'no torch'
 	test_done
 fi
 
@@ -103,16 +124,7 @@ test_expect_success 'a value past the limit is an error for its rank alone' '
 
 test_expect_success 'a stranger speaking garbage is cut off; the job completes' '
 	store_start &&
-	cat >stranger.py <<-\EOS &&
-	import socket, struct, sys
-	port, what = int(sys.argv[1]), sys.argv[2]
-	s = socket.create_connection(("127.0.0.1", port), timeout=30)
-	if what == "http":
-	    s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-	else:   # a legacy SET whose key claims 4 GiB
-	    s.sendall(b"\x00" + struct.pack("<Q", 4 << 30) + b"k" * 100)
-	print("cut off" if s.recv(1) == b"" else "answered")
-	EOS
+	write_stranger &&
 	stranger http &&
 	stranger huge &&
 	ranks 4 &&
@@ -122,6 +134,20 @@ test_expect_success 'a stranger speaking garbage is cut off; the job completes' 
 	cat stop.err &&
 	grep -q "closed: opcode 71 is no TCPStore query" stop.err &&
 	grep -q "closed: a key of 4294967296 bytes" stop.err
+'
+
+test_expect_success 'a client that never reads its replies costs one value, not 100' '
+	store_start &&
+	write_stranger &&
+	stranger hog &&
+	wait_for 60 grep -q asked hog.out &&
+	ranks 4 &&
+	hwm=$(grep "^VmHWM:" /proc/$store_pid/status | tr -dc 0-9) &&
+	echo "storeserve peak: $hwm kB" &&
+	kill $stranger_pid &&
+	{ wait $stranger_pid || true; } &&
+	store_stop &&
+	test "$hwm" -lt $((300 * 1024))
 '
 
 test_done

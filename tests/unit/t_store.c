@@ -13,7 +13,7 @@
 #include "t_store.h"
 #include "test.h"
 
-void
+int
 ts_reply(void *cookie, const void *buf, size_t len)
 {
 	struct ts_out	*o = cookie;
@@ -24,6 +24,7 @@ ts_reply(void *cookie, const void *buf, size_t len)
 	}
 	memcpy(o->p + o->len, buf, len);
 	o->len += len;
+	return o->pause;
 }
 
 void
@@ -338,4 +339,38 @@ TEST(store_held_error_fails_by_callback)
 	dts_conn_free(b);
 	dts_store_free(st);
 	free(oa.p);
+}
+
+/* A conn whose replies pile up pauses, holds its queries, and resumes. */
+TEST(store_pause_holds_until_resume)
+{
+	struct dts_store	*st = new_store(0, 0);
+	struct ts_out		 o;
+	struct dts_conn		*c;
+	struct ts_q		 q = { .n = 0 };
+	struct dt_err		 e;
+	int			 i;
+
+	memset(&o, 0, sizeof(o));
+	c = dts_conn_new(st, &o);
+	ts_u8(&q, 0); ts_str(&q, "k"); ts_str(&q, "v");
+	for (i = 0; i < 3; i++) {
+		ts_u8(&q, 2);
+		ts_str(&q, "k");
+	}
+	o.pause = 1;
+	CHECK_INT(dts_conn_feed(c, q.b, q.n, &e), 0);
+	CHECK_INT(o.len, 9);			/* one GET's reply, then paused */
+	CHECK(dts_conn_paused(c));
+	CHECK_INT(dts_conn_feed(c, q.b, 1, &e), 0);	/* held, not served */
+	CHECK_INT(o.len, 9);
+	CHECK_INT(dts_conn_resume(c, &e), 0);
+	CHECK_INT(o.len, 18);
+	o.pause = 0;
+	CHECK_INT(dts_conn_resume(c, &e), 0);
+	CHECK_INT(o.len, 27);
+	CHECK(!dts_conn_paused(c));
+	dts_conn_free(c);
+	dts_store_free(st);
+	free(o.p);
 }

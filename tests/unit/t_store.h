@@ -27,9 +27,10 @@ struct ts_out {
 	uint8_t	*p;
 	size_t	 len, cap;
 	int	 failed;
+	int	 pause;		/* what ts_reply returns: 1 pauses the conn */
 };
 /* The store's callbacks, with a struct ts_out as the cookie. */
-void	 ts_reply(void *cookie, const void *buf, size_t len);
+int	 ts_reply(void *cookie, const void *buf, size_t len);
 void	 ts_fail(void *cookie, int code, const char *msg);
 
 #endif
