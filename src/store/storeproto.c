@@ -173,8 +173,8 @@ cur_keys(struct cur *c, struct sp_query *q, int withvals)
 			if ((c->rc = dec_room(c->d, 2 * n, c->e)) != 0)
 				return;
 			c->off = start;
-			q->keys = c->d->arr;
-			q->vals = c->d->arr + n;
+			q->keys = c->d->arr;	/* NULL for none */
+			q->vals = n > 0 ? c->d->arr + n : NULL;
 		}
 		for (i = 0; i < n && c->rc == 0; i++) {
 			struct sp_str k = cur_str(c, c->d->lim.max_key, "key");

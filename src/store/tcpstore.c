@@ -400,6 +400,8 @@ conn_run(struct dts_conn *c, const uint8_t *p, size_t len, struct dt_err *e)
 	long		n;
 	int		rc;
 
+	if (len == 0)		/* an empty held buffer may be NULL */
+		return 0;
 	while (!c->dead && !c->paused) {
 		n = sp_decode(&c->dec, p + off, len - off, &q, e);
 		if (n == DT_ERR_AGAIN)
@@ -444,6 +446,8 @@ conn_keep(struct dts_conn *c, const uint8_t *p, size_t len, struct dt_err *e)
 static void
 conn_consume(struct dts_conn *c, size_t n)
 {
+	if (n == 0)
+		return;
 	memmove(c->buf, c->buf + n, c->len - n);
 	c->len -= n;
 	if (c->len == 0 && c->cap > 65536) {

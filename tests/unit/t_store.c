@@ -374,3 +374,28 @@ TEST(store_pause_holds_until_resume)
 	dts_store_free(st);
 	free(o.p);
 }
+
+/* Empty key lists answer at once: WAIT, CHECK, MULTI_GET of no keys. */
+TEST(store_empty_key_lists)
+{
+	struct dts_store	*st = new_store(0, 0);
+	struct ts_out		 o;
+	struct dts_conn		*c;
+	struct ts_q		 q = { .n = 0 };
+	struct dt_err		 e;
+
+	memset(&o, 0, sizeof(o));
+	c = dts_conn_new(st, &o);
+	ts_u8(&q, 5); ts_u64(&q, 0);			/* WAIT [] */
+	ts_u8(&q, 4); ts_u64(&q, 0);			/* CHECK [] */
+	ts_u8(&q, 10); ts_u64(&q, 0);			/* MULTI_GET [] */
+	ts_u8(&q, 11); ts_u64(&q, 0);			/* MULTI_SET [] */
+	CHECK_INT(dts_conn_feed(c, q.b, q.n, &e), 0);
+	CHECK_INT(o.len, 2);
+	CHECK(o.len == 2 && o.p[0] == SP_STOP_WAITING && o.p[1] == SP_READY);
+	CHECK_INT(dts_conn_resume(c, &e), 0);		/* nothing held */
+	CHECK_INT(o.len, 2);
+	dts_conn_free(c);
+	dts_store_free(st);
+	free(o.p);
+}
