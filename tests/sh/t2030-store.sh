@@ -4,7 +4,8 @@
 # (TCPStore(host, port, 4, False) under PrefixStore("/worker/attempt_0")),
 # init_process_group over gloo and an all_reduce; a rank writing a value
 # past the limit gets an error and the store goes on; a stranger speaking
-# garbage is cut off while the job completes.
+# garbage, or never reading, harms no one else. A torch >= 2.2 client,
+# written from PyTorch's source (store-client2.py), runs every query.
 . "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3
@@ -77,6 +78,19 @@ stranger() {
 }
 
 test_at_exit 'for p in $(cat "$TRASH/pids" 2>/dev/null); do kill "$p" 2>/dev/null; done'
+
+# No torch >= 2.2 here: a client written from its source, any python3.
+test_expect_success 'a torch >= 2.2 client: every query, a wait cancelled, QUEUE_PUSH refused' '
+	store_start &&
+	timeout 60 python3 "$SRC/tests/sh/store-client2.py" "$store_port" >c2.out 2>&1 ||
+	    { cat c2.out; false; } &&
+	cat c2.out &&
+	test "$(grep -c "^ok " c2.out)" -eq 15 &&
+	tail -n 1 c2.out | grep -qx "cut off" &&
+	store_stop >stop.err &&
+	cat stop.err &&
+	grep -q "closed: QUEUE_PUSH (opcode 14 of a torch >= 2.2 client) is not served" stop.err
+'
 
 if ! "$PY" -c 'import torch.distributed' 2>/dev/null; then
 	test_skip '4 torch ranks init gloo and all_reduce through the store' 'no torch'
