@@ -42,6 +42,7 @@ static struct dts_store	*store;
 static struct client	*dead;		/* failed while another was fed */
 static size_t		 accepted, cut;
 
+/* Says how to run it, and exits 1. */
 static void
 usage(void)
 {
@@ -112,6 +113,7 @@ reap_dead(void)
 	}
 }
 
+/* A client sent bytes: feed them to its conn, until it pauses or fails. */
 static void
 read_cb(struct bufferevent *bev, void *arg)
 {
@@ -164,6 +166,7 @@ write_cb(struct bufferevent *bev, void *arg)
 		reap_dead();
 }
 
+/* A client closed, or its socket failed: forget it, waits and all. */
 static void
 event_cb(struct bufferevent *bev, short what, void *arg)
 {
@@ -171,6 +174,7 @@ event_cb(struct bufferevent *bev, short what, void *arg)
 		client_close(arg);
 }
 
+/* A new client: a conn of the store, read with no delay on replies. */
 static void
 accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
     int salen, void *arg)
@@ -199,6 +203,7 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	bufferevent_enable(cl->bev, EV_READ | EV_WRITE);
 }
 
+/* SIGTERM or SIGINT: stop serving, print the counters. */
 static void
 signal_cb(evutil_socket_t sig, short what, void *arg)
 {
