@@ -53,6 +53,7 @@ COMMON_SRC	:= $(wildcard src/common/*.c)
 UTIL_SRC	:= $(wildcard src/util/*.c)
 HOSTFILE_SRC	:= $(wildcard src/hostfile/*.c)
 RDZV_SRC	:= $(wildcard src/rendezvous/*.c)
+STORE_SRC	:= $(wildcard src/store/*.c)
 COMM_SRC	:= $(wildcard src/comm/*.c)
 PROTO_SRC	:= $(wildcard src/proto/*.c)
 AGENT_SRC	:= $(wildcard src/agent/*.c)
@@ -75,13 +76,16 @@ LIBCOMMON	:= $(B)/libdtcommon.a
 LIBUTIL		:= $(B)/libdtutil.a
 LIBHOSTFILE	:= $(B)/libdthostfile.a
 LIBRDZV		:= $(B)/libdtrdzv.a
+# A TCPStore-compatible key-value store for PyTorch's ranks (no I/O; its
+# table is the rendezvous store's, so it links after libdtstore).
+LIBSTORE	:= $(B)/libdtstore.a
 # The launcher <-> agent protocol: codec, limits, phases and the table of
 # which frame is legal when (no I/O); both ends and the fuzzers link it.
 LIBPROTO	:= $(B)/libdtproto.a
 LIBAGENT	:= $(B)/libdtagent.a
 # In link order: a library before the floors it uses (util uses common).
-LIBS_ALL	:= $(LIBAGENT) $(LIBPROTO) $(LIBHOSTFILE) $(LIBRDZV) $(LIBUTIL) \
-	   $(LIBCOMMON)
+LIBS_ALL	:= $(LIBAGENT) $(LIBPROTO) $(LIBHOSTFILE) $(LIBSTORE) $(LIBRDZV) \
+	   $(LIBUTIL) $(LIBCOMMON)
 
 BINS	:= $(B)/dtrun $(B)/dtrun-agent $(B)/dtrun-kill $(B)/libdtcomm.so \
 	   $(B)/libdtcomm.so.0
@@ -102,6 +106,7 @@ $(LIBCOMMON): $(call obj,$(COMMON_SRC))
 $(LIBUTIL): $(call obj,$(UTIL_SRC))
 $(LIBHOSTFILE): $(call obj,$(HOSTFILE_SRC))
 $(LIBRDZV): $(call obj,$(RDZV_SRC))
+$(LIBSTORE): $(call obj,$(STORE_SRC))
 $(LIBPROTO): $(call obj,$(PROTO_SRC))
 $(LIBAGENT): $(call obj,$(AGENT_LIB_SRC))
 $(B)/%.a:

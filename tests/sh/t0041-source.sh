@@ -85,6 +85,7 @@ util common
 proto common
 hostfile common
 rendezvous common
+store common rendezvous
 comm common rendezvous
 host common
 agent common proto host

@@ -1,0 +1,18 @@
+# store.mk -- the TCPStore-compatible store's extra rules: its fuzz target.
+
+# make fuzz-store: libFuzzer on the decoder and store, two conns fed the
+# same stream, for FUZZ_TIME seconds (or FUZZ_RUNS inputs; hostfile.mk
+# sets both and the compiler flags). The seeds (fuzz/store/corpus) are the
+# recorded torch 1.13 conversations of tests/data/store behind a plan byte.
+STORE_FUZZ_SRC	:= fuzz/store/fuzz_store.c $(STORE_SRC) \
+		   src/rendezvous/store.c src/common/err.c
+$(FUZZ_B)/fuzz-store: $(STORE_FUZZ_SRC) $(wildcard src/store/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(STORE_FUZZ_SRC)
+fuzz-store: $(FUZZ_B)/fuzz-store
+	@mkdir -p $(FUZZ_B)/corpus-store
+	$(FUZZ_B)/fuzz-store -max_total_time=$(FUZZ_TIME) -runs=$(FUZZ_RUNS) \
+	    -print_final_stats=1 -max_len=70000 $(FUZZ_ARGS) \
+	    $(FUZZ_B)/corpus-store fuzz/store/corpus
+FUZZ_TARGETS += fuzz-store
+.PHONY: fuzz-store
