@@ -26,13 +26,17 @@ check_nofile_dtrun(struct check *c)
 {
 	unsigned long long	need, lim = dt_nofile_limit();
 
-	need = (unsigned long long)c->p->nranks + c->p->nhosts *
-	    DT_NOFILE_PER_HOST + DT_NOFILE_SPARE;
+	need = (unsigned long long)c->p->nhosts * DT_NOFILE_PER_HOST +
+	    DT_NOFILE_SPARE;
+	if (c->o->output_dir != NULL)
+		need += (unsigned long long)c->p->nranks *
+		    DT_NOFILE_OUTPUT_PER_RANK;
 	if (lim < need)
 		check_problem(c, "dtrun (this machine): its open-files limit "
 		    "is %llu, below the %llu it needs for %zu ranks on %zu "
-		    "host%s: raise it (ulimit -n), or run fewer ranks", lim,
-		    need, c->p->nranks, c->p->nhosts, c->p->nhosts == 1 ? "" : "s");
+		    "host%s%s: raise it (ulimit -n), or run fewer ranks", lim,
+		    need, c->p->nranks, c->p->nhosts, c->p->nhosts == 1 ? "" : "s",
+		    c->o->output_dir != NULL ? " with --output-dir" : "");
 }
 
 /*
