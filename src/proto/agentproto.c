@@ -514,14 +514,27 @@ ap_get_output(const uint8_t *p, size_t n, struct ap_output *o)
 	return 0;
 }
 
-int
-ap_put_rdzv(struct dt_wbuf *b, uint32_t chan, const void *p, size_t n)
+/* RDZV and STORE: a channel's bytes. */
+static int
+put_chan(struct dt_wbuf *b, int type, uint32_t chan, const void *p, size_t n)
 {
-	size_t	st = dt_frame_begin(b, AP_RDZV);
+	size_t	st = dt_frame_begin(b, type);
 
 	dt_wbuf_u32(b, chan);
 	dt_wbuf_put(b, p, n);		/* the rest of the payload */
 	return put_end(b, st);
+}
+
+int
+ap_put_rdzv(struct dt_wbuf *b, uint32_t chan, const void *p, size_t n)
+{
+	return put_chan(b, AP_RDZV, chan, p, n);
+}
+
+int
+ap_put_store(struct dt_wbuf *b, uint32_t chan, const void *p, size_t n)
+{
+	return put_chan(b, AP_STORE, chan, p, n);
 }
 
 int
@@ -834,6 +847,7 @@ ap_type_name(int t)
 	case AP_STARTED:	return "STARTED";
 	case AP_OUTPUT:		return "OUTPUT";
 	case AP_RDZV:		return "RDZV";
+	case AP_STORE:		return "STORE";
 	case AP_EXIT:		return "EXIT";
 	case AP_ERROR:		return "ERROR";
 	case AP_DONE:		return "DONE";

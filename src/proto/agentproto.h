@@ -93,8 +93,9 @@
  * 8: RDZV, the ranks' rendezvous through their agent.
  * 9: CHECK's PAIR step and DEEP flag (--check --deep), with bytes and streams.
  * 10: PROGRESS, the steps ranks report (DTRUN_PROGRESS).
+ * 12: STORE, the ranks' TCPStore through their agent (DTRUN_STORE).
  */
-#define AP_VERSION	11
+#define AP_VERSION	12
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
 #define AP_MSG_MAX	(16 * 1024 * 1024) /* a JOB or RANK, all its parts */
 #define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
@@ -134,6 +135,7 @@ enum ap_type {
 	AP_PACKED = 129,	/* frames packed by the link (pack.h): the
 				   link unpacks them, handlers never see one */
 	AP_RDZV = 130,		/* a rank's rendezvous bytes, by channel (8) */
+	AP_STORE = 131,		/* a rank's TCPStore bytes, by channel (12) */
 	AP_STACK = 80,		/* one rank's stack, or the end of a STACKS */
 	AP_STACKASK = 81,	/* please send STACKS to every agent */
 	/* agent -> launcher */
@@ -398,7 +400,9 @@ int	ap_get_started(const uint8_t *, size_t, uint32_t *rank, uint32_t *pid);
 int	ap_get_output(const uint8_t *, size_t, struct ap_output *);
 /* RDZV: n bytes of channel chan's stream; none says the channel ended. */
 int	ap_put_rdzv(struct dt_wbuf *b, uint32_t chan, const void *p, size_t n);
-/* *data points into the payload. */
+/* STORE: the same, for a rank's connection to the job's store (12). */
+int	ap_put_store(struct dt_wbuf *b, uint32_t chan, const void *p, size_t n);
+/* RDZV or STORE: *data points into the payload. */
 int	ap_get_rdzv(const uint8_t *, size_t, uint32_t *chan,
 	    const uint8_t **data, size_t *len);
 int	ap_get_exit(const uint8_t *, size_t, struct ap_exit *);

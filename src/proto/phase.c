@@ -47,6 +47,7 @@ static const struct phase_row phase_rows[] = {
 	/* A rank's rendezvous, both ways, while ranks run; a rank's stream
 	   may still be answered after the agent's DONE crossed it. */
 	{ AP_RDZV,	H(HP_PREPARED), HP_OVER, H(AGP_RUNNING), AGP_OVER },
+	{ AP_STORE,	H(HP_PREPARED), HP_OVER, H(AGP_RUNNING), AGP_OVER },
 	/* Any time its agent runs: SIGQUIT, a failure, the end of its part. */
 	{ AP_STACKASK,	H(HP_CONNECTED) | H(HP_PREPARED), HP_OVER, 0, 0 },
 	{ AP_ERROR,	HP_ALL, HP_OVER, 0, 0 },

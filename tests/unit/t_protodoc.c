@@ -414,6 +414,12 @@ put_rdzv(struct dt_wbuf *b)
 }
 
 static void
+put_store(struct dt_wbuf *b)
+{
+	ap_put_store(b, 2, "\x03\x00", 2);
+}
+
+static void
 put_exit(struct dt_wbuf *b)
 {
 	struct ap_exit	x = { 3, AP_SIGNALED, 9 };
@@ -541,6 +547,7 @@ static const struct {
 	    "4:0:119:480:2400:80000]" },
 	{ AP_PACKED, put_packed, "raw=3960 block=39 bytes" },
 	{ AP_RDZV, put_rdzv, "chan=5 data=4 bytes" },
+	{ AP_STORE, put_store, "chan=2 data=2 bytes" },
 };
 
 TEST(protodoc_payload_layouts)
