@@ -31,9 +31,9 @@ test_expect_success 'each rank runs in its own host'"'"'s namespace, reached ove
 	test $(grep "net:" out | cut -d" " -f2 | sort -u | wc -l) -eq 2
 '
 
-test_expect_success 'a rank on the second host reaches MASTER_ADDR:MASTER_PORT on the first' '
+test_expect_success 'a rank on the second host reaches MASTER_ADDR:MASTER_PORT on the first (--store rank0)' '
 	command -v python3 >/dev/null || skip_test "no python3"
-	nsrun -H $H2 --prefix "" python3 -c "
+	nsrun -H $H2 --store rank0 --prefix "" python3 -c "
 import os, socket, time
 r, a, p = int(os.environ[\"RANK\"]), os.environ[\"MASTER_ADDR\"], int(os.environ[\"MASTER_PORT\"])
 if r == 0:

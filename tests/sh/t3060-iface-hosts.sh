@@ -53,8 +53,8 @@ test_expect_success 'each host exports its own interface: its route to rank 0'"'
 	grep -qx "dtrun: host 10.78.0.2: $IB (10.78.0.2): the route to 10.78.0.1" err
 '
 
-test_expect_success 'rank 1'"'"'s interface is the one its kernel reaches MASTER_ADDR by' '
-	nsrun -H $H2 --prefix "" sh -c "[ \$RANK = 1 ] && ip -o route get \$MASTER_ADDR | grep -o \"dev [^ ]*\"; echo \$RANK \$NCCL_SOCKET_IFNAME" >out &&
+test_expect_success 'rank 1'"'"'s interface is the one its kernel reaches MASTER_ADDR by (--store rank0)' '
+	nsrun -H $H2 --store rank0 --prefix "" sh -c "[ \$RANK = 1 ] && ip -o route get \$MASTER_ADDR | grep -o \"dev [^ ]*\"; echo \$RANK \$NCCL_SOCKET_IFNAME" >out &&
 	grep -qx "dev $IB" out && grep -qx "1 $IB" out
 '
 
@@ -100,8 +100,8 @@ test_expect_success 'a HOST= item naming no host of the job is warned about' '
 	grep -q "^dtrun: warning: --iface 10.78.0.9=lo: no host of this job is named 10.78.0.9" err
 '
 
-test_expect_success 'rank 0 on this machine by its loopback name: MASTER_ADDR is this machine'"'"'s address' '
-	nsrun -v -H 127.0.0.1,10.78.0.2 --prefix "" sh -c "echo \$RANK \$MASTER_ADDR \$NCCL_SOCKET_IFNAME" >out 2>err &&
+test_expect_success 'rank 0 on this machine by its loopback name: MASTER_ADDR is this machine'"'"'s address (--store rank0)' '
+	nsrun -v -H 127.0.0.1,10.78.0.2 --store rank0 --prefix "" sh -c "echo \$RANK \$MASTER_ADDR \$NCCL_SOCKET_IFNAME" >out 2>err &&
 	sort out >got && printf "0 10.78.0.1 $IA\n1 10.78.0.1 $IB\n" >want && diff want got &&
 	grep -qx "dtrun: host 10.78.0.2: $IB (10.78.0.2): the route to 10.78.0.1" err
 '

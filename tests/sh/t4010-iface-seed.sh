@@ -11,6 +11,8 @@ test_expect_success 'on one machine: loopback, exported for NCCL and Gloo' '
 test_expect_success '-v says which interface and why' '
 	dtrun -v true 2>err &&
 	grep -qx "dtrun: network: lo (127.0.0.1): every rank runs on this machine; MASTER_ADDR=127.0.0.1" err &&
+	grep -qx "dtrun: rendezvous: PyTorch'"'"'s store is dtrun'"'"'s, each rank a client of its host'"'"'s agent (MASTER_ADDR=127.0.0.1, MASTER_PORT the agent'"'"'s)" err &&
+	dtrun -v --store rank0 true 2>err &&
 	grep -qE "^dtrun: rendezvous: MASTER_ADDR=127.0.0.1 MASTER_PORT=[0-9]+\$" err
 '
 
@@ -30,9 +32,11 @@ test_expect_success '--iface lo is taken as given' '
 other=$(ip -4 -o addr show up 2>/dev/null | awk '$2 != "lo" { sub("/.*", "", $4); print $2, $4; exit }')
 if [ -n "$other" ]; then
 	set -- $other
-	test_expect_success "--iface $1 gives its address as MASTER_ADDR" '
+	test_expect_success "--iface $1 gives its address as MASTER_ADDR (--store rank0; dtrun's store is the agent's, on 127.0.0.1)" '
+		dtrun --iface '"$1"' --store rank0 --prefix "" sh -c "echo \$MASTER_ADDR \$NCCL_SOCKET_IFNAME" >out &&
+		test "$(cat out)" = "'"$2 $1"'" &&
 		dtrun --iface '"$1"' --prefix "" sh -c "echo \$MASTER_ADDR \$NCCL_SOCKET_IFNAME" >out &&
-		test "$(cat out)" = "'"$2 $1"'"
+		test "$(cat out)" = "127.0.0.1 '"$1"'"
 	'
 else
 	test_skip '--iface of a real interface' 'this machine has only loopback'

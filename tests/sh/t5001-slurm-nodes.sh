@@ -16,7 +16,7 @@ in_alloc() { "${ALLOC[@]}" "$@"; }
 unset SLURM_JOB_ID SLURM_JOBID
 
 test_expect_success '6 ranks on 2 nodes: each rank on its node, with its env' '
-	in_alloc dtrun --prefix "" sh -c "echo \$RANK \$LOCAL_RANK \$NODE_RANK \$NNODES \$LOCAL_WORLD_SIZE \$SLURMD_NODENAME \$DTRUN_HOST \$MASTER_ADDR" >out &&
+	in_alloc dtrun --store rank0 --prefix "" sh -c "echo \$RANK \$LOCAL_RANK \$NODE_RANK \$NNODES \$LOCAL_WORLD_SIZE \$SLURMD_NODENAME \$DTRUN_HOST \$MASTER_ADDR" >out &&
 	sort -n out >got &&
 	cat >want <<-EOW &&
 	0 0 0 2 3 node1 node1 node1
@@ -26,7 +26,13 @@ test_expect_success '6 ranks on 2 nodes: each rank on its node, with its env' '
 	4 1 1 2 3 node2 node2 node1
 	5 2 1 2 3 node2 node2 node1
 	EOW
-	diff want got
+	diff want got &&
+	in_alloc dtrun --prefix "" sh -c "echo \$RANK \$SLURMD_NODENAME \$MASTER_ADDR:\$MASTER_PORT \$DTRUN_STORE" >out &&
+	test $(wc -l <out) -eq 6 &&
+	while read -r r node addr store; do
+		test "$addr" = "$store" && case $addr in 127.0.0.1:[0-9]*) ;; *) false ;; esac || return 1
+	done <out &&
+	test $(cut -d" " -f2,3 out | sort -u | wc -l) -eq 2
 '
 
 # (Over lo: node1, the name of rank 0's host, has no address here.)

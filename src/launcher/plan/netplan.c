@@ -268,8 +268,13 @@ env_prepare(struct env_ctx *c, const struct opts *o, const struct plan *p,
 	}
 	free(ports);
 	env_omp(c);
-	log_info("rendezvous: MASTER_ADDR=%s MASTER_PORT=%d", c->master_addr,
-	    c->master_port);
+	if (c->store)
+		log_info("rendezvous: PyTorch's store is dtrun's, each rank "
+		    "a client of its host's agent (MASTER_ADDR=127.0.0.1, "
+		    "MASTER_PORT the agent's)");
+	else
+		log_info("rendezvous: MASTER_ADDR=%s MASTER_PORT=%d",
+		    c->master_addr, c->master_port);
 	for (i = 0; c->worker_ports != NULL && i < (size_t)p->nworkers; i++)
 		log_debug("TF_CONFIG: rank %zu listens on %s:%d", i,
 		    env_host_addr(c, p->ranks[i].host), c->worker_ports[i]);
