@@ -3,7 +3,8 @@
 # gloo, an all_reduce of RANK + 1, then prints
 # "attempt A rank R of W sum S agent-store B at ADDR:PORT fresh N".
 # fresh: what a raw ADD of 1 to a key outside the attempt's prefix gave
-# rank 0 (1 in a store that is new this attempt). MODE:
+# rank 0 (1 in a store that is new this attempt; 0: not asked, rank 0
+# hosting the store). MODE:
 #   ok       as above
 #   restart  rank 1 of attempt 0 exits 3 after its all_reduce
 #   die      rank 2 SIGKILLs itself once connected to the store, before
@@ -27,7 +28,8 @@ if mode == "die" and rank == 2:
     s.add("dying", 1)
     os.kill(os.getpid(), signal.SIGKILL)
 fresh = 0
-if rank == 0:
+# With --store rank0, rank 0's init_process_group starts the server.
+if rank == 0 and _torchelastic_use_agent_store():
     raw = dist.TCPStore(addr, port, world, False, datetime.timedelta(seconds=30))
     fresh = raw.add("outside-the-prefix", 1)
 dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=60))
