@@ -162,6 +162,12 @@ FUZZ_TARGETS :=
 BENCH_TARGETS :=
 include $(wildcard mk/*.mk)
 
+# What only a machine with NVIDIA GPUs can check (scripts/gpu-check.sh);
+# elsewhere it says "skipped: no GPU".
+gpu-check: all
+	@bash scripts/gpu-check.sh $(B)
+.PHONY: gpu-check
+
 fuzz: $(FUZZ_TARGETS)
 fuzz-build: $(patsubst fuzz-%,$(FUZZ_B)/fuzz-%,$(FUZZ_TARGETS))
 bench: bench-deps all $(BENCH_TARGETS)

@@ -16,7 +16,12 @@ import sys
 
 import torch
 import torch.distributed as dist
-from torch.distributed.rendezvous import _torchelastic_use_agent_store
+
+try:
+    from torch.distributed.rendezvous import _torchelastic_use_agent_store
+except ImportError:     # what torch reads, where the helper moved
+    def _torchelastic_use_agent_store():
+        return os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == str(True)
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
 rank = int(os.environ["RANK"])
