@@ -88,7 +88,7 @@ LIBS_ALL	:= $(LIBAGENT) $(LIBPROTO) $(LIBHOSTFILE) $(LIBSTORE) $(LIBRDZV) \
 	   $(LIBUTIL) $(LIBCOMMON)
 
 BINS	:= $(B)/dtrun $(B)/dtrun-agent $(B)/dtrun-kill $(B)/libdtcomm.so \
-	   $(B)/libdtcomm.so.0
+	   $(B)/libdtcomm.so.0 $(B)/libdtrun-ncclprof.so
 HELPERS	:= $(patsubst tests/helpers/%.c,$(B)/helpers/%,$(HELPER_SRC))
 # LD_PRELOAD libraries for tests (tests/preload): a slow name server, a
 # host's clock set wrong.
@@ -143,6 +143,12 @@ $(B)/libdtcomm.so: $(call obj,$(COMM_SRC)) $(LIBRDZV) $(LIBCOMMON) src/comm/dtco
 $(B)/libdtcomm.so.0: $(B)/libdtcomm.so
 	ln -sf libdtcomm.so $@
 
+# The NCCL profiler plugin the agent names in NCCL_PROFILER_PLUGIN: NCCL
+# dlopens it; it needs libc alone and no NCCL header (src/ncclprof).
+NCCLPROF_SRC	:= $(wildcard src/ncclprof/*.c)
+$(B)/libdtrun-ncclprof.so: $(call obj,$(NCCLPROF_SRC))
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--no-undefined -pthread -o $@ $^
+
 $(B)/helpers/%: tests/helpers/%.c $(LIBS_ALL) $(B)/libdtcomm.so
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(B) -ldtcomm \
@@ -152,7 +158,7 @@ $(B)/preload/%.so: tests/preload/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $< -ldl
 
-$(B)/unit-tests: $(call obj,$(UNIT_SRC) $(LAUNCHER_SRC)) $(LIBS_ALL)
+$(B)/unit-tests: $(call obj,$(UNIT_SRC) $(LAUNCHER_SRC) $(NCCLPROF_SRC)) $(LIBS_ALL)
 	$(CC) $(CFLAGS) $(LDFLAGS) -Itests/unit -pthread -o $@ $^ $(PKG_LIBS) -lm -ldl
 
 # Each area may add its own rules in mk/AREA.mk (fuzz targets, benchmarks):
@@ -206,6 +212,8 @@ install: all
 	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 $(B)/dtrun $(B)/dtrun-agent $(B)/dtrun-kill $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(B)/libdtcomm.so $(DESTDIR)$(PREFIX)/lib/libdtcomm.so.0
+	install -d $(DESTDIR)$(PREFIX)/lib/dtrun
+	install -m 755 $(B)/libdtrun-ncclprof.so $(DESTDIR)$(PREFIX)/lib/dtrun/
 	ln -sf libdtcomm.so.0 $(DESTDIR)$(PREFIX)/lib/libdtcomm.so
 	install -m 644 src/comm/dtcomm.h $(DESTDIR)$(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \

@@ -7,7 +7,7 @@ _dtrun()
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	opts="--np --nproc-per-node --hosts --hostfile --config --template
 	      --include --exclude --oversubscribe --servers --launcher --prefix
-	      --output-dir --timestamp --collapse --no-collapse --escape-output --export --env-file --setup --forward-signals --kill-grace --timeout --heartbeat-timeout --start-timeout --hang-timeout --on-hang --straggler-threshold --on-straggler --max-restarts --restart-delay --restart-on-same-failure --min-np --spares --dry-run --check --preflight --deep --deep-bytes
+	      --output-dir --timestamp --collapse --no-collapse --escape-output --export --env-file --setup --forward-signals --kill-grace --timeout --heartbeat-timeout --start-timeout --hang-timeout --on-hang --straggler-threshold --on-straggler --no-nccl-profiler --max-restarts --restart-delay --restart-on-same-failure --min-np --spares --dry-run --check --preflight --deep --deep-bytes
 	      --framework --store --iface --seed --role --module --no-python
 	      --local-ranks-filter --redirects --tee --tag-output
 	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-jump --ssh-fanout

@@ -68,6 +68,7 @@ complete -c dtrun -l hang-timeout -x -d 'no line from any rank for SECS: show st
 complete -c dtrun -l on-hang -x -a 'stop report' -d 'what a hang does'
 complete -c dtrun -l straggler-threshold -x -d 'name a rank this much slower than the median (0.1 or 10%; 0: off)'
 complete -c dtrun -l on-straggler -x -a 'report stack stop' -d 'what a straggler does'
+complete -c dtrun -l no-nccl-profiler -d 'do not load dtrun\'s NCCL profiler plugin'
 complete -c dtrun -l max-restarts -x -d 'start the whole job again after a failure, N times in all'
 complete -c dtrun -l restart-delay -x -d 'seconds before the first restart, doubled after'
 complete -c dtrun -l restart-on-same-failure -d 'restart even after the same failure twice'

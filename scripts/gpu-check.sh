@@ -9,6 +9,9 @@
 #             an all_reduce on the GPUs, then 4 gloo ranks, both through
 #             the store dtrun serves (its TCPStore clients, whatever
 #             torch's version), and a restart through a fresh store
+#   plugin    NCCL loads dtrun's profiler plugin (NCCL_PROFILER_PLUGIN)
+#             and every collective's arrival reaches dtrun; 5,000 small
+#             all_reduces timed with it and with --no-nccl-profiler
 # NCCL is found by ldconfig, under CUDA, or in the nvidia-nccl wheel of
 # that python3. Ends with "N passed, N failed"; a check whose tool is
 # missing says "skipped: <why>". Logs go to $OUT (or a temporary
@@ -69,7 +72,7 @@ if ! "$PY" -c 'import torch' 2>/dev/null; then
 	skip "torch" "no python3 with torch"
 else
 	cat >nccl.py <<'EOP'
-import os, torch, torch.distributed as dist
+import os, time, torch, torch.distributed as dist
 dist.init_process_group("nccl")
 r = dist.get_rank()
 torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
@@ -79,6 +82,18 @@ torch.cuda.synchronize()
 print("nccl rank %d of %d sum %d store %s at %s:%s" % (r, dist.get_world_size(),
       int(t[0].item()), os.environ.get("TORCHELASTIC_USE_AGENT_STORE"),
       os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"]), flush=True)
+# Small all_reduces, timed: what the profiler plugin adds to each.
+x = torch.ones(16, device="cuda")
+for i in range(200):
+    dist.all_reduce(x)
+torch.cuda.synchronize()
+t0 = time.perf_counter()
+for i in range(5000):
+    dist.all_reduce(x)
+torch.cuda.synchronize()
+print("nccl rank %d: %.2f us per all_reduce, plugin %s" % (r,
+      (time.perf_counter() - t0) / 5000 * 1e6,
+      os.environ.get("NCCL_PROFILER_PLUGIN", "none")), flush=True)
 dist.destroy_process_group()
 EOP
 	if timeout 180 "$D" -v -n "$n" --prefix "" "$PY" nccl.py >nccl.out 2>&1 &&
@@ -86,6 +101,19 @@ EOP
 		ok "torch: init_process_group(\"nccl\") and all_reduce on $n GPU(s) through dtrun's store"
 	else
 		bad "torch: init_process_group(\"nccl\") and all_reduce on $n GPU(s) through dtrun's store" nccl.out
+	fi
+	# NCCL loaded dtrun's plugin, and each collective reached dtrun.
+	a=$(sed -n "s/^dtrun: straggler watch: \([0-9]*\) arrivals at NCCL collectives.*/\1/p" nccl.out)
+	if grep -q "plugin .*libdtrun-ncclprof.so\$" nccl.out && [ "${a:-0}" -ge $((5201 * n)) ]; then
+		ok "plugin: NCCL loaded dtrun's profiler plugin; dtrun saw ${a} arrivals at collectives"
+	else
+		bad "plugin: NCCL loaded dtrun's profiler plugin; dtrun saw ${a:-no} arrivals at collectives" nccl.out
+	fi
+	if timeout 180 "$D" -n "$n" --no-nccl-profiler --prefix "" "$PY" nccl.py >nccl-off.out 2>&1 &&
+	    grep -q "plugin none\$" nccl-off.out; then
+		ok "plugin: --no-nccl-profiler loads none ($(grep -o "[0-9.]* us per all_reduce" nccl.out | head -1) with it, $(grep -o "[0-9.]* us per all_reduce" nccl-off.out | head -1) without)"
+	else
+		bad "plugin: --no-nccl-profiler loads none" nccl-off.out
 	fi
 	if timeout 180 "$D" -v -n 4 --prefix "" "$PY" "$top/tests/sh/store-job.py" >gloo.out 2>&1 &&
 	    [ "$(grep -c "^attempt 0 rank [0-9] of 4 sum 10 agent-store True at 127.0.0.1:[0-9]* fresh [01]$" gloo.out)" -eq 4 ]; then

@@ -22,6 +22,7 @@
 #include "common/envfile.h"
 #include "common/environ.h"
 #include "common/err.h"
+#include "common/sys.h"
 #include "common/exitcodes.h"
 #include "common/iface.h"
 #include "common/log.h"
@@ -219,6 +220,67 @@ agent_relay(struct agent *a)
 	return dt_environ_set(&a->base_env, "MASTER_PORT", colon + 1);
 }
 
+/* The ranks' arrivals at NCCL collectives of the last second, to dtrun. */
+static void
+agent_colls_send(void *arg, const struct ap_coll *v, uint32_t n)
+{
+	struct agent	*a = arg;
+
+	if (!shut_talking(a))
+		return;
+	ap_put_colls(&a->wb, dt_clock_ns(CLOCK_REALTIME), v, n);
+	agent_flush_wb(a);
+}
+
+/*
+ * dtrun's NCCL profiler plugin, beside this agent (a build directory) or
+ * in ../lib/dtrun (installed); 0 with its path in buf, or -1.
+ */
+static int
+agent_ncclprof_path(char *buf, size_t len)
+{
+	static const char *const where[] = { "%s/libdtrun-ncclprof.so",
+	    "%s/../lib/dtrun/libdtrun-ncclprof.so" };
+	char	exe[4096], *slash;
+	ssize_t	n;
+	size_t	i;
+
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
+		return -1;
+	exe[n] = '\0';
+	if ((slash = strrchr(exe, '/')) == NULL)
+		return -1;
+	*slash = '\0';
+	for (i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		n = snprintf(buf, len, where[i], exe);
+		if (n > 0 && (size_t)n < len && access(buf, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * DTRUN_NCCL_PROFILER=agent (dtrun watches, and --no-nccl-profiler was
+ * not given): NCCL loads our plugin in every rank that uses it, unless the
+ * user named a plugin of his own.
+ */
+static int
+agent_ncclprof(struct agent *a)
+{
+	const char	*v = dt_environ_get(&a->base_env, "DTRUN_NCCL_PROFILER");
+	char		 path[4096];
+
+	if (v == NULL || strcmp(v, "agent") != 0)
+		return 0;
+	if (dt_environ_get(&a->base_env, "NCCL_PROFILER_PLUGIN") != NULL ||
+	    agent_ncclprof_path(path, sizeof(path)) != 0)
+		return dt_environ_set(&a->base_env, "DTRUN_NCCL_PROFILER",
+		    "off");
+	if (dt_environ_set(&a->base_env, "DTRUN_NCCL_PROFILER", path) != 0)
+		return DT_ERR_NOMEM;
+	return dt_environ_set(&a->base_env, "NCCL_PROFILER_PLUGIN", path);
+}
+
 /* The ranks' steps of the last second, to dtrun. */
 static void
 agent_progress_send(void *arg, const struct ap_progress *v, uint32_t n)
@@ -259,6 +321,9 @@ agent_progress(struct agent *a)
 		    e.msg);
 		return DT_ERR_SYS;	/* said */
 	}
+	progress_on_colls(a->progress, agent_colls_send);
+	if (agent_ncclprof(a) != 0)
+		return DT_ERR_NOMEM;
 	return dt_environ_set(&a->base_env, "DTRUN_PROGRESS", addr);
 }
 

@@ -66,6 +66,10 @@ struct progress {
 	struct ap_progress	*out;
 	progress_send_fn	 send;
 	void			*arg;
+	struct ap_coll		*colls;		/* arrivals not yet sent */
+	size_t			 ncolls;
+	uint64_t		 colls_dropped;
+	progress_colls_fn	 send_colls;
 };
 
 static int
@@ -76,7 +80,42 @@ progress_cmp(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* One line: "RANK STEP" or "RANK STEP MS". */
+/*
+ * "coll RANK NRANKS COMM SEQ NS": a rank's arrival at a NCCL collective,
+ * from dtrun's profiler plugin. Kept for the next send; past a send's
+ * worth, dropped (and counted): the plugin then outruns the agent.
+ */
+static void
+progress_coll(struct progress *pg, const char *msg)
+{
+	struct progress_rank	 key;
+	struct ap_coll		*c;
+	unsigned long long	 comm, seq, ns;
+	unsigned		 rank, nranks;
+	char			 end;
+
+	if (sscanf(msg, "coll %u %u %llx %llu %llu%c", &rank, &nranks, &comm,
+	    &seq, &ns, &end) != 5 || nranks == 0)
+		return;
+	key.rank = rank;
+	if (bsearch(&key, pg->r, pg->n, sizeof(key), progress_cmp) == NULL)
+		return;		/* not a rank of this host */
+	if (pg->ncolls >= AP_MAX_COLLS) {
+		pg->colls_dropped++;
+		return;
+	}
+	if (pg->colls == NULL &&
+	    (pg->colls = calloc(AP_MAX_COLLS, sizeof(*pg->colls))) == NULL)
+		return;
+	c = &pg->colls[pg->ncolls++];
+	c->rank = rank;
+	c->nranks = nranks;
+	c->comm = comm;
+	c->seq = seq;
+	c->ns = ns;
+}
+
+/* One line: "RANK STEP" or "RANK STEP MS", or a collective's. */
 static void
 progress_take(struct progress *pg, const char *msg)
 {
@@ -89,6 +128,10 @@ progress_take(struct progress *pg, const char *msg)
 	unsigned long long	 at = 0;
 	int			 k;
 
+	if (strncmp(msg, "coll ", 5) == 0) {
+		progress_coll(pg, msg);
+		return;
+	}
 	if ((k = sscanf(msg, "%u %llu %llu%c", &rank, &step, &at, &end)) < 2 ||
 	    k > 3)
 		return;
@@ -319,6 +362,16 @@ progress_flush(struct progress *pg)
 	}
 	if (k > 0)
 		pg->send(pg->arg, pg->out, k);
+	if (pg->ncolls > 0 && pg->send_colls != NULL)
+		pg->send_colls(pg->arg, pg->colls, (uint32_t)pg->ncolls);
+	pg->ncolls = 0;
+}
+
+void
+progress_on_colls(struct progress *pg, progress_colls_fn fn)
+{
+	if (pg != NULL)
+		pg->send_colls = fn;
 }
 
 /* ARGSUSED */
@@ -416,5 +469,6 @@ progress_free(struct progress *pg)
 		close(pg->fd);
 	free(pg->r);
 	free(pg->out);
+	free(pg->colls);
 	free(pg);
 }

@@ -32,6 +32,8 @@ void	dt_malloc_steady(void);
 
 /* Milliseconds on clock c (CLOCK_MONOTONIC for waits, CLOCK_REALTIME for skew). */
 uint64_t dt_clock_ms(clockid_t c);
+/* Nanoseconds on clock c (the hosts' wall clocks, for NCCL's arrivals). */
+uint64_t dt_clock_ns(clockid_t c);
 
 /*
  * Seconds on clock c, to the nanosecond, as a double: deadlines and idle

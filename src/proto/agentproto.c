@@ -164,6 +164,25 @@ ap_put_progress(struct dt_wbuf *b, const struct ap_progress *v, uint32_t n)
 }
 
 int
+ap_put_colls(struct dt_wbuf *b, uint64_t now_ns, const struct ap_coll *v,
+    uint32_t n)
+{
+	size_t		st = dt_frame_begin(b, AP_COLLS);
+	uint32_t	i;
+
+	dt_wbuf_u64(b, now_ns);
+	dt_wbuf_u32(b, n);
+	for (i = 0; i < n; i++) {
+		dt_wbuf_u32(b, v[i].rank);
+		dt_wbuf_u32(b, v[i].nranks);
+		dt_wbuf_u64(b, v[i].comm);
+		dt_wbuf_u64(b, v[i].seq);
+		dt_wbuf_u64(b, v[i].ns);
+	}
+	return put_end(b, st);
+}
+
+int
 ap_put_started(struct dt_wbuf *b, uint32_t rank, uint32_t pid)
 {
 	size_t	st = dt_frame_begin(b, AP_STARTED);
@@ -483,6 +502,34 @@ ap_get_progress(const uint8_t *p, size_t n, struct ap_progress **v,
 		(*v)[i].age_ms = dt_rbuf_u32(&r);
 		(*v)[i].cpu_ms = dt_rbuf_u64(&r);
 		(*v)[i].rss_kb = dt_rbuf_u32(&r);
+	}
+	*np = k;
+	return 0;
+}
+
+int
+ap_get_colls(const uint8_t *p, size_t n, uint64_t *now_ns, struct ap_coll **v,
+    uint32_t *np)
+{
+	struct dt_rbuf	r;
+	uint32_t	i, k;
+
+	*v = NULL;
+	*np = 0;
+	dt_rbuf_init(&r, p, n);
+	*now_ns = dt_rbuf_u64(&r);
+	k = dt_rbuf_u32(&r);
+	if (r.err || k > AP_MAX_COLLS ||
+	    dt_rbuf_left(&r) != (size_t)k * AP_COLL_ITEM)
+		return DT_ERR_PROTO;
+	if (k > 0 && (*v = calloc(k, sizeof(**v))) == NULL)
+		return DT_ERR_NOMEM;
+	for (i = 0; i < k; i++) {
+		(*v)[i].rank = dt_rbuf_u32(&r);
+		(*v)[i].nranks = dt_rbuf_u32(&r);
+		(*v)[i].comm = dt_rbuf_u64(&r);
+		(*v)[i].seq = dt_rbuf_u64(&r);
+		(*v)[i].ns = dt_rbuf_u64(&r);
 	}
 	*np = k;
 	return 0;
@@ -848,6 +895,7 @@ ap_type_name(int t)
 	case AP_OUTPUT:		return "OUTPUT";
 	case AP_RDZV:		return "RDZV";
 	case AP_STORE:		return "STORE";
+	case AP_COLLS:		return "COLLS";
 	case AP_EXIT:		return "EXIT";
 	case AP_ERROR:		return "ERROR";
 	case AP_DONE:		return "DONE";

@@ -94,6 +94,7 @@
  * 9: CHECK's PAIR step and DEEP flag (--check --deep), with bytes and streams.
  * 10: PROGRESS, the steps ranks report (DTRUN_PROGRESS).
  * 12: STORE, the ranks' TCPStore through their agent (DTRUN_STORE).
+ *     COLLS, the ranks' arrivals at NCCL collectives (dtrun's plugin).
  */
 #define AP_VERSION	12
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
@@ -142,6 +143,7 @@ enum ap_type {
 	AP_IFACE = 82,		/* the interface this host chose, or why none */
 	AP_ERRFILE = 83,	/* a failed rank's TORCHELASTIC_ERROR_FILE (new in 7) */
 	AP_PROGRESS = 84,	/* the steps ranks reported (new in 10) */
+	AP_COLLS = 85,		/* ranks' arrivals at NCCL collectives (12) */
 	/* --check and --preflight (new in 5; numbers apart from the rest) */
 	AP_CHECK = 32,		/* launcher -> agent: a step of the check */
 	AP_CHECKED = 96,	/* agent -> launcher: its answers */
@@ -310,6 +312,17 @@ struct ap_progress {
 };
 #define AP_PROGRESS_ITEM 29	/* bytes of one on the wire */
 
+/* A rank's arrival at a NCCL collective (COLLS), as dtrun's plugin saw it. */
+struct ap_coll {
+	uint32_t	 rank;
+	uint32_t	 nranks;	/* the communicator's size */
+	uint64_t	 comm;		/* its id: the same on all its ranks */
+	uint64_t	 seq;		/* the collective's number in it */
+	uint64_t	 ns;		/* when, the host's wall clock */
+};
+#define AP_COLL_ITEM	32	/* bytes of one on the wire */
+#define AP_MAX_COLLS	16384	/* in one COLLS */
+
 struct ap_stop {
 	uint32_t	 signo;		/* first signal (SIGTERM, SIGINT...; SIGKILL = now) */
 	uint64_t	 grace_ms;	/* then SIGKILL after this */
@@ -393,6 +406,12 @@ int	ap_get_u32(const uint8_t *, size_t, uint32_t *);	/* SIGNAL */
 int	ap_get_stop(const uint8_t *, size_t, struct ap_stop *);
 /* PORTLIST: *ports is malloc'd (NULL when n is 0); free it. */
 int	ap_get_portlist(const uint8_t *, size_t, int **ports, uint32_t *n);
+/* COLLS: now_ns is the agent's wall clock as it sent them. */
+int	ap_put_colls(struct dt_wbuf *b, uint64_t now_ns,
+	    const struct ap_coll *v, uint32_t n);
+/* COLLS: *v is calloc'd (NULL when n is 0). */
+int	ap_get_colls(const uint8_t *, size_t, uint64_t *now_ns,
+	    struct ap_coll **v, uint32_t *n);
 /* PROGRESS: *v is calloc'd (NULL when n is 0). */
 int	ap_get_progress(const uint8_t *, size_t, struct ap_progress **v,
 	    uint32_t *n);

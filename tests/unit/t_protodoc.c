@@ -268,6 +268,22 @@ pd_walk(const char *spec, const uint8_t *p, size_t n, char *out, size_t max)
 				    dt_rbuf_u32(&r));
 			}
 			o += snprintf(out + o, max - o, "] ");
+		} else if (sscanf(type, "coll[%63[a-z_]]", cnt) == 1) {
+			/* COLLS's items: rank, nranks, comm, seq, ns. */
+			for (k = 0, i = 0; i < nf; i++)
+				if (strcmp(names[i], cnt) == 0)
+					k = vals[i];
+			o += snprintf(out + o, max - o, "%s=[", name);
+			for (i = 0; i < k && !r.err && o < max; i++) {
+				unsigned rk = dt_rbuf_u32(&r), nr = dt_rbuf_u32(&r);
+				unsigned long long cm = dt_rbuf_u64(&r);
+				unsigned long long sq = dt_rbuf_u64(&r);
+
+				o += snprintf(out + o, max - o, "%s%u:%u:%llu:%llu:"
+				    "%llu", i ? "," : "", rk, nr, cm, sq,
+				    (unsigned long long)dt_rbuf_u64(&r));
+			}
+			o += snprintf(out + o, max - o, "] ");
 		} else if (sscanf(type, "u16[%63[a-z_]]", cnt) == 1) {
 			for (k = 0, i = 0; i < nf; i++)
 				if (strcmp(names[i], cnt) == 0)
@@ -498,6 +514,14 @@ put_progress(struct dt_wbuf *b)
 }
 
 static void
+put_colls(struct dt_wbuf *b)
+{
+	struct ap_coll	v[2] = { { 3, 4, 77, 12, 1000 }, { 1, 4, 77, 12, 990 } };
+
+	ap_put_colls(b, 5000, v, 2);
+}
+
+static void
 put_heartbeat(struct dt_wbuf *b)
 {
 	ap_put_heartbeat(b, 15000);
@@ -543,6 +567,8 @@ static const struct {
 	{ AP_CHECKED, put_checked, "step=2 now_ms=8 took_ms=9 "
 	    "kv=[version=1,iface=eth0]" },
 	{ AP_HEARTBEAT, put_heartbeat, "timeout_ms=15000" },
+	{ AP_COLLS, put_colls, "now_ns=5000 n=2 arrivals=[3:4:77:12:1000,"
+	    "1:4:77:12:990]" },
 	{ AP_PROGRESS, put_progress, "n=2 ranks=[3:1:120:15:2500:81920,"
 	    "4:0:119:480:2400:80000]" },
 	{ AP_PACKED, put_packed, "raw=3960 block=39 bytes" },

@@ -66,6 +66,7 @@ struct opts {
 	double		 straggler_threshold; /* 0.10: 10% slower; 0 = off */
 	enum straggle_do { STRAGGLE_REPORT, STRAGGLE_STACK, STRAGGLE_STOP }
 			 on_straggler;	/* --on-straggler */
+	int		 no_nccl_profiler; /* --no-nccl-profiler */
 	int		 max_restarts;	/* --max-restarts */
 	double		 restart_delay;	/* --restart-delay: the first wait */
 	int		 restart_same;	/* --restart-on-same-failure */

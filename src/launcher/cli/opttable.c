@@ -152,6 +152,10 @@ const struct opt_row opt_table[] = {
 	{ "on-straggler", 0, V, OPT_ON_STRAGGLER, "report|stack|stop", NULL, 0,
 	    "then: say so (default), show its stack too, or\n"
 	    "stop the job (exit 122)", OPT_UNTYPED },
+	{ "no-nccl-profiler", 0, N, OPT_NO_NCCL_PROFILER, NULL, NULL, 0,
+	    "do not load dtrun's NCCL profiler plugin in the\n"
+	    "ranks (it tells the watch which rank is last at\n"
+	    "each collective)", FLAG(no_nccl_profiler) },
 	{ "max-restarts", 0, V, OPT_MAX_RESTARTS, "N", "maxRestarts", 0,
 	    "when a rank fails, a host is lost or the job hangs,\n"
 	    "stop everything and start the whole job again, at\n"

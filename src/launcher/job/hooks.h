@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct ap_coll;
 struct ap_hello;
 struct ap_progress;
 struct ap_stack;
@@ -90,6 +91,12 @@ struct job_feature {
 	void	(*output)(void *, size_t rank, int stream, const uint8_t *,
 		    size_t);
 	void	(*rank_ended)(void *, size_t rank);
+	/*
+	 * The ranks of host's arrivals at NCCL collectives (checked to be
+	 * host's), host's wall clock at now_ns as its agent sent them.
+	 */
+	void	(*colls)(void *, size_t host, uint64_t now_ns,
+		    const struct ap_coll *, uint32_t n);
 	/* A rank's progress (its step, its usage), checked to be h's; now: CLOCK_MONOTONIC ms. */
 	void	(*progress)(void *, const struct ap_progress *, uint64_t now);
 

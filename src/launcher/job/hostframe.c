@@ -120,13 +120,15 @@ hostframe_small(const struct hostframe_ops *op, struct job_host *h,
 	return HF_BAD;
 }
 
-/* The frames that carry what the handler keeps or a list: HELLO, PORTLIST, PROGRESS. */
+/* The frames that carry what the handler keeps or a list: HELLO, PORTLIST, PROGRESS, COLLS. */
 static enum hf_rc
 hostframe_plain(const struct hostframe_ops *op, struct job_host *h,
     uint8_t type, const uint8_t *p, size_t n)
 {
 	struct ap_hello	 hello;
 	struct ap_progress *prog;
+	struct ap_coll	*colls;
+	uint64_t	 now;
 	uint32_t	 a;
 	int		*ports;
 	enum hf_rc	 rc;
@@ -151,6 +153,13 @@ hostframe_plain(const struct hostframe_ops *op, struct job_host *h,
 			return rc;
 		rc = op->progress(h, prog, a);
 		free(prog);
+		return rc;
+	case AP_COLLS:
+		if ((rc = hostframe_rc(ap_get_colls(p, n, &now, &colls,
+		    &a))) != HF_OK)
+			return rc;
+		rc = op->colls(h, now, colls, a);
+		free(colls);
 		return rc;
 	}
 	return hostframe_small(op, h, type, p, n);

@@ -19,6 +19,7 @@ struct ap_exit;
 struct ap_hello;
 struct ap_iface;
 struct ap_output;
+struct ap_coll;
 struct ap_progress;
 struct ap_stack;
 struct dt_err;
@@ -59,6 +60,9 @@ struct hostframe_ops {
 	/* The same for a rank's connection to the job's TCPStore. */
 	enum hf_rc	(*store)(struct job_host *, uint32_t chan,
 			    const uint8_t *, size_t);
+	/* Its ranks' arrivals at NCCL collectives; now_ns: its clock then. */
+	enum hf_rc	(*colls)(struct job_host *, uint64_t now_ns,
+			    const struct ap_coll *, uint32_t n);
 	/* The steps its ranks reported. */
 	enum hf_rc	(*progress)(struct job_host *,
 			    const struct ap_progress *, uint32_t n);

@@ -266,6 +266,22 @@ job_on_store(struct job_host *h, uint32_t chan, const uint8_t *p, size_t n)
 	return HF_OK;
 }
 
+/* COLLS: h's ranks' arrivals at NCCL collectives, for the watch. */
+static enum hf_rc
+job_on_colls(struct job_host *h, uint64_t now_ns, const struct ap_coll *v,
+    uint32_t n)
+{
+	struct job	*j = h->job;
+	uint32_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].rank >= j->plan->nranks ||
+		    j->plan->ranks[v[i].rank].host != h->index)
+			return HF_BAD;
+	HOOKS_CALL(&j->run.hooks, colls, (size_t)h->index, now_ns, v, n);
+	return HF_OK;
+}
+
 /* PROGRESS: h's ranks' steps and usage, for the features (the watch). */
 static enum hf_rc
 job_on_progress(struct job_host *h, const struct ap_progress *v, uint32_t n)
@@ -288,7 +304,7 @@ static const struct hostframe_ops job_frame_ops = {
 	job_on_hello, job_on_portlist, job_on_checked, job_on_iface,
 	job_on_prepared, job_on_started, job_on_output, job_on_errfile,
 	job_on_exit, job_on_error, job_on_stack, job_on_stackask, job_on_done,
-	job_on_rdzv, job_on_store, job_on_progress
+	job_on_rdzv, job_on_store, job_on_colls, job_on_progress
 };
 
 void

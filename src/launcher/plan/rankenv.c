@@ -50,6 +50,9 @@ env_host(const struct env_ctx *c, int h, struct strv *sv)
 	/* The agent gives the ranks its socket for their steps (progress.h). */
 	if (c->o->straggler_threshold > 0)
 		strv_setf(sv, "DTRUN_PROGRESS", "agent");
+	/* And NCCL's arrivals at collectives, through our plugin. */
+	if (c->o->straggler_threshold > 0 && !c->o->no_nccl_profiler)
+		strv_setf(sv, "DTRUN_NCCL_PROFILER", "agent");
 	if (c->o->seeded)
 		strv_setf(sv, "DTRUN_SEED", "%llu",
 		    (unsigned long long)c->o->seed);

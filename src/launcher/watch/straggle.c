@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/sys.h"
 #include "launcher/cli/opts.h"
+#include "launcher/watch/lockstep.h"
 #include "launcher/watch/pace.h"
 #include "launcher/plan/plan.h"
 #include "launcher/stacks/stackask.h"
@@ -37,6 +38,7 @@ struct straggle {
 	struct event		*timer;
 	struct pace_slow	*out;		/* a judgement's names */
 	size_t			*named;		/* per host, in a judgement */
+	struct lockstep		*ls;		/* NCCL's collectives */
 	int			 stopped;
 };
 
@@ -180,20 +182,53 @@ straggle_new(struct event_base *base, const struct opts *o,
 	st->out = xcalloc(p->nranks + 1, sizeof(*st->out));
 	st->named = xcalloc(p->nhosts + 1, sizeof(*st->named));
 	st->timer = event_new(base, -1, EV_PERSIST, straggle_judge_cb, st);
+	st->ls = lockstep_new(p->nranks, p->nhosts);
 	return st;
 }
 
 void
 straggle_free(struct straggle *st)
 {
+	size_t	seen, arrivals;
+
 	if (st == NULL)
 		return;
 	if (st->timer != NULL)
 		event_free(st->timer);
 	pace_free(st->pace);
+	if ((seen = lockstep_seen(st->ls, &arrivals)) > 0 || arrivals > 0)
+		log_info("straggler watch: %zu arrivals at NCCL collectives, "
+		    "%zu collectives complete (dtrun's profiler plugin)",
+		    arrivals, seen);
+	lockstep_free(st->ls);
 	free(st->out);
 	free(st->named);
 	free(st);
+}
+
+void
+straggle_colls(struct straggle *st, size_t host, uint64_t agent_ns,
+    const struct ap_coll *v, size_t n)
+{
+	struct lockstep_verdict	 w;
+	uint8_t			*only;
+	char			 who[512];
+
+	if (st == NULL || st->stopped)
+		return;
+	lockstep_take(st->ls, host, agent_ns, dt_clock_ns(CLOCK_REALTIME), v,
+	    n);
+	if (!lockstep_judge(st->ls, st->o->straggler_threshold, &w))
+		return;
+	snprintf(who, sizeof(who), "rank %zu on %s", w.rank,
+	    st->p->hosts[st->p->ranks[w.rank].host].name);
+	log_notice("straggler: %s: last into %zu of the last %zu NCCL "
+	    "collectives, %.3g ms after the first rank on average (%.3g ms "
+	    "between collectives): the others wait for it", who, w.last, w.of,
+	    w.late_ms, w.gap_ms);
+	only = xcalloc(st->p->nranks + 1, 1);
+	only[w.rank] = 1;
+	straggle_act(st, who, only);
 }
 
 void

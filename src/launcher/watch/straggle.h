@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct ap_coll;
 struct event_base;
 struct opts;
 struct pace_now;
@@ -51,6 +52,12 @@ void		 straggle_output(struct straggle *, size_t rank, const char *,
  */
 void		 straggle_peek(struct straggle *, size_t rank, int live,
 		    struct pace_now *);
+/*
+ * host's ranks' arrivals at NCCL collectives (dtrun's plugin), its agent's
+ * wall clock at agent_ns as it sent them: lockstep.h judges them.
+ */
+void		 straggle_colls(struct straggle *, size_t host,
+		    uint64_t agent_ns, const struct ap_coll *, size_t n);
 /* rank reported step age_ms ago (DTRUN_PROGRESS, through its agent). */
 void		 straggle_step(struct straggle *, size_t rank, uint64_t step,
 		    uint64_t age_ms);

@@ -94,6 +94,15 @@ watchfeat_output(void *arg, size_t rank, int stream, const uint8_t *p,
 
 /* A rank's reported step (the pace), and its usage (dtrun top). */
 static void
+watchfeat_colls(void *arg, size_t host, uint64_t now_ns,
+    const struct ap_coll *v, uint32_t n)
+{
+	struct watchfeat	*f = arg;
+
+	straggle_colls(f->strag, host, now_ns, v, n);
+}
+
+static void
 watchfeat_progress(void *arg, const struct ap_progress *g, uint64_t now)
 {
 	struct watchfeat	*f = arg;
@@ -114,4 +123,5 @@ const struct job_feature watch_feature = {
 	.started = watchfeat_started,
 	.output = watchfeat_output,
 	.progress = watchfeat_progress,
+	.colls = watchfeat_colls,
 };
