@@ -276,8 +276,9 @@ storefeat_close(void *arg)
 
 	if (f->st != NULL) {
 		dts_store_stats(f->st, &s);
-		log_info("store: %zu queries served, %zu keys of %zu bytes "
-		    "at the end", s.queries, s.keys, s.bytes);
+		if (s.queries > 0)
+			log_info("store: %zu queries served, %zu keys of %zu "
+			    "bytes at the end", s.queries, s.keys, s.bytes);
 	}
 	for (i = 0; i < f->nhosts; i++) {
 		store_drop(f, i);
