@@ -96,18 +96,27 @@ print("nccl rank %d: %.2f us per all_reduce, plugin %s" % (r,
       os.environ.get("NCCL_PROFILER_PLUGIN", "none")), flush=True)
 dist.destroy_process_group()
 EOP
-	if timeout 180 "$D" -v -n "$n" --prefix "" "$PY" nccl.py >nccl.out 2>&1 &&
+	if timeout 180 "$D" -v -n "$n" -x NCCL_DEBUG=INFO -x NCCL_DEBUG_SUBSYS=INIT \
+	    -x DTRUN_NCCLPROF_DEBUG=1 --prefix "" "$PY" nccl.py >nccl.out 2>&1 &&
 	    [ "$(grep -c "^nccl rank [0-9]* of $n sum $((n * (n + 1) / 2)) store True at 127.0.0.1:" nccl.out)" -eq "$n" ]; then
 		ok "torch: init_process_group(\"nccl\") and all_reduce on $n GPU(s) through dtrun's store"
 	else
 		bad "torch: init_process_group(\"nccl\") and all_reduce on $n GPU(s) through dtrun's store" nccl.out
 	fi
-	# NCCL loaded dtrun's plugin, and each collective reached dtrun.
-	a=$(sed -n "s/^dtrun: straggler watch: \([0-9]*\) arrivals at NCCL collectives.*/\1/p" nccl.out)
-	if grep -q "plugin .*libdtrun-ncclprof.so\$" nccl.out && [ "${a:-0}" -ge $((5201 * n)) ]; then
-		ok "plugin: NCCL loaded dtrun's profiler plugin; dtrun saw ${a} arrivals at collectives"
+	if grep -q "PROFILER/Plugin: Loaded dtrun (v5)" nccl.out &&
+	    [ "$(grep -c "^dtrun-ncclprof: rank [0-9]*: .* comm of $n rank(s)" nccl.out)" -ge "$n" ]; then
+		ok "plugin: NCCL loaded dtrun's profiler plugin (v5) and opened a communicator of $n in it"
 	else
-		bad "plugin: NCCL loaded dtrun's profiler plugin; dtrun saw ${a:-no} arrivals at collectives" nccl.out
+		bad "plugin: NCCL loaded dtrun's profiler plugin (v5) and opened a communicator of $n in it" nccl.out
+	fi
+	# NCCL reports no collective of a one-rank communicator (it copies).
+	a=$(sed -n "s/^dtrun: straggler watch: \([0-9]*\) arrivals at NCCL collectives.*/\1/p" nccl.out)
+	if [ "$n" -lt 2 ]; then
+		skip "plugin: every collective's arrival reaches dtrun" "one GPU: NCCL reports nothing for a one-rank communicator"
+	elif [ "${a:-0}" -ge $((5201 * n)) ]; then
+		ok "plugin: every collective's arrival reaches dtrun (${a})"
+	else
+		bad "plugin: every collective's arrival reaches dtrun (${a:-none})" nccl.out
 	fi
 	if timeout 180 "$D" -n "$n" --no-nccl-profiler --prefix "" "$PY" nccl.py >nccl-off.out 2>&1 &&
 	    grep -q "plugin none\$" nccl-off.out; then

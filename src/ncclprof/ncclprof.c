@@ -61,7 +61,7 @@ static uint64_t		 flushed_ns;
 static int		 fd = -1;	/* -1: not tried; -2: none */
 static long		 job_rank = -1;
 static int		 ncomms;
-static uint64_t		 sent, dropped;
+static uint64_t		 sent, dropped, events;
 static int		 handle;	/* every event's handle: nothing in it */
 
 static uint64_t
@@ -192,6 +192,7 @@ coll_start(void *ctx, void **h, struct nccl_event_descr *d)
 	uint64_t	 now;
 
 	*h = &handle;
+	__atomic_add_fetch(&events, 1, __ATOMIC_RELAXED);
 	if (c == NULL || d == NULL || !(d->type & NCCL_PROFILE_COLL))
 		return NCCL_OK;
 	now = now_ns();
@@ -225,6 +226,13 @@ coll_finalize(void *ctx)
 {
 	pthread_mutex_lock(&lock);
 	coll_flush(now_ns());
+	/* DTRUN_NCCLPROF_DEBUG: what NCCL gave us, for a person checking. */
+	if (ncomms == 1 && getenv("DTRUN_NCCLPROF_DEBUG") != NULL)
+		fprintf(stderr, "dtrun-ncclprof: rank %ld: %llu events, %llu "
+		    "collectives sent, %llu dropped, comm of %d rank(s)\n",
+		    job_rank, (unsigned long long)events,
+		    (unsigned long long)sent, (unsigned long long)dropped,
+		    ctx != NULL ? ((struct comm_ctx *)ctx)->nranks : 0);
 	if (--ncomms <= 0 && fd >= 0) {
 		coll_send();		/* what is left, if it goes now */
 		close(fd);
@@ -259,7 +267,7 @@ ncclprof_reset(void)
 	nrecs = nout = 0;
 	job_rank = -1;
 	ncomms = 0;
-	sent = dropped = 0;
+	sent = dropped = events = 0;
 	flushed_ns = 0;
 	pthread_mutex_unlock(&lock);
 }
