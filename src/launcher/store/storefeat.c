@@ -6,12 +6,16 @@
  * client of one store (src/store, libdtstore) per attempt: a restart
  * starts from an empty store, on top of the attempt prefix torch adds.
  *
- * Replies are queued per host and sent once the frame that caused them
- * is served: sending to an ssh host may handle other hosts' frames
- * before it returns, and the store must not be entered while it runs.
+ * Replies are queued per host and sent once the loop has handled every
+ * frame it read this turn (an event made active, run after them): one
+ * write per host for a read's worth of queries, not one a reply; and
+ * sending to an ssh host may handle other hosts' frames before it
+ * returns, which must not enter the store while it runs.
  */
 #include <stdlib.h>
 #include <string.h>
+
+#include <event2/event.h>
 
 #include "common/err.h"
 #include "common/exitcodes.h"
@@ -58,6 +62,7 @@ struct storefeat {
 	size_t			*flush;		/* hosts with bytes queued */
 	size_t			 nflush;
 	struct schan		*doomed;	/* broke the protocol meanwhile */
+	struct event		*flush_ev;	/* sends what is queued */
 	size_t			 cut;		/* channels closed for cause */
 	int			 busy;		/* inside the store */
 };
@@ -74,6 +79,8 @@ store_queue(struct storefeat *f, size_t host, uint32_t id, const void *p,
 		sh->dirty = 1;
 		f->flush[f->nflush++] = host;
 	}
+	if (!event_pending(f->flush_ev, EV_TIMEOUT, NULL))
+		event_active(f->flush_ev, EV_TIMEOUT, 0);
 }
 
 /* The store's reply for a client: queued, sent after the frame is served. */
@@ -88,9 +95,11 @@ store_reply(void *cookie, const void *buf, size_t len)
 }
 
 /* Sends what is queued, host by host; a send may bring more frames in. */
+/* ARGSUSED */
 static void
-store_flush(struct storefeat *f)
+store_flush_cb(evutil_socket_t fd, short what, void *arg)
 {
+	struct storefeat	*f = arg;
 	struct dt_wbuf	 wb;
 	struct store_host	*sh;
 	size_t		 host;
@@ -212,7 +221,6 @@ storefeat_input(void *arg, struct job_host *h, uint32_t id,
 		f->busy = 0;
 	}
 	store_reap(f);
-	store_flush(f);
 }
 
 /* Frees host's channels (its agent is gone, or the attempt is). */
@@ -253,6 +261,11 @@ storefeat_open(const struct job_view *v, void *kept, void **state,
 	cfg.reply = store_reply;
 	cfg.fail = store_fail;
 	*state = f;
+	if ((f->flush_ev = event_new(v->base, -1, 0, store_flush_cb, f)) ==
+	    NULL) {
+		dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "store: out of memory");
+		return -1;
+	}
 	if ((f->st = dts_store_new(&cfg, e)) == NULL)
 		return -1;
 	return 0;
@@ -285,6 +298,8 @@ storefeat_close(void *arg)
 		dt_wbuf_free(&f->hosts[i].out);
 	}
 	dts_store_free(f->st);
+	if (f->flush_ev != NULL)
+		event_free(f->flush_ev);
 	free(f->hosts);
 	free(f->flush);
 	free(f);
