@@ -16,3 +16,12 @@ fuzz-store: $(FUZZ_B)/fuzz-store
 	    $(FUZZ_B)/corpus-store fuzz/store/corpus
 FUZZ_TARGETS += fuzz-store
 .PHONY: fuzz-store
+
+# The init load: N simulated torch 1.13 ranks' init_process_group queries,
+# over TCP (storeload) or as a stand-in agent's STORE channels (storeagent).
+STORE_PLAY	:= bench/store/play.c
+$(B)/bench/storeload: bench/store/storeload.c $(STORE_PLAY) \
+    bench/store/play.h $(LIBCOMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -Ibench/store -o $@ $(filter %.c %.a,$^) \
+	    $(PKG_LIBS)
