@@ -25,3 +25,8 @@ $(B)/bench/storeload: bench/store/storeload.c $(STORE_PLAY) \
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -Ibench/store -o $@ $(filter %.c %.a,$^) \
 	    $(PKG_LIBS)
+$(B)/bench/storeagent: bench/store/storeagent.c $(STORE_PLAY) \
+    bench/store/play.h $(LIBPROTO) $(LIBCOMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -Ibench/store -o $@ $(filter %.c %.a,$^) \
+	    $(PKG_LIBS)
