@@ -8,7 +8,7 @@ _dtrun()
 	opts="--np --nproc-per-node --hosts --hostfile --config --template
 	      --include --exclude --oversubscribe --servers --launcher --prefix
 	      --output-dir --timestamp --collapse --no-collapse --escape-output --export --env-file --setup --forward-signals --kill-grace --timeout --heartbeat-timeout --start-timeout --hang-timeout --on-hang --straggler-threshold --on-straggler --max-restarts --restart-delay --restart-on-same-failure --min-np --spares --dry-run --check --preflight --deep --deep-bytes
-	      --framework --iface --seed --role --module --no-python
+	      --framework --store --iface --seed --role --module --no-python
 	      --local-ranks-filter --redirects --tee --tag-output
 	      --ssh-port --ssh-identity --ssh-option --ssh-config --ssh-jump --ssh-fanout
 	      --ssh-agent-dir --sync-dst-dir --sync-exclude
@@ -29,7 +29,7 @@ _dtrun()
 		-n|--np|--nproc-per-node|--launcher|--prefix|--output-dir|-x|--export|--env-file|--setup|--forward-signals|--kill-grace|--timeout|--heartbeat-timeout|--start-timeout|--hang-timeout|--on-hang|--straggler-threshold|--on-straggler|--max-restarts|--restart-delay|--min-np|--spares|--deep-bytes|\
 		-H|--hosts|--hostfile|-f|--config|--template|--include|--exclude|-s|--servers|\
 		-p|--ssh-port|-i|--ssh-identity|--ssh-option|-F|--ssh-config|-J|--ssh-jump|--ssh-fanout|--ssh-agent-dir|\
-		--framework|--iface|--seed|--sync-dst-dir|--sync-exclude|\
+		--framework|--store|--iface|--seed|--sync-dst-dir|--sync-exclude|\
 		--role|--local-ranks-filter|--local_ranks_filter|-r|--redirects|-t|--tee|--log-dir|--log_dir|--monitor-interval|--monitor_interval|\
 		-np|-npernode|--nproc_per_node|--npernode|--nnodes|--master-port|--master_port|--master-addr|--master_addr|--max_restarts|\
 		--rdzv-endpoint|--rdzv_endpoint|--rdzv-backend|--rdzv_backend|--rdzv-id|--rdzv_id|--node-rank|--node_rank)
@@ -42,6 +42,7 @@ _dtrun()
 	case $prev in
 	--launcher) COMPREPLY=($(compgen -W "local ssh slurm" -- "$cur")); return ;;
 	--on-hang) COMPREPLY=($(compgen -W "stop report" -- "$cur")); return ;;
+	--store) COMPREPLY=($(compgen -W "dtrun rank0" -- "$cur")); return ;;
 	--on-straggler) COMPREPLY=($(compgen -W "report stack stop" -- "$cur")); return ;;
 	--nproc-per-node|--nproc_per_node) COMPREPLY=($(compgen -W "auto gpu cpu" -- "$cur")); return ;;
 	-r|--redirects|-t|--tee) COMPREPLY=($(compgen -W "0 1 2 3" -- "$cur")); return ;;

@@ -78,6 +78,7 @@ complete -c dtrun -l check -d 'check every host (interface, reachability, comman
 complete -c dtrun -l preflight -d 'check the hosts quickly before a job of several hosts (--preflight=deep: the network too)'
 complete -c dtrun -l deep -d 'with --check or --preflight: measure the network between the hosts'
 complete -c dtrun -l deep-bytes -x -d 'bytes each pair sends for --deep (K, M, G)'
+complete -c dtrun -l store -x -a 'dtrun rank0' -d 'who serves PyTorch\'s TCPStore (env://)'
 complete -c dtrun -l framework -x -a 'pytorch tensorflow mxnet horovod mpi none' -d 'export the variables of these frameworks (repeatable)'
 complete -c dtrun -l iface -x -a '(__fish_print_interfaces)' -d 'network interfaces for NCCL and Gloo, per host (IFACE,... or HOST=IFACE,...)'
 complete -c dtrun -l seed -x -d 'export DTRUN_SEED and a per-rank DTRUN_RANK_SEED'

@@ -551,6 +551,8 @@ agent_forget(struct agent *a)
 	dt_strv_free(a->setup_env);
 	rdzvrelay_free(a->relay);
 	a->relay = NULL;
+	rdzvrelay_free(a->store);
+	a->store = NULL;
 	progress_free(a->progress);
 	a->progress = NULL;
 	/* The next attempt chooses its interface again. */
@@ -606,6 +608,22 @@ agent_on_start(struct agent *a)
 	return 0;
 }
 
+/* RDZV or STORE: dtrun's bytes for a rank's channel. 0, or -1: malformed. */
+static int
+agent_chan_frame(struct agent *a, uint8_t type, const uint8_t *p, size_t n)
+{
+	struct rdzvrelay	*r = type == AP_RDZV ? a->relay : a->store;
+	const uint8_t		*rd;
+	size_t			 rdlen;
+	uint32_t		 u;
+
+	if (ap_get_rdzv(p, n, &u, &rd, &rdlen) != 0)
+		return -1;
+	if (r != NULL)
+		rdzvrelay_input(r, u, rd, rdlen);
+	return 0;
+}
+
 /*
  * One frame from the launcher. phase.c's table says whether it belongs in
  * our phase; a handler here checks only its payload, and the few counts
@@ -618,8 +636,6 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 	struct ap_stop	 st;
 	struct ap_check	 ck;
 	struct dt_err	 e;
-	const uint8_t	*rd;
-	size_t		 rdlen;
 	uint32_t	 u;
 	int		 rc, bad = 1;
 
@@ -704,10 +720,9 @@ agent_frame(void *arg, uint8_t type, const uint8_t *p, size_t n)
 		agent_stacks(a);
 		return;
 	case AP_RDZV:
-		if (ap_get_rdzv(p, n, &u, &rd, &rdlen) != 0)
+	case AP_STORE:
+		if (agent_chan_frame(a, type, p, n) != 0)
 			goto refuse;
-		if (a->relay != NULL)
-			rdzvrelay_input(a->relay, u, rd, rdlen);
 		return;
 	case AP_CHECK:
 		/* It starts no rank; stopping, there is nothing to check for. */

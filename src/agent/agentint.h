@@ -103,6 +103,7 @@ struct agent {
 	struct record	*rec;
 	struct errfiles	*errf;		/* the ranks' error files (JOB's errfile) */
 	struct rdzvrelay *relay;	/* the ranks' rendezvous, if we carry it */
+	struct rdzvrelay *store;	/* their TCPStore, if we carry it */
 	struct progress	*progress;	/* the steps ranks report, if dtrun
 					   asked (DTRUN_PROGRESS=agent) */
 	pid_t		 keeper;	/* our parent, see keeper.h; 0: none */

@@ -130,7 +130,19 @@ agent_relay_send(void *arg, uint32_t chan, const void *p, size_t n)
 	agent_flush_wb(a);
 }
 
-/* The relay is out of descriptors: the job cannot start; dtrun says why. */
+/* The same for a rank's connection to the store. */
+static void
+agent_store_send(void *arg, uint32_t chan, const void *p, size_t n)
+{
+	struct agent	*a = arg;
+
+	if (!shut_talking(a))
+		return;
+	ap_put_store(&a->wb, chan, p, n);
+	agent_flush_wb(a);
+}
+
+/* A relay is out of descriptors: the job cannot start; dtrun says why. */
 static void
 agent_relay_failed(void *arg, const char *msg)
 {
@@ -139,7 +151,7 @@ agent_relay_failed(void *arg, const char *msg)
 	agent_error(a, AP_NORANK, EXIT_RDZV, "%s: %s", a->host, msg);
 }
 
-/* The relay closed connections unheard: said here, with the count. */
+/* A relay closed connections unheard: said here, with the count. */
 static void
 agent_relay_note(void *arg, const char *msg)
 {
@@ -149,28 +161,62 @@ agent_relay_note(void *arg, const char *msg)
 }
 
 /*
- * DTRUN_RDZV_ADDR=agent: dtrun wants its ranks' rendezvous through us.
- * Listen for them and point their DTRUN_RDZV_ADDR at our socket.
+ * VAR=agent: dtrun wants its ranks' connections of this kind through us.
+ * Listen for them; addr gets where the ranks find us. Returns 0 with
+ * *rp set (or left NULL: not asked), or nonzero, said.
+ */
+static int
+agent_listen(struct agent *a, const char *var, enum relay_kind kind,
+    struct rdzvrelay **rp, char *addr, size_t addrlen)
+{
+	struct rdzvrelay_cbs	 cb = { kind == RELAY_STORE ?
+				    agent_store_send : agent_relay_send,
+				    agent_relay_failed, agent_relay_note, a };
+	struct dt_err		 e;
+	const char		*v;
+
+	v = dt_environ_get(&a->base_env, var);
+	if (v == NULL || strcmp(v, "agent") != 0 || *rp != NULL)
+		return 0;
+	if ((*rp = rdzvrelay_new(a->base, kind, a->job.job_id, &cb, addr,
+	    addrlen, &e)) == NULL) {
+		agent_error(a, AP_NORANK, kind == RELAY_STORE ? EXIT_RDZV :
+		    EXIT_INTERNAL, "%s: %s", a->host, e.msg);
+		return DT_ERR_SYS;	/* said */
+	}
+	return 0;
+}
+
+/*
+ * DTRUN_RDZV_ADDR=agent: dtrun wants its ranks' rendezvous through us;
+ * their DTRUN_RDZV_ADDR is our socket. DTRUN_STORE=agent: PyTorch's
+ * TCPStore too; torch dials MASTER_ADDR:MASTER_PORT, so those are ours
+ * (DTRUN_STORE says the same, for a person reading the environment).
  */
 static int
 agent_relay(struct agent *a)
 {
-	struct rdzvrelay_cbs	 cb = { agent_relay_send,
-				    agent_relay_failed, agent_relay_note, a };
-	struct dt_err		 e;
-	const char		*v;
-	char			 addr[160];
+	char	addr[160], *colon;
+	int	rc;
 
-	v = dt_environ_get(&a->base_env, "DTRUN_RDZV_ADDR");
-	if (v == NULL || strcmp(v, "agent") != 0 || a->relay != NULL)
-		return 0;
-	if ((a->relay = rdzvrelay_new(a->base, a->job.job_id, &cb, addr,
-	    sizeof(addr), &e)) == NULL) {
-		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: %s", a->host,
-		    e.msg);
-		return DT_ERR_SYS;	/* said */
-	}
-	return dt_environ_set(&a->base_env, "DTRUN_RDZV_ADDR", addr);
+	addr[0] = '\0';
+	if ((rc = agent_listen(a, "DTRUN_RDZV_ADDR", RELAY_RDZV, &a->relay,
+	    addr, sizeof(addr))) != 0)
+		return rc;
+	if (addr[0] != '\0' &&
+	    (rc = dt_environ_set(&a->base_env, "DTRUN_RDZV_ADDR", addr)) != 0)
+		return rc;
+	addr[0] = '\0';
+	if ((rc = agent_listen(a, "DTRUN_STORE", RELAY_STORE, &a->store,
+	    addr, sizeof(addr))) != 0 || addr[0] == '\0')
+		return rc;
+	if ((rc = dt_environ_set(&a->base_env, "DTRUN_STORE", addr)) != 0)
+		return rc;
+	colon = strchr(addr, ':');
+	*colon = '\0';
+	if ((rc = dt_environ_set(&a->base_env, "MASTER_ADDR", addr)) != 0)
+		return rc;
+	return dt_environ_set(&a->base_env, "MASTER_PORT", colon + 1);
 }
 
 /* The ranks' steps of the last second, to dtrun. */

@@ -1,10 +1,11 @@
 /*
- * rdzvrelay.c -- the ranks' rendezvous through their agent (rdzvrelay.h).
+ * rdzvrelay.c -- the ranks' connections through their agent (rdzvrelay.h).
  *
- * The socket is in the abstract namespace: nothing to remove from the
- * file system, gone with the agent. Anyone on the host could dial it, so
- * each connection's peer must be of our user (SO_PEERCRED); a rank could
- * read the job's secret out of our memory anyway, and it has none.
+ * The rendezvous socket is in the abstract namespace: nothing to remove
+ * from the file system, gone with the agent. The store's is TCP, bound
+ * to the loopback: only this host reaches it. Anyone on the host could
+ * dial either, so each connection's peer must be of our user; a rank
+ * could read the job's secret out of our memory anyway, and it has none.
  * What dtrun sends a rank is queued without a bound of its own: the
  * server answers only what was asked, one request at a time.
  *
@@ -17,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -36,6 +38,8 @@
 #define RELAY_SILENT_S	10		/* seconds one may say nothing */
 #define RELAY_SILENT_MIN 16		/* silent ones kept, at least */
 #define RELAY_SILENT_MAX 256		/* and at most */
+#define STORE_SILENT_MIN 64		/* the same for the store, whose */
+#define STORE_SILENT_MAX 8192		/* ranks keep one silent each */
 #define RELAY_ACCEPTS	256		/* accepted per turn of the loop */
 
 struct relay_chan {
@@ -51,6 +55,8 @@ struct relay_chan {
 
 struct rdzvrelay {
 	struct event_base	*base;
+	enum relay_kind		 kind;
+	const char		*what;	/* for messages */
 	struct rdzvrelay_cbs	 cb;
 	int			 lfd;
 	struct event		*lev;
@@ -175,10 +181,10 @@ relay_say_shed(struct rdzvrelay *r)
 {
 	char	msg[256];
 
-	snprintf(msg, sizeof(msg), "the ranks' rendezvous socket: %zu "
-	    "connection%s that sent nothing closed to keep at most %zu "
-	    "(a process of the job's user flooding it?)", r->shed,
-	    r->shed == 1 ? "" : "s", r->maxsilent);
+	snprintf(msg, sizeof(msg), "%s socket: %zu connection%s that sent "
+	    "nothing closed to keep at most %zu (a process of the job's user "
+	    "flooding it?)", r->what, r->shed, r->shed == 1 ? "" : "s",
+	    r->maxsilent);
 	r->cb.note(r->cb.arg, msg);
 }
 
@@ -232,7 +238,8 @@ relay_add(struct rdzvrelay *r, int fd)
 		if (r->shed++ == 0)
 			relay_say_shed(r);
 	}
-	if (!event_pending(r->sweep, EV_TIMEOUT, NULL))
+	if (r->kind == RELAY_RDZV && !event_pending(r->sweep, EV_TIMEOUT,
+	    NULL))
 		event_add(r->sweep, &tv);
 	chan_read_cb(fd, EV_READ, c);
 	return;
@@ -240,15 +247,33 @@ fail:
 	close(fd);
 }
 
-/* The most silent connections to keep: an eighth of our descriptors. */
+/*
+ * The most silent connections to keep: an eighth of our descriptors for
+ * the rendezvous, a quarter for the store (a rank's watch connection).
+ */
 static size_t
-relay_max_silent(void)
+relay_max_silent(enum relay_kind kind)
 {
-	uint64_t	lim = dt_nofile_limit() / 8;
+	uint64_t	lim = dt_nofile_limit() / (kind == RELAY_STORE ? 4 : 8);
+	size_t		lo = kind == RELAY_STORE ? STORE_SILENT_MIN :
+			    RELAY_SILENT_MIN;
+	size_t		hi = kind == RELAY_STORE ? STORE_SILENT_MAX :
+			    RELAY_SILENT_MAX;
 
-	if (lim < RELAY_SILENT_MIN)
-		return RELAY_SILENT_MIN;
-	return lim > RELAY_SILENT_MAX ? RELAY_SILENT_MAX : (size_t)lim;
+	if (lim < lo)
+		return lo;
+	return lim > hi ? hi : (size_t)lim;
+}
+
+/* Whether fd's peer runs as our user, as this kind of socket tells. */
+static int
+relay_peer_ok(const struct rdzvrelay *r, int fd)
+{
+	if (r->kind == RELAY_STORE) {
+		sock_nodelay(fd);	/* torch's queries are small */
+		return sock_tcp_peer_is_us(fd);
+	}
+	return sock_peer_is_us(fd);
 }
 
 /* The socket is readable: take a batch of connections, ours only. */
@@ -265,7 +290,7 @@ relay_accept_cb(evutil_socket_t lfd, short what, void *arg)
 		if ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK |
 		    SOCK_CLOEXEC)) < 0)
 			break;
-		if (!sock_peer_is_us(fd))
+		if (!relay_peer_ok(r, fd))
 			close(fd);
 		else
 			relay_add(r, fd);
@@ -277,39 +302,81 @@ relay_accept_cb(evutil_socket_t lfd, short what, void *arg)
 	if (fd < 0 && dt_nofile(errno)) {
 		event_del(r->lev);
 		r->cb.failed(r->cb.arg, dt_nofile_msg(msg, sizeof(msg),
-		    "the ranks' rendezvous", errno));
+		    r->what, errno));
 	}
 }
 
-struct rdzvrelay *
-rdzvrelay_new(struct event_base *base, const char *job_id,
-    const struct rdzvrelay_cbs *cb, char *addr, size_t addrlen,
+/* The rendezvous' listener: a fresh abstract socket; addr for the ranks. */
+static int
+relay_listen_unix(const char *job_id, char *addr, size_t addrlen,
     struct dt_err *e)
 {
 	static unsigned		 serial;
 	struct sockaddr_un	 sa;
-	struct rdzvrelay	*r;
 	char			 name[sizeof(sa.sun_path) - 1];
 	socklen_t		 len;
+	int			 fd;
 
 	snprintf(name, sizeof(name), "dtrun-rdzv.%.64s.%d.%u", job_id,
 	    (int)getpid(), ++serial);
 	len = sock_abstract(&sa, name);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1 || bind(fd, (struct sockaddr *)&sa, len) == -1 ||
+	    listen(fd, SOMAXCONN) == -1) {
+		dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "the ranks' rendezvous "
+		    "socket @%s: %s", name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	snprintf(addr, addrlen, "unix:@%s", name);
+	return fd;
+}
+
+/* The store's listener: 127.0.0.1, a port the kernel picks. */
+static int
+relay_listen_tcp(char *addr, size_t addrlen, struct dt_err *e)
+{
+	struct sockaddr_in	 sa;
+	int			 fd, port = -1;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
+	    listen(fd, SOMAXCONN) == -1 || (port = sock_port(fd)) < 0) {
+		dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "the ranks' store: cannot "
+		    "listen on 127.0.0.1: %s (is the loopback up? --store "
+		    "rank0 lets rank 0 host it)", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	snprintf(addr, addrlen, "127.0.0.1:%d", port);
+	return fd;
+}
+
+struct rdzvrelay *
+rdzvrelay_new(struct event_base *base, enum relay_kind kind,
+    const char *job_id, const struct rdzvrelay_cbs *cb, char *addr,
+    size_t addrlen, struct dt_err *e)
+{
+	struct rdzvrelay	*r;
+
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
 		dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	r->base = base;
+	r->kind = kind;
+	r->what = kind == RELAY_STORE ? "the ranks' store" :
+	    "the ranks' rendezvous";
 	r->cb = *cb;
-	r->maxsilent = relay_max_silent();
-	if ((r->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0)) == -1 || bind(r->lfd, (struct sockaddr *)&sa,
-	    len) == -1 ||
-	    listen(r->lfd, SOMAXCONN) == -1) {
-		dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "the ranks' rendezvous "
-		    "socket @%s: %s", name, strerror(errno));
-		if (r->lfd >= 0)
-			close(r->lfd);
+	r->maxsilent = relay_max_silent(kind);
+	r->lfd = kind == RELAY_STORE ? relay_listen_tcp(addr, addrlen, e) :
+	    relay_listen_unix(job_id, addr, addrlen, e);
+	if (r->lfd < 0) {
 		free(r);
 		return NULL;
 	}
@@ -322,7 +389,6 @@ rdzvrelay_new(struct event_base *base, const char *job_id,
 		rdzvrelay_free(r);
 		return NULL;
 	}
-	snprintf(addr, addrlen, "unix:@%s", name);
 	return r;
 }
 

@@ -60,16 +60,18 @@
 
 /*
  * Descriptors a job needs, for --check to compare with the open-files
- * limits: an agent holds four per rank (the read ends of its stdout and
+ * limits: an agent holds six per rank (the read ends of its stdout and
  * stderr pipes, its rendezvous connection to the agent's relay, its
- * progress connection); dtrun up to two per host (a link's pipes or
+ * progress connection, its two TCPStore connections: torch 1.13 keeps a
+ * second for watched keys); dtrun up to two per host (a link's pipes or
  * socket) and, with --output-dir, two files per rank (the rendezvous
  * reaches it through the agents' links, not a connection a rank); either
  * some more of its own (event loop, listeners, records, stack captures),
  * counted generously. Measured: 60 ranks of rdzv-probe -j, the agent 196
- * descriptors, dtrun 10.
+ * descriptors, dtrun 10; 8 gloo ranks of torch 1.13, the agent 49 with
+ * dtrun's store, 32 without.
  */
-#define DT_NOFILE_PER_RANK	4
+#define DT_NOFILE_PER_RANK	6
 #define DT_NOFILE_PER_HOST	2
 #define DT_NOFILE_OUTPUT_PER_RANK 2
 #define DT_NOFILE_SPARE		64

@@ -8,9 +8,11 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -137,4 +139,79 @@ sock_peer_is_us(int fd)
 
 	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0 &&
 	    uc.uid == getuid();
+}
+
+/*
+ * /proc/net/tcp's address field for sin: the raw 32-bit address as the
+ * kernel prints it (%08X of the in-memory value) and the port in hex; in
+ * /proc/net/tcp6 (v6: a v4-mapped socket, as torch's client makes), the
+ * four words of ::ffff:ADDR.
+ */
+static void
+tcp_hex(const struct sockaddr_in *sin, int v6, char *buf, size_t len)
+{
+	uint32_t	ffff = htonl(0xffff);
+
+	if (v6)
+		snprintf(buf, len, "0000000000000000%08X%08X:%04X",
+		    (unsigned)ffff, (unsigned)sin->sin_addr.s_addr,
+		    (unsigned)ntohs(sin->sin_port));
+	else
+		snprintf(buf, len, "%08X:%04X",
+		    (unsigned)sin->sin_addr.s_addr,
+		    (unsigned)ntohs(sin->sin_port));
+}
+
+/*
+ * The owner of the socket of table (/proc/net/tcp or tcp6) whose ends are
+ * local and rem: 1 ours, 0 another's, -1 not there.
+ */
+static int
+tcp_owner_is_us(const char *table, const char *local, const char *rem)
+{
+	char		 line[512], l[64], r[64];
+	unsigned	 uid;
+	FILE		*f;
+	int		 ok = -1;
+
+	if ((f = fopen(table, "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		/* "sl local rem st tx:rx tr:when retrnsmt uid ..." */
+		if (sscanf(line, " %*s %63s %63s %*s %*s %*s %*s %u", l, r,
+		    &uid) != 3)
+			continue;
+		if (strcmp(l, local) == 0 && strcmp(r, rem) == 0) {
+			ok = uid == (unsigned)getuid();
+			break;
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
+int
+sock_tcp_peer_is_us(int fd)
+{
+	struct sockaddr_in	 me, peer;
+	socklen_t		 len;
+	char			 want_l[64], want_r[64];
+	int			 v6, ok = -1;
+
+	len = sizeof(me);
+	if (getsockname(fd, (struct sockaddr *)&me, &len) != 0 ||
+	    me.sin_family != AF_INET)
+		return 0;
+	len = sizeof(peer);
+	if (getpeername(fd, (struct sockaddr *)&peer, &len) != 0 ||
+	    peer.sin_family != AF_INET)
+		return 0;
+	/* The peer's own socket: its local end is our remote one. */
+	for (v6 = 0; v6 <= 1 && ok < 0; v6++) {
+		tcp_hex(&peer, v6, want_l, sizeof(want_l));
+		tcp_hex(&me, v6, want_r, sizeof(want_r));
+		ok = tcp_owner_is_us(v6 ? "/proc/net/tcp6" : "/proc/net/tcp",
+		    want_l, want_r);
+	}
+	return ok == 1;
 }

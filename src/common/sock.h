@@ -52,5 +52,11 @@ void	sock_nodelay(int fd);
 void	sock_keepalive(int fd);
 /* Whether a Unix socket's peer runs as our user (SO_PEERCRED). */
 int	sock_peer_is_us(int fd);
+/*
+ * Whether a TCP connection's peer, on this host (a loopback listener),
+ * runs as our user: its socket's owner in /proc/net/tcp. A peer gone or
+ * not found is not us.
+ */
+int	sock_tcp_peer_is_us(int fd);
 
 #endif

@@ -23,6 +23,7 @@
 #include "launcher/job/signals.h"
 #include "launcher/output/output.h"
 #include "launcher/stacks/stackask.h"
+#include "launcher/store/storefeat.h"
 #include "launcher/watch/straggle.h"
 #include "launcher/sync/sync.h"
 #include "launcher/watch/topcli.h"
@@ -60,6 +61,7 @@ static const struct job_feature *const job_features[] = {
 	&watch_feature,
 	&check_feature,
 	&sync_feature,
+	&store_feature,
 	NULL
 };
 

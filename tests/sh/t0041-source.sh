@@ -89,7 +89,7 @@ store common rendezvous
 comm common rendezvous
 host common
 agent common proto host
-launcher common util proto hostfile rendezvous host
+launcher common util proto hostfile rendezvous store host
 kill common util agent launcher host
 EOF
 
@@ -149,6 +149,7 @@ output cli plan job stacks
 watch cli plan job stacks
 sync cli plan job backend
 check cli plan job backend sync
+store cli plan job
 EOF
 # "ROOM FILE": a file of src/launcher outside its rooms, or one over 1,000
 # lines.

@@ -61,12 +61,13 @@ test_expect_success 'a missing command: MISSING, a problem line with the fix, ex
 '
 
 # What each needs was measured: 60 ranks of rdzv-probe -j, the agent held
-# 196 descriptors (its pipes, relay and progress connections), dtrun 10
+# 196 descriptors (its pipes, relay and progress connections), dtrun 10;
+# torch 1.13's ranks hold two more each on the agent's store
 # (the rendezvous reaches it over the agents' links); --output-dir adds
 # dtrun's two files a rank.
 test_expect_success 'open-files limits below what the plan needs: the host and dtrun named, exit 78' '
 	(ulimit -n 100 && test_expect_code 78 dtrun --check --oversubscribe -n 60 true >out 2>err) &&
-	grep -q "localhost: its open-files limit is 100, below the 304 its agent needs for 60 ranks: raise it there" err &&
+	grep -q "localhost: its open-files limit is 100, below the 424 its agent needs for 60 ranks: raise it there" err &&
 	! grep -q "dtrun (this machine)" err &&
 	(ulimit -n 100 && test_expect_code 78 dtrun --check --oversubscribe --output-dir od -n 60 true >out 2>err) &&
 	grep -q "dtrun (this machine): its open-files limit is 100, below the 186 it needs for 60 ranks on 1 host with --output-dir: raise it" err &&

@@ -200,7 +200,7 @@ test_expect_success 'netns: one host 20 ms further away: its round trips named, 
 test_expect_success 'netns: a small /dev/shm and a low open-files limit: that host named for each' '
 	test_expect_code 78 nsrun --check --oversubscribe -n 200 -H $H4 true >out 2>err &&
 	grep -q "^dtrun: check: 10.91.0.4: /dev/shm is 16 MiB: NCCL${Q}s shared memory between its 50 ranks needs more" err &&
-	grep -q "^dtrun: check: 10.91.0.4: its open-files limit is 120, below the 264 its agent needs for 50 ranks: raise it there" err &&
+	grep -q "^dtrun: check: 10.91.0.4: its open-files limit is 120, below the 364 its agent needs for 50 ranks: raise it there" err &&
 	test $(grep -c "^dtrun: check: " err) -eq 2 &&
 	wait_for 10 eval "! agents_alive"
 '

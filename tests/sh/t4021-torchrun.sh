@@ -12,7 +12,11 @@ test_expect_success 'every rank gets ROLE_NAME, TORCHELASTIC_RUN_ID (the job id)
 		grep "^$r " out >line &&
 		read -r rank role run id store <line &&
 		test "$role" = default && test -n "$run" && test "$run" = "$id" &&
-		test "$store" = False || return 1
+		test "$store" = True || return 1
+	done &&
+	for how in "--store rank0" "-x MASTER_PORT=29500" "-x MASTER_ADDR=127.0.0.1" "--master-port 29500"; do
+		dtrun -n 2 $how --prefix "%r " sh -c "echo \$TORCHELASTIC_USE_AGENT_STORE \${DTRUN_STORE:-none}" >out &&
+		grep -qx "0 False none" out && grep -qx "1 False none" out || return 1
 	done
 '
 
@@ -20,7 +24,7 @@ test_expect_success 'over two hosts too, with the same run id on each' '
 	dtrun --launcher local -H a:2,b:1 --prefix "%r " sh -c "echo \$ROLE_NAME \$TORCHELASTIC_RUN_ID \$TORCHELASTIC_USE_AGENT_STORE" >out &&
 	test $(wc -l <out) -eq 3 &&
 	test $(cut -d" " -f2- out | sort -u | wc -l) -eq 1 &&
-	grep -q "^2 default [^ ]* False\$" out
+	grep -q "^2 default [^ ]* True\$" out
 '
 
 cat >"$TRASH/store.py" <<'EOS'
@@ -28,7 +32,7 @@ import os
 import torch
 import torch.distributed as dist
 from torch.distributed.rendezvous import _torchelastic_use_agent_store
-# torch reads it so: True would make every rank a client of an agent's store.
+# torch reads it so: False (--store rank0) makes rank 0 host the store.
 assert not _torchelastic_use_agent_store(), os.environ["TORCHELASTIC_USE_AGENT_STORE"]
 dist.init_process_group("gloo")
 t = torch.ones(1)
@@ -39,14 +43,14 @@ dist.destroy_process_group()
 EOS
 
 if "$PY" -c 'import torch.distributed' 2>/dev/null; then
-	test_expect_success 'real PyTorch: gloo init_process_group works with these variables' '
-		dtrun -n 3 --timeout 120 --prefix "%r " "$PY" "$TRASH/store.py" >out 2>err &&
+	test_expect_success 'real PyTorch: gloo init_process_group works with these variables (--store rank0: rank 0 hosts it)' '
+		dtrun -n 3 --store rank0 --timeout 120 --prefix "%r " "$PY" "$TRASH/store.py" >out 2>err &&
 		for r in 0 1 2; do
 			grep -qx "$r rank $r of 3 sum 3 role default" out || return 1
 		done
 	'
 else
-	test_skip 'real PyTorch: gloo init_process_group works with these variables' 'no python3-torch'
+	test_skip 'real PyTorch: gloo init_process_group works with these variables (--store rank0: rank 0 hosts it)' 'no python3-torch'
 fi
 
 test_expect_success 'mpirun'"'"'s -np N is -n N' '

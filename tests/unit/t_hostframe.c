@@ -47,7 +47,7 @@ hf_none(struct job_host *h)
 static const struct hostframe_ops hf_ops = {
 	hf_hello, hf_list, hf_bytes, hf_iface, hf_none, hf_started,
 	hf_output, hf_errfile, hf_exit, hf_error, hf_stack, hf_none, hf_none,
-	hf_rdzv, hf_progress
+	hf_rdzv, hf_rdzv, hf_progress
 };
 
 /* Hands hostframe_take the one frame b holds; returns its result. */

@@ -469,6 +469,16 @@ cli_opt_env(struct opts *o, int id, struct dt_err *e)
 	case OPT_FRAMEWORK:
 		rc = fw_parse(optarg, &o->frameworks, e);
 		break;
+	case OPT_STORE:
+		if (strcmp(optarg, "dtrun") == 0)
+			o->store_rank0 = 0;
+		else if (strcmp(optarg, "rank0") == 0)
+			o->store_rank0 = 1;
+		else
+			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,
+			    "--store %s: want dtrun (dtrun serves PyTorch's "
+			    "TCPStore) or rank0 (rank 0 hosts it)", optarg);
+		break;
 	case OPT_IFACE:
 		if (optarg[0] == '\0')
 			rc = dt_errf(e, NULL, 0, 0, DT_ERR_INVAL,

@@ -80,6 +80,7 @@ struct opts {
 	int		 verbose;
 	int		 quiet;
 	unsigned	 frameworks;	/* FW_* of framework.h; FW_DEFAULT if not given */
+	int		 store_rank0;	/* --store rank0: rank 0 hosts PyTorch's store */
 	const char	*iface;		/* --iface; NULL = choose */
 	uint64_t	 seed;		/* --seed */
 	int		 seeded;

@@ -228,6 +228,11 @@ const struct opt_row opt_table[] = {
 	{ "framework", 0, V, OPT_FRAMEWORK, "NAME[,NAME...]", NULL, 0,
 	    "the variables of: pytorch (default), tensorflow,\n"
 	    "mxnet, horovod, mpi; or none (only DTRUN_*)", OPT_UNTYPED },
+	{ "store", 0, V, OPT_STORE, "dtrun|rank0", NULL, 0,
+	    "PyTorch's TCPStore (env://): dtrun serves it, each\n"
+	    "rank a client of its host's agent at MASTER_ADDR=\n"
+	    "127.0.0.1 (default); rank0: rank 0 hosts it at\n"
+	    "rank 0's host, as env:// alone does", OPT_UNTYPED },
 	{ "iface", 0, V, OPT_IFACE, "LIST", NULL, 0,
 	    "network interface for NCCL and Gloo, per host: the\n"
 	    "first a host has of LIST's IFACE,... (HOST=IFACE:\n"

@@ -95,12 +95,15 @@ struct job_feature {
 
 	/*
 	 * The frames that are a feature's: CHECKED (returns 0, or a DT_ERR_*:
-	 * malformed or out of turn), STACK and STACKASK. A CHECKED that no
-	 * feature takes is a protocol error.
+	 * malformed or out of turn), STACK, STACKASK and STORE. A CHECKED
+	 * that no feature takes is a protocol error; a STORE is dropped.
 	 */
 	int	(*checked)(void *, struct job_host *, const uint8_t *, size_t);
 	void	(*stack)(void *, size_t host, const struct ap_stack *);
 	void	(*stackask)(void *);
+	/* STORE: a rank's TCPStore bytes on h's channel chan; none: it closed. */
+	void	(*store)(void *, struct job_host *, uint32_t chan,
+		    const uint8_t *, size_t);
 
 	/* dtrun got SIGQUIT. */
 	void	(*quit)(void *);

@@ -97,9 +97,11 @@ hostframe_small(const struct hostframe_ops *op, struct job_host *h,
 	case AP_CHECKED:
 		return op->checked(h, p, n);
 	case AP_RDZV:
+	case AP_STORE:
 		if ((rc = hostframe_rc(ap_get_rdzv(p, n, &a, &data,
 		    &len))) == HF_OK)
-			rc = op->rdzv(h, a, data, len);
+			rc = (type == AP_RDZV ? op->rdzv : op->store)(h, a,
+			    data, len);
 		return rc;
 	case AP_HEARTBEAT:
 		/* The link heard it (link_heartbeat): only its form is ours. */

@@ -56,6 +56,9 @@ struct hostframe_ops {
 	/* A rank's rendezvous bytes on channel chan; none: it ended. */
 	enum hf_rc	(*rdzv)(struct job_host *, uint32_t chan,
 			    const uint8_t *, size_t);
+	/* The same for a rank's connection to the job's TCPStore. */
+	enum hf_rc	(*store)(struct job_host *, uint32_t chan,
+			    const uint8_t *, size_t);
 	/* The steps its ranks reported. */
 	enum hf_rc	(*progress)(struct job_host *,
 			    const struct ap_progress *, uint32_t n);

@@ -258,6 +258,14 @@ job_on_rdzv(struct job_host *h, uint32_t chan, const uint8_t *p, size_t n)
 	return HF_OK;
 }
 
+/* STORE: a rank's TCPStore bytes, through h's agent, to the store feature. */
+static enum hf_rc
+job_on_store(struct job_host *h, uint32_t chan, const uint8_t *p, size_t n)
+{
+	HOOKS_CALL(&h->job->run.hooks, store, h, chan, p, n);
+	return HF_OK;
+}
+
 /* PROGRESS: h's ranks' steps and usage, for the features (the watch). */
 static enum hf_rc
 job_on_progress(struct job_host *h, const struct ap_progress *v, uint32_t n)
@@ -280,7 +288,7 @@ static const struct hostframe_ops job_frame_ops = {
 	job_on_hello, job_on_portlist, job_on_checked, job_on_iface,
 	job_on_prepared, job_on_started, job_on_output, job_on_errfile,
 	job_on_exit, job_on_error, job_on_stack, job_on_stackask, job_on_done,
-	job_on_rdzv, job_on_progress
+	job_on_rdzv, job_on_store, job_on_progress
 };
 
 void

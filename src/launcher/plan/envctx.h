@@ -31,6 +31,7 @@ struct env_ctx {
 	int			 ps_port;	/* MXNet's DMLC_PS_ROOT_PORT */
 	int			*worker_ports;	/* per rank, for TF_CONFIG; NULL without */
 	const char		*rdzv_addr;	/* set: via the agents */
+	int			 store;		/* dtrun serves PyTorch's TCPStore */
 	int			 attempt;	/* restarts so far (DTRUN_RESTART_COUNT) */
 	int			 max_restarts;	/* --max-restarts */
 	int			 omp_default;	/* OMP_NUM_THREADS=1 where ranks share a host */

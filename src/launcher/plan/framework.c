@@ -59,11 +59,16 @@ fw_pytorch_host(const struct env_ctx *c, int h, struct strv *sv)
 	    "default");
 	strv_setf(sv, "TORCHELASTIC_RUN_ID", "%s", c->job_id);
 	/*
-	 * "True" makes every rank a client of a TCPStore the agent would
-	 * host (torch/distributed/rendezvous.py); dtrun hosts none, so rank
-	 * 0 must host it at MASTER_ADDR:MASTER_PORT, as with env:// alone.
+	 * "True" makes every rank a client of a TCPStore the agent hosts
+	 * (torch/distributed/rendezvous.py): dtrun's store, which each
+	 * host's agent carries; DTRUN_STORE=agent asks the agent, which
+	 * then points MASTER_ADDR and MASTER_PORT at itself. "False": rank
+	 * 0 hosts it at MASTER_ADDR:MASTER_PORT, as with env:// alone.
 	 */
-	strv_setf(sv, "TORCHELASTIC_USE_AGENT_STORE", "False");
+	strv_setf(sv, "TORCHELASTIC_USE_AGENT_STORE", c->store ? "True" :
+	    "False");
+	if (c->store)
+		strv_setf(sv, "DTRUN_STORE", "agent");
 	strv_setf(sv, "MASTER_ADDR", "%s", c->master_addr);
 	strv_setf(sv, "MASTER_PORT", "%d", c->master_port);
 	fw_pytorch_nccl(sv);

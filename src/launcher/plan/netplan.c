@@ -213,6 +213,32 @@ env_omp(struct env_ctx *c)
 		log_info("%s", omp_note);
 }
 
+/* Whether -x or --env-file sets name. */
+static int
+env_exported(const struct opts *o, const char *name)
+{
+	size_t	i, n = strlen(name);
+
+	for (i = 0; i < o->nexports; i++)
+		if (strncmp(o->exports[i], name, n) == 0 &&
+		    o->exports[i][n] == '=')
+			return 1;
+	return 0;
+}
+
+/*
+ * dtrun serves PyTorch's TCPStore unless told not to: --store rank0, or
+ * a store the user points at himself (-x MASTER_ADDR, MASTER_PORT or
+ * TORCHELASTIC_USE_AGENT_STORE, --master-addr, --master-port).
+ */
+static int
+env_store(const struct opts *o)
+{
+	return (o->frameworks & FW_PYTORCH) && !o->store_rank0 &&
+	    !env_exported(o, "MASTER_ADDR") && !env_exported(o, "MASTER_PORT") &&
+	    !env_exported(o, "TORCHELASTIC_USE_AGENT_STORE");
+}
+
 /* Fills c: frameworks, network, ports, the OpenMP default. */
 int
 env_prepare(struct env_ctx *c, const struct opts *o, const struct plan *p,
@@ -226,6 +252,7 @@ env_prepare(struct env_ctx *c, const struct opts *o, const struct plan *p,
 	c->plan = p;
 	c->job_id = job_id;
 	c->frameworks = o->frameworks;
+	c->store = env_store(o);
 	if ((rc = env_network(c, e)) != 0)
 		return rc;
 	/* One call, so every port differs: master, MXNet's root, workers. */
