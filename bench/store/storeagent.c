@@ -266,7 +266,7 @@ main(void)
 	uint8_t		 type;
 	ssize_t		 n;
 	char		 host[256];
-	int		 ended = 0;
+	int		 ended = 0, ms;
 
 	dt_wbuf_init(&out);
 	dt_wbuf_init(&tmp);
@@ -279,7 +279,9 @@ main(void)
 	ap_put_hello(&out, &h);
 	flush();
 	for (;;) {
-		if (poll(&pfd, 1, wake()) > 0) {
+		ms = wake();
+		flush();		/* the polls wake() made */
+		if (poll(&pfd, 1, ms) > 0) {
 			if ((n = read(0, in + have, sizeof(in) - have)) == 0 ||
 			    (n < 0 && errno != EINTR))
 				return 0;	/* dtrun closed the link: the end */
