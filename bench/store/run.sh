@@ -10,7 +10,8 @@
 # 98,304 (1,536 hosts of 64). Each time runs from the first byte sent to
 # the last rank through; a run past STORE_TIMEOUT seconds (default 60)
 # prints "timeout". Prints one table, with dtrun's peak RSS per rank for
-# the agents runs (its whole run, start included), and the bounds of issue
+# the agents runs (its whole run, start included) and its CPU within the
+# init (sampled every 100 ms: coarse under a second), and the bounds of issue
 # 34. Not a test: timings are this machine's, at this moment.
 set -u
 B=$(cd "${1:-build}" && pwd)
@@ -60,25 +61,47 @@ direct() {
 	kill $sp 2>/dev/null; wait $sp 2>/dev/null; sp=
 }
 
-# agents BACKEND N: through dtrun's agents; prints "ms rss_bytes_per_rank".
+# cpu_of PID: samples "NS TICKS" (its CPU so far) every 100 ms while it runs.
+cpu_of() {
+	while [ -r "/proc/$1/stat" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat")" != Z ]; do
+		echo "$(date +%s%N) $(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null)"
+		sleep 0.1
+	done
+}
+
+# agents BACKEND N: through dtrun's agents; prints "ms cpu_ms rss_per_rank":
+# the init's time, dtrun's CPU within it, dtrun's peak RSS over N.
 agents() {
-	local be=$1 n=$2 h=$(( ($2 + PER - 1) / PER )) r
+	local be=$1 n=$2 h=$(( ($2 + PER - 1) / PER )) r mp dp hz
 	seq -f "sim%05g slots=$PER" 1 "$h" >"$W/hosts"
 	rm -rf "$W/d" && mkdir "$W/d"
 	DTRUN_AGENT=$B/bench/storeagent LOAD_DIR=$W/d timeout $((TMO + 120)) \
 	    "$B/bench/measure" "$B/dtrun" -q --launcher local --oversubscribe \
 	    --framework pytorch --start-timeout 120 -x STORE_BACKEND=$be \
-	    -n "$n" -H "$W/hosts" true 2>"$W/m" >/dev/null
+	    -n "$n" -H "$W/hosts" true 2>"$W/m" >/dev/null &
+	mp=$!
+	for i in $(seq 100); do
+		dp=$(pgrep -P "$(pgrep -P $mp | head -n 1)" -x dtrun | head -n 1)
+		[ -n "$dp" ] && break
+		sleep 0.02
+	done
+	[ -n "$dp" ] && cpu_of "$dp" >"$W/cpu"
+	wait $mp
+	hz=$(getconf CLK_TCK)
 	r=$(cat "$W"/d/agent.* 2>/dev/null | awk -v n="$n" '
 	    NR == 1 || $1 < f { f = $1 } $2 > l { l = $2 } { t += $3 }
-	    END { if (t == n) printf "%.1f", (l - f) / 1e6; else print "failed" }')
+	    END { if (t == n) printf "%.1f %d %d", (l - f) / 1e6, f, l; else print "failed" }')
 	if [ "$r" = failed ] || ! grep -q 'exit=0 ' "$W/m"; then
 		echo "bench-store: $be $n through agents failed:" >&2
 		cat "$W/m" >&2
-		echo "failed -"
+		echo "failed - -"
 		return
 	fi
-	echo "$r $(sed -n 's/.*peak_rss_kb=\([0-9]*\).*/\1/p' "$W/m" |
+	set -- $r
+	echo "$1 $(awk -v f="$2" -v l="$3" -v hz="$hz" '
+	    $1 <= f { a = $2 } $1 >= l && !b { b = $2 } END {
+	    if (b == "") b = a; printf "%.0f", (b - a) * 1000 / hz }' "$W/cpu" 2>/dev/null || echo -) \
+	    $(sed -n 's/.*peak_rss_kb=\([0-9]*\).*/\1/p' "$W/m" |
 	    awk -v n="$n" '{ printf "%.0f", $1 * 1024 / n }')"
 }
 
@@ -88,18 +111,18 @@ ratio() {
 }
 
 echo "== torch 1.13 init_process_group's store queries, N ranks ($(nproc) cores, timeout ${TMO} s a run)"
-fmt="%6s %-7s %11s %13s %11s %13s %11s %10s\n"
-printf "$fmt" N backend torch_ms storeserve_ms agents_ms torch/serve torch/agents rss_B/rank
+fmt="%6s %-7s %10s %13s %10s %12s %11s %12s %10s\n"
+printf "$fmt" N backend torch_ms storeserve_ms agents_ms dtrun_cpu_ms torch/serve torch/agents rss_B/rank
 : >"$W/rows"
 for row in $(for n in $GNS; do echo gloo:$n; done; for n in $NS; do echo nccl:$n; done; echo nccl:$BIG); do
 	be=${row%%:*} n=${row#*:}
-	t=- s=- a=- rss=-
+	t=- s=- a=- cpu=- rss=-
 	if [ "$n" -le 16384 ]; then
 		[ -n "$torch" ] && t=$(direct "$be" "$n" /usr/bin/python3 "$here/torchserve.py" "$W/port")
 		s=$(direct "$be" "$n" "$B/helpers/storeserve" -o "$W/port")
 	fi
-	read a rss < <(agents "$be" "$n")
-	printf "$fmt" "$n" "$be" "$t" "$s" "$a" "$(ratio "$t" "$s")" \
+	read a cpu rss < <(agents "$be" "$n")
+	printf "$fmt" "$n" "$be" "$t" "$s" "$a" "$cpu" "$(ratio "$t" "$s")" \
 	    "$(ratio "$t" "$a")" "$rss"
 	echo "$n $be $t $a $rss" >>"$W/rows"
 done
