@@ -63,7 +63,7 @@ direct() {
 
 # cpu_of PID: samples "NS TICKS" (its CPU so far) every 100 ms while it runs.
 cpu_of() {
-	while [ -r "/proc/$1/stat" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat")" != Z ]; do
+	while [ -r "/proc/$1/stat" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; do
 		echo "$(date +%s%N) $(awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null)"
 		sleep 0.1
 	done
