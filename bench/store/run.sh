@@ -72,7 +72,7 @@ cpu_of() {
 # agents BACKEND N: through dtrun's agents; prints "ms cpu_ms rss_per_rank":
 # the init's time, dtrun's CPU within it, dtrun's peak RSS over N.
 agents() {
-	local be=$1 n=$2 h=$(( ($2 + PER - 1) / PER )) r mp dp hz
+	local be=$1 n=$2 h=$(( ($2 + PER - 1) / PER )) r mp mq dp= hz
 	seq -f "sim%05g slots=$PER" 1 "$h" >"$W/hosts"
 	rm -rf "$W/d" && mkdir "$W/d"
 	DTRUN_AGENT=$B/bench/storeagent LOAD_DIR=$W/d timeout $((TMO + 120)) \
@@ -80,8 +80,9 @@ agents() {
 	    --framework pytorch --start-timeout 120 -x STORE_BACKEND=$be \
 	    -n "$n" -H "$W/hosts" true 2>"$W/m" >/dev/null &
 	mp=$!
-	for i in $(seq 100); do
-		dp=$(pgrep -P "$(pgrep -P $mp | head -n 1)" -x dtrun | head -n 1)
+	for i in $(seq 200); do		# timeout, measure, then dtrun
+		mq=$(pgrep -P $mp -x measure | head -n 1)
+		[ -n "$mq" ] && dp=$(pgrep -P "$mq" -x dtrun | head -n 1)
 		[ -n "$dp" ] && break
 		sleep 0.02
 	done
