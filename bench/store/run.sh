@@ -91,7 +91,7 @@ agents() {
 	hz=$(getconf CLK_TCK)
 	r=$(cat "$W"/d/agent.* 2>/dev/null | awk -v n="$n" '
 	    NR == 1 || $1 < f { f = $1 } $2 > l { l = $2 } { t += $3 }
-	    END { if (t == n) printf "%.1f %d %d", (l - f) / 1e6, f, l; else print "failed" }')
+	    END { if (t == n) printf "%.1f %.0f %.0f", (l - f) / 1e6, f, l; else print "failed" }')
 	if [ "$r" = failed ] || ! grep -q 'exit=0 ' "$W/m"; then
 		echo "bench-store: $be $n through agents failed:" >&2
 		cat "$W/m" >&2
