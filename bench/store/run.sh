@@ -11,7 +11,8 @@
 # the last rank through; a run past STORE_TIMEOUT seconds (default 60)
 # prints "timeout". Prints one table, with dtrun's peak RSS per rank for
 # the agents runs (its whole run, start included) and its CPU within the
-# init (sampled every 100 ms: coarse under a second), and the bounds of issue
+# init (sampled about every 100 ms, from before its start to after its end;
+# "-" where no sample brackets it: a short run), and the bounds of issue
 # 34. Not a test: timings are this machine's, at this moment.
 set -u
 B=$(cd "${1:-build}" && pwd)
@@ -86,6 +87,7 @@ agents() {
 		[ -n "$dp" ] && break
 		sleep 0.02
 	done
+	: >"$W/cpu"
 	[ -n "$dp" ] && cpu_of "$dp" >"$W/cpu"
 	wait $mp
 	hz=$(getconf CLK_TCK)
@@ -100,8 +102,9 @@ agents() {
 	fi
 	set -- $r
 	echo "$1 $(awk -v f="$2" -v l="$3" -v hz="$hz" '
-	    $1 <= f { a = $2 } $1 >= l && !b { b = $2 } END {
-	    if (b == "") b = a; printf "%.0f", (b - a) * 1000 / hz }' "$W/cpu" 2>/dev/null || echo -) \
+	    $2 == "" { next } $1 <= f { a = $2; ha = 1 } $1 >= l && !hb { b = $2; hb = 1 }
+	    END { if (ha && hb) printf "%.0f", (b - a) * 1000 / hz; else print "-" }' \
+	    "$W/cpu" 2>/dev/null || echo -) \
 	    $(sed -n 's/.*peak_rss_kb=\([0-9]*\).*/\1/p' "$W/m" |
 	    awk -v n="$n" '{ printf "%.0f", $1 * 1024 / n }')"
 }
