@@ -5,7 +5,7 @@
  * what it expects back. The driver moves the bytes (a TCP socket in
  * storeload, STORE frames in storeagent) and the timers; this file knows
  * only the sequence, read from torch 1.13's Python and C++ source and the
- * recordings in tests/data/store (see bench/store/README).
+ * recordings in tests/data/store (doc/store.md, "The init load").
  */
 #ifndef BENCH_STORE_PLAY_H
 #define BENCH_STORE_PLAY_H
