@@ -16,3 +16,29 @@ fuzz-store: $(FUZZ_B)/fuzz-store
 	    $(FUZZ_B)/corpus-store fuzz/store/corpus
 FUZZ_TARGETS += fuzz-store
 .PHONY: fuzz-store
+
+# The init load: N simulated torch 1.13 ranks' init_process_group queries,
+# over TCP (storeload) or as a stand-in agent's STORE channels (storeagent).
+STORE_PLAY	:= bench/store/play.c
+$(B)/bench/storeload: bench/store/storeload.c $(STORE_PLAY) \
+    bench/store/play.h $(LIBCOMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -Ibench/store -o $@ $(filter %.c %.a,$^) \
+	    $(PKG_LIBS)
+$(B)/bench/storeagent: bench/store/storeagent.c $(STORE_PLAY) \
+    bench/store/play.h $(LIBPROTO) $(LIBCOMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -Ibench/store -o $@ $(filter %.c %.a,$^) \
+	    $(PKG_LIBS)
+
+# make bench-store [STORE_NS="1024 4096 16384"] [STORE_GLOO_NS=64]: the
+# store's init load on torch's TCPStore, storeserve and dtrun's agents, in
+# one table (bench/store/run.sh).
+STORE_NS	?= 1024 4096 16384
+STORE_GLOO_NS	?= 64
+bench-store: bench-deps all $(B)/bench/storeload $(B)/bench/storeagent \
+    $(B)/bench/measure
+	bench/store/run.sh $(B) "$(STORE_NS)" "$(STORE_GLOO_NS)"
+BENCH_TARGETS += bench-store
+.PHONY: bench-store
+check: $(B)/bench/storeload

@@ -6,6 +6,9 @@
 # past the limit gets an error and the store goes on; a stranger speaking
 # garbage, or never reading, harms no one else. A torch >= 2.2 client,
 # written from PyTorch's source (store-client2.py), runs every query.
+# The benchmark's load generator (bench/store/storeload) plays torch 1.13's
+# init at a small size, and fails when the store answers what torch would
+# not take. No timing is checked: the numbers are the benchmark's.
 . "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3
@@ -91,6 +94,46 @@ test_expect_success 'a torch >= 2.2 client: every query, a wait cancelled, QUEUE
 	cat stop.err &&
 	grep -q "closed: QUEUE_PUSH (opcode 14 of a torch >= 2.2 client) is not served" stop.err
 '
+
+# play BACKEND N KEYS -- storeload's N simulated ranks run their init on a
+# fresh store, every one through with the right values (rank 0's unique id
+# byte for byte, gloo's every address), and leave KEYS keys.
+play() {
+	store_start &&
+	timeout 120 "$B/bench/storeload" -p "$store_port" -t 100 -b "$1" \
+	    -n "$2" >load.out 2>&1 ||
+	    { cat load.out; false; } &&
+	cat load.out &&
+	grep -q "^storeload: $1 $2 ranks in [0-9.]* ms" load.out &&
+	store_stop >stop.err &&
+	cat stop.err &&
+	grep -q "$2 accepted, 0 cut off, [0-9]* queries, $3 keys" stop.err
+}
+
+if ! test -x "$B/bench/storeload"; then
+	test_skip 'storeload: 64 nccl ranks' "$B/bench/storeload is not built (make check builds it)"
+	test_skip 'storeload: 16 gloo ranks' "$B/bench/storeload is not built"
+	test_skip 'storeload: a second job on the same store' "$B/bench/storeload is not built"
+else
+test_expect_success 'storeload: 64 nccl ranks, one id for all, the barrier reaches 64' '
+	play nccl 64 3
+'
+
+test_expect_success 'storeload: 16 gloo ranks, every pair of addresses, the sequence number' '
+	play gloo 16 35
+'
+
+test_expect_success 'storeload: a second job on the same store sees the barrier past 64, and fails' '
+	store_start &&
+	timeout 120 "$B/bench/storeload" -p "$store_port" -b nccl -n 64 >load.out 2>&1 &&
+	! timeout 120 "$B/bench/storeload" -p "$store_port" -t 100 -b nccl \
+	    -n 64 >load2.out 2>&1 &&
+	cat load2.out &&
+	n=$(sed -n "s/.*barrier count out of range (\([0-9]*\))$/\1/p" load2.out) &&
+	test "$n" -gt 64 &&
+	store_stop
+'
+fi
 
 if ! "$PY" -c 'import torch.distributed' 2>/dev/null; then
 	test_skip '4 torch ranks init gloo and all_reduce through the store' 'no torch'
