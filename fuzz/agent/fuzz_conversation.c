@@ -217,6 +217,13 @@ link_heartbeat(struct link *l, uint64_t timeout_ms, const void *beat,
 	return 0;
 }
 
+/* The agent's wall clock on a COLLS frame: fixed, for a run that repeats. */
+uint64_t
+dt_clock_ns(clockid_t c)
+{
+	return 1764300000ULL * 1000000000ULL;
+}
+
 /* The beat's period: any value will do, the timer never fires here. */
 uint64_t
 link_beat_period_ms(uint64_t timeout_ms)
@@ -237,11 +244,12 @@ keeper_beat(uint64_t timeout_ms)
 static int	relay_dummy;
 
 struct rdzvrelay *
-rdzvrelay_new(struct event_base *base, const char *job_id,
-    const struct rdzvrelay_cbs *cb, char *addr, size_t addrlen,
-    struct dt_err *e)
+rdzvrelay_new(struct event_base *base, enum relay_kind kind,
+    const char *job_id, const struct rdzvrelay_cbs *cb, char *addr,
+    size_t addrlen, struct dt_err *e)
 {
-	snprintf(addr, addrlen, "unix:@fuzz");
+	snprintf(addr, addrlen, kind == RELAY_STORE ? "127.0.0.1:1" :
+	    "unix:@fuzz");
 	return (struct rdzvrelay *)&relay_dummy;
 }
 
@@ -265,6 +273,7 @@ rdzvrelay_free(struct rdzvrelay *r)
  */
 static int	progress_dummy;
 static progress_send_fn progress_fn;
+static progress_colls_fn progress_colls;
 static void	*progress_arg;
 
 struct progress *
@@ -279,6 +288,12 @@ progress_new(struct event_base *base, const char *job_id,
 }
 
 void
+progress_on_colls(struct progress *pg, progress_colls_fn fn)
+{
+	progress_colls = fn;
+}
+
+void
 progress_started(struct progress *pg, uint32_t rank, pid_t pid)
 {
 	if (pg != NULL && pg != (struct progress *)&progress_dummy)
@@ -290,12 +305,15 @@ progress_flush(struct progress *pg)
 {
 	struct ap_progress	v[2] = { { 0, 1, 7, 12, 100, 2048 },
 				    { 1, 0, 9, 0, 0, 0 } };
+	struct ap_coll		c[1] = { { 0, 2, 5, 1, 1000 } };
 
 	if (pg == NULL)
 		return;
 	if (pg != (struct progress *)&progress_dummy)
 		abort();
 	progress_fn(progress_arg, v, 2);
+	if (progress_colls != NULL)
+		progress_colls(progress_arg, c, 1);
 }
 
 void
