@@ -7,7 +7,8 @@
 # --store rank0 (rank 0's TCPStore, torch's own). Prints, per N and way,
 # whether every rank got the right sum and the job's wall time. The time
 # is torch's import and gloo's connections more than the store; read the
-# two columns side by side, not against another machine.
+# two columns side by side, not against another machine. STORES="dtrun"
+# runs dtrun's store alone.
 set -eu
 B=$(cd "${1:-build}" && pwd)
 shift || true
@@ -60,7 +61,7 @@ run() {
 echo "== real torch $("$PY" -c 'import torch; print(torch.__version__)') gloo ranks: init_process_group + all_reduce"
 printf "%6s %6s %6s %8s %9s\n" ranks way store ok wall_s
 for n in $NS; do
-	for store in dtrun rank0; do
+	for store in ${STORES:-dtrun rank0}; do
 		run "$n" local "$store"
 		[ $ssh_ok = 0 ] || run "$n" ssh "$store"
 	done
