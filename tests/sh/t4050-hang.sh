@@ -115,7 +115,9 @@ test_expect_success '--on-hang report: the stacks are shown and the job keeps ru
 	wait_for 90 grep -q "^dtrun: full stacks of every rank:" err &&
 	grep -q "^dtrun:   ranks 0-1 (2): spin_here <- main" err &&
 	proc_alive $pid &&
-	no_rank_stopped &&
+	# The ranks stay quiet: it asks again each second, and a rank may be
+	# traced by the next ask at any moment; none is left stopped.
+	wait_for 10 no_rank_stopped &&
 	kill -TERM $pid &&
 	test_expect_code 143 wait $pid
 '
