@@ -1,12 +1,14 @@
 /*
  * stepper.c -- a training loop's shape, for the straggler tests:
  *
- *	stepper [-c] [-s SLOWRANK] [-f FACTOR] [-p SECS] [-n STEPS]
+ *	stepper [-c] [-s SLOWRANK] [-f FACTOR] [-p SECS] [-n STEPS] [-e FILE]
  *
  * Each rank takes SECS a step (default 0.2; rank SLOWRANK FACTOR times
  * that), give or take 3%, on a steady clock, for STEPS steps (default
- * 200). With -c it joins the rendezvous (dtcomm_init) and reports each
- * step with dtcomm_step(), printing nothing; else it prints
+ * 200), or until FILE exists (looked for before each step): a test ends
+ * the job once it has seen what it waits for. With -c it joins the
+ * rendezvous (dtcomm_init) and reports each step with dtcomm_step(),
+ * printing nothing; else it prints
  * "step N loss 0.NNNN" per step. Errors: "stepper: CALL: NAME: DETAIL",
  * exit 1.
  */
@@ -30,21 +32,22 @@ int
 main(int argc, char **argv)
 {
 	struct dtcomm	*c = NULL;
-	const char	*r = getenv("DTRUN_RANK");
+	const char	*r = getenv("DTRUN_RANK"), *end = NULL;
 	double		 per = 0.2, factor = 1.15, t, d;
 	long		 steps = 200, i;
 	int		 ch, comm = 0, slow = -1, rank = r != NULL ? atoi(r) : 0, rc;
 
-	while ((ch = getopt(argc, argv, "cs:f:p:n:")) != -1) {
+	while ((ch = getopt(argc, argv, "cs:f:p:n:e:")) != -1) {
 		switch (ch) {
 		case 'c': comm = 1; break;
 		case 's': slow = atoi(optarg); break;
 		case 'f': factor = atof(optarg); break;
 		case 'p': per = atof(optarg); break;
 		case 'n': steps = atol(optarg); break;
+		case 'e': end = optarg; break;
 		default:
 			fprintf(stderr, "usage: stepper [-c] [-s RANK] [-f FACTOR] "
-			    "[-p SECS] [-n STEPS]\n");
+			    "[-p SECS] [-n STEPS] [-e FILE]\n");
 			return 2;
 		}
 	}
@@ -57,6 +60,8 @@ main(int argc, char **argv)
 		per *= factor;
 	srand(rank + 1);
 	for (i = 0, t = now(); i < steps; i++) {
+		if (end != NULL && access(end, F_OK) == 0)
+			break;
 		t += per * (0.97 + (rand() % 61) / 1000.0);
 		if ((d = t - now()) > 0)
 			usleep((useconds_t)(d * 1e6));

@@ -165,3 +165,36 @@ wait_gone() {
 	shift
 	wait_for "$s" eval "! any_alive $* 2>/dev/null" || { any_alive "$@"; return 1; }
 }
+
+# bg_start NAME CMD... -- starts CMD (outside a body) in $TRASH/NAME, its
+# stdout in out and stderr in err there, and its exit code in rc once it
+# ends: a file's slow jobs that mostly wait can run at once, each checked
+# by its own test (bg_end). The file's end stops the ones still running.
+bg_start() {
+	bg_d=$TRASH/$1
+	shift
+	mkdir -p "$bg_d"
+	(cd "$bg_d" && { "$@" >out 2>err & echo $! >pid; wait $!; echo $? >rc.new; mv rc.new rc; }) &
+	test_at_exit "bg_stop $bg_d $!"
+	wait_for 10 test -s "$bg_d/pid"
+}
+
+# bg_stop DIR SUBSHELL -- stops the job of DIR (by its PID) unless it ended.
+bg_stop() {
+	[ -f "$1/rc" ] || kill "$(cat "$1/pid")" 2>/dev/null
+	wait_for 30 eval "! proc_alive $(cat "$1/pid")"
+	wait "$2"
+}
+
+# bg_end NAME CODE [SECS] -- waits (SECS, 180 by default) for job NAME
+# (bg_start) to end; fails unless it exited with CODE.
+bg_end() {
+	wait_for "${3:-180}" test -f "$TRASH/$1/rc" || {
+		echo "job $1 still running" >&2
+		return 1
+	}
+	[ "$(cat "$TRASH/$1/rc")" = "$2" ] || {
+		echo "job $1: exit code $(cat "$TRASH/$1/rc"), want $2" >&2
+		return 1
+	}
+}

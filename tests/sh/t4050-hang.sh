@@ -20,10 +20,14 @@ no_rank_stopped() {
 	done
 }
 
+# What the PyTorch tests lack: python3-torch or gdb; empty when neither.
+TORCH_GDB_LACK=
+"$PY" -c "import torch.distributed" 2>/dev/null || TORCH_GDB_LACK="no python3-torch for $PY"
+command -v gdb >/dev/null || TORCH_GDB_LACK="no gdb"
+
 # need_torch_gdb -- skips the test without PyTorch or gdb.
 need_torch_gdb() {
-	"$PY" -c "import torch.distributed" 2>/dev/null || skip_test "no python3-torch for $PY"
-	command -v gdb >/dev/null || skip_test "no gdb"
+	[ -z "$TORCH_GDB_LACK" ] || skip_test "$TORCH_GDB_LACK"
 }
 
 # write_hang_py -- a 4-rank gloo job in which rank 2 sleeps before all_reduce.
@@ -59,6 +63,17 @@ write_hang_py() {
 	train_step(torch.ones(4), rank)
 	PYEOF
 }
+
+# The two PyTorch jobs (each 4 ranks loading torch, then one sleeping while
+# the others wait in gloo allreduce) start here, in $TRASH/torch-hang and
+# $TRASH/torch-run: they load and wait while the tests before theirs run.
+if [ -z "$TORCH_GDB_LACK" ]; then
+	for d in torch-hang torch-run; do
+		mkdir "$TRASH/$d" && (cd "$TRASH/$d" && write_hang_py)
+	done
+	bg_start torch-hang timeout 300 dtrun -n 4 --hang-timeout 15 "$PY" hang.py
+	bg_start torch-run timeout 300 dtrun -v -n 4 "$PY" hang.py
+fi
 
 test_expect_success 'a hang: the C rank that sleeps is named first, the spinning ones grouped (--hang-timeout, exit 123)' '
 	have_stack_tool || skip_test "neither gdb nor eu-stack is installed" &&
@@ -100,18 +115,11 @@ test_expect_success '--on-hang report: the stacks are shown and the job keeps ru
 	wait_for 90 grep -q "^dtrun: full stacks of every rank:" err &&
 	grep -q "^dtrun:   ranks 0-1 (2): spin_here <- main" err &&
 	proc_alive $pid &&
-	no_rank_stopped &&
+	# The ranks stay quiet: it asks again each second, and a rank may be
+	# traced by the next ask at any moment; none is left stopped.
+	wait_for 10 no_rank_stopped &&
 	kill -TERM $pid &&
 	test_expect_code 143 wait $pid
-'
-
-test_expect_success 'PyTorch (gloo): --hang-timeout names rank 2 and its Python line, the others said to wait in gloo allreduce' '
-	need_torch_gdb &&
-	write_hang_py &&
-	test_expect_code 123 timeout 300 dtrun -n 4 --hang-timeout 15 "$PY" hang.py >out 2>err &&
-	grep -A1 "^dtrun: stacks of 4 ranks in 2 groups, outliers first:" err >report &&
-	grep -q "^dtrun:   rank 2 on localhost, pid [0-9]* (1): train_step (hang.py:20) <- <module> (hang.py:28)\$" report &&
-	grep -q "^dtrun:   ranks 0-1,3 (3): waiting in a collective (gloo allreduce) <- train_step (hang.py:21) <- <module> (hang.py:28)\$" err
 '
 
 # The clock runs from the ranks' start: the others get 5 s to start and
@@ -190,15 +198,23 @@ test_expect_success 'dtrun-kill --stacks: the running job prints its stacks and 
 
 test_expect_success 'PyTorch (gloo): dtrun-kill --stacks while it runs shows rank 2 apart, the others said to wait in gloo allreduce' '
 	need_torch_gdb &&
-	write_hang_py &&
-	{ timeout 300 dtrun -v -n 4 "$PY" hang.py >out 2>err & pid=$!; } &&
-	test_at_exit "kill $pid 2>/dev/null" &&
+	cd "$TRASH/torch-run" &&
+	pid=$(cat pid) &&
 	wait_for 240 eval "[ \"\$(grep -c ready out 2>/dev/null)\" = 4 ]" &&
 	stacks_until 1 "^dtrun:   ranks 0-1,3 (3): waiting in a collective (gloo allreduce) <- train_step (hang.py:21) <- <module> (hang.py:28)\$" &&
 	grep -q "^dtrun:   rank 2 on localhost, pid [0-9]* (1): train_step (hang.py:20) <- <module> (hang.py:28)\$" err &&
 	proc_alive $pid &&
 	kill -TERM $pid &&
-	test_expect_code 143 wait $pid
+	bg_end torch-run 143
+'
+
+test_expect_success 'PyTorch (gloo): --hang-timeout names rank 2 and its Python line, the others said to wait in gloo allreduce' '
+	need_torch_gdb &&
+	bg_end torch-hang 123 300 &&
+	cd "$TRASH/torch-hang" &&
+	grep -A1 "^dtrun: stacks of 4 ranks in 2 groups, outliers first:" err >report &&
+	grep -q "^dtrun:   rank 2 on localhost, pid [0-9]* (1): train_step (hang.py:20) <- <module> (hang.py:28)\$" report &&
+	grep -q "^dtrun:   ranks 0-1,3 (3): waiting in a collective (gloo allreduce) <- train_step (hang.py:21) <- <module> (hang.py:28)\$" err
 '
 
 test_done

@@ -56,23 +56,12 @@ named() {
 	grep "^dtrun: straggler: " "$1" || true
 }
 
-test_expect_success 'zero-config: the rank whose lines come 15% slower is named, alone, from its lines' '
-	test_expect_code 122 dtrun -n 8 --on-straggler stop "$STEP" -p 0.1 -s 5 -n 1200 >out 2>err &&
-	named err >got &&
-	test $(wc -l <got) -eq 1 &&
-	grep -q "^dtrun: straggler: rank 5 on localhost: 0\.1[01][0-9]* s per \"step # loss #\.#\" line vs median 0\.[01][0-9]* s (last [0-9]* lines)$" got &&
-	grep -qx "dtrun: job failed: stopped for a straggler, rank 5 on localhost (--on-straggler stop); 8 ranks were stopped" err
-'
-
-test_expect_success 'reported steps (dtcomm_step): named in s/step' '
-	test_expect_code 122 dtrun -n 8 --on-straggler stop "$STEP" -p 0.1 -c -s 2 -n 1200 >out 2>err &&
-	named err >got &&
-	test $(wc -l <got) -eq 1 &&
-	grep -q "^dtrun: straggler: rank 2 on localhost: 0\.1[01][0-9]* s/step vs median 0\.[01][0-9]* s (last [0-9]* steps)$" got
-'
-
-test_expect_success 'reported steps (python: dtrun_progress.step): named, and the job goes on by default' '
-	cat >train.py <<-\EOF &&
+# The straggler jobs of the tests below, each a second or so of CPU in 15
+# to 30 s of steps, run at once, in a runtime directory of their own (not
+# the one dtrun top looks at): each is judged with the others' noise, as
+# the noise test wants (their ranks differ by noise alone). Each test then
+# checks its own job's output, in $TRASH/NAME.
+cat >"$TRASH/train.py" <<-\EOF
 	import os, random, time
 	import dtrun_progress
 	rank = int(os.environ["RANK"])
@@ -83,24 +72,54 @@ test_expect_success 'reported steps (python: dtrun_progress.step): named, and th
 	    time.sleep(max(0, t - time.monotonic()))
 	    dtrun_progress.step(i)
 	EOF
-	PYTHONPATH=$SRC/python dtrun -n 8 python3 train.py >out 2>err &&
+mkdir -m 700 "$TRASH/run-bg"
+export XDG_RUNTIME_DIR=$TRASH/run-bg
+bg_start lines dtrun -n 8 --on-straggler stop "$STEP" -p 0.1 -s 5 -n 1200
+bg_start exact dtrun -n 8 --on-straggler stop "$STEP" -p 0.1 -c -s 2 -n 1200
+bg_start python env PYTHONPATH="$SRC/python" dtrun -n 8 python3 "$TRASH/train.py"
+bg_start noise-exact dtrun -n 8 "$STEP" -c -p 0.1 -n 250
+bg_start noise-lines dtrun -n 8 "$STEP" -p 0.1 -n 250
+bg_start stack dtrun -n 8 --on-straggler stack "$STEP" -p 0.1 -s 3 -n 250
+export XDG_RUNTIME_DIR=$TRASH/run
+
+test_expect_success 'zero-config: the rank whose lines come 15% slower is named, alone, from its lines' '
+	bg_end lines 122 &&
+	cd "$TRASH/lines" &&
+	named err >got &&
+	test $(wc -l <got) -eq 1 &&
+	grep -q "^dtrun: straggler: rank 5 on localhost: 0\.1[01][0-9]* s per \"step # loss #\.#\" line vs median 0\.[01][0-9]* s (last [0-9]* lines)$" got &&
+	grep -qx "dtrun: job failed: stopped for a straggler, rank 5 on localhost (--on-straggler stop); 8 ranks were stopped" err
+'
+
+test_expect_success 'reported steps (dtcomm_step): named in s/step' '
+	bg_end exact 122 &&
+	cd "$TRASH/exact" &&
+	named err >got &&
+	test $(wc -l <got) -eq 1 &&
+	grep -q "^dtrun: straggler: rank 2 on localhost: 0\.1[01][0-9]* s/step vs median 0\.[01][0-9]* s (last [0-9]* steps)$" got
+'
+
+test_expect_success 'reported steps (python: dtrun_progress.step): named, and the job goes on by default' '
+	bg_end python 0 &&
+	cd "$TRASH/python" &&
 	named err >got &&
 	test $(wc -l <got) -eq 1 &&
 	grep -q "^dtrun: straggler: rank 6 on localhost: 0\.1[01][0-9]* s/step vs median 0\.[01][0-9]* s" got
 '
 
 test_expect_success 'ranks that differ by noise alone: never named, from lines or from steps' '
-	# Both at once: the noise of one is the other one too.
-	dtrun -n 8 "$STEP" -c -p 0.1 -n 250 >out2 2>err2 &
-	dtrun -n 8 "$STEP" -p 0.1 -n 250 >out 2>err &&
-	wait $! &&
-	test $(grep -c "] step " out) -eq 2000 &&
-	test -z "$(named err)" &&
-	test -z "$(named err2)"
+	# Both at once (with the other jobs): the noise of one is the others too.
+	bg_end noise-exact 0 &&
+	bg_end noise-lines 0 &&
+	cd "$TRASH" &&
+	test $(grep -c "] step " noise-lines/out) -eq 2000 &&
+	test -z "$(named noise-lines/err)" &&
+	test -z "$(named noise-exact/err)"
 '
 
 test_expect_success '--on-straggler stack: its stack, and only its, is shown; the job goes on' '
-	dtrun -n 8 --on-straggler stack "$STEP" -p 0.1 -s 3 -n 250 >out 2>err &&
+	bg_end stack 0 &&
+	cd "$TRASH/stack" &&
 	grep -q "^dtrun: straggler: rank 3 on localhost: " err &&
 	grep -q "^dtrun: stacks of 1 rank in 1 group" err &&
 	grep -q "^dtrun:   rank 3 on localhost, pid [0-9]*" err &&

@@ -33,9 +33,17 @@ rundir() {
 	echo "$XDG_RUNTIME_DIR/dtrun"
 }
 
+# The --json test's job takes 15 s or more until its straggler is named: it
+# runs from here, while the tests before it run, in a runtime directory of
+# its own (each test sees its own jobs alone); the test ends it.
+mkdir -m 700 "$TRASH/run-json"
+bg_start json env XDG_RUNTIME_DIR="$TRASH/run-json" dtrun -v -n 4 \
+    --straggler-threshold 10% "$STEP" -p 0.1 -c -s 3 -n 600
+
 test_expect_success 'a table: a row per rank, its state, step, pace, CPU and memory; the socket is owner-only' '
-	start_job -n 4 "$STEP" -p 0.1 -n 100 &&
-	# Until every rank has a pace (5 s of steps); the job runs 5 s more.
+	# Its ranks step until the file end is there (1000 steps at most).
+	start_job -n 4 "$STEP" -p 0.1 -n 1000 -e "$PWD/end" &&
+	# Until every rank has a pace (5 s of steps).
 	wait_for 30 eval "dtrun top --once >view && [ \$(grep -c \"^[0-3]  *localhost  *running  *[0-9][0-9]*  *0\.[0-9]\" view) = 4 ]" &&
 	head -n 1 view | grep -q "^job [0-9a-f-]*, attempt 0, 4 ranks$" &&
 	sed -n 2p view | grep -q "^RANK  *HOST  *STATE  *STEP  *S/STEP  *LINE  *CPU%  *RSS  *RESTARTS$" &&
@@ -47,34 +55,9 @@ test_expect_success 'a table: a row per rank, its state, step, pace, CPU and mem
 	test "$(stat -c %a "$(rundir)/$id.top")" = 700 &&
 	dtrun top "$id" --once >view2 &&
 	head -n 1 view2 | grep -q "^job $id," &&
+	touch end &&
 	wait $JOB_PID &&
 	test ! -e "$(rundir)/$id.top"
-'
-
-# True once dtrun top --json (into view.json) shows every rank's pace.
-json_paced() {
-	dtrun top --json >view.json &&
-	    python3 -c 'import json; v = json.load(open("view.json")); assert all(r["secs_per_step"] for r in v["ranks"])' 2>/dev/null
-}
-
-test_expect_success '--json: one object, parsed; the straggler first' '
-	start_job -n 4 --straggler-threshold 10% "$STEP" -p 0.1 -c -s 3 -n 400 &&
-	wait_for 60 grep -q "^dtrun: straggler: rank 3 " job.err &&
-	# Until every rank has its pace in the view too (each row its own clock).
-	wait_for 30 json_paced &&
-	python3 -c "
-import json, sys
-v = json.load(open(\"view.json\"))
-rs = v[\"ranks\"]
-assert v[\"attempt\"] == 0 and len(rs) == 4, v
-assert sorted(r[\"rank\"] for r in rs) == [0, 1, 2, 3], rs
-assert rs[0][\"rank\"] == 3 and rs[0][\"straggler\"], rs[0]
-for r in rs:
-    assert r[\"host\"] == \"localhost\" and r[\"state\"] == \"running\", r
-    assert r[\"steps_reported\"] and r[\"step\"] > 0 and r[\"secs_per_step\"] > 0, r
-    assert r[\"rss_kib\"] > 0 and r[\"cpu_percent\"] is not None, r
-" &&
-	stop_job $JOB_PID
 '
 
 test_expect_success 'refreshing until the job ends; no job, a wrong one, two jobs: said, with the exit status' '
@@ -95,6 +78,34 @@ test_expect_success 'refreshing until the job ends; no job, a wrong one, two job
 	grep -qx "dtrun top: --bad: usage: dtrun top \[--json\] \[--once\] \[JOB\]" err
 '
 
+# True once dtrun top --json (into view.json) shows every rank's pace.
+json_paced() {
+	dtrun top --json >view.json &&
+	    python3 -c 'import json; v = json.load(open("view.json")); assert all(r["secs_per_step"] for r in v["ranks"])' 2>/dev/null
+}
+
+test_expect_success '--json: one object, parsed; the straggler first' '
+	cd "$TRASH/json" &&
+	export XDG_RUNTIME_DIR=$TRASH/run-json &&
+	wait_for 60 grep -q "^dtrun: straggler: rank 3 " err &&
+	# Until every rank has its pace in the view too (each row its own clock).
+	wait_for 30 json_paced &&
+	python3 -c "
+import json, sys
+v = json.load(open(\"view.json\"))
+rs = v[\"ranks\"]
+assert v[\"attempt\"] == 0 and len(rs) == 4, v
+assert sorted(r[\"rank\"] for r in rs) == [0, 1, 2, 3], rs
+assert rs[0][\"rank\"] == 3 and rs[0][\"straggler\"], rs[0]
+for r in rs:
+    assert r[\"host\"] == \"localhost\" and r[\"state\"] == \"running\", r
+    assert r[\"steps_reported\"] and r[\"step\"] > 0 and r[\"secs_per_step\"] > 0, r
+    assert r[\"rss_kib\"] > 0 and r[\"cpu_percent\"] is not None, r
+" &&
+	kill "$(cat pid)" &&
+	bg_end json 143
+'
+
 if why=$(sshd_skip_reason); then
 	test_skip 'ssh: a job on three loopback hosts' "$why"
 	test_done
@@ -103,14 +114,15 @@ sshd_start || { echo "could not start sshd"; exit 1; }
 AGENTS=$TRASH/agents
 
 test_expect_success 'ssh: a job on three loopback hosts, a row per rank with its host' '
-	dtrun_ssh --ssh-agent-dir "$AGENTS" -H 127.0.0.1,127.0.0.2,127.0.0.3 "$STEP" -p 0.1 -n 120 >job.out 2>job.err &
+	dtrun_ssh --ssh-agent-dir "$AGENTS" -H 127.0.0.1,127.0.0.2,127.0.0.3 "$STEP" -p 0.1 -n 1200 -e "$PWD/end" >job.out 2>job.err &
 	JOB_PID=$! &&
 	test_at_exit "kill $JOB_PID 2>/dev/null" &&
-	# Until every rank has a pace (5 s of steps); the job runs 7 s more.
+	# Until every rank has a pace (5 s of steps); then the ranks end.
 	wait_for 60 eval "dtrun top --once >view && [ \$(grep -c \"^[0-2]  *127.0.0.[1-3]  *running  *[0-9][0-9]*  *[0-9]\" view) = 3 ]" &&
 	for h in 1 2 3; do
 		grep -q "^$((h - 1))  *127.0.0.$h  *running  *[0-9][0-9]*  *[0-9.]*  *[0-9.]*s  *[0-9-]*  *[0-9.]*M  *0$" view || return 1
 	done &&
+	touch end &&
 	wait $JOB_PID
 '
 
