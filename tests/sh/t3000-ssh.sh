@@ -77,9 +77,15 @@ test_expect_success 'output over ssh is packed, and arrives whole and in order, 
 	cmp rnd got
 '
 
-test_expect_success 'MASTER_PORT is one port for all, free on rank 0'"'"'s host' '
-	run -H $H3 --prefix "" sh -c "echo \$MASTER_PORT" >out &&
-	test $(sort -u out | wc -l) -eq 1 && grep -qE "^[0-9]+\$" out
+test_expect_success 'MASTER_PORT: with --store rank0 one port for all, free on rank 0'"'"'s host; else each host'"'"'s agent'"'"'s' '
+	run -H $H3 --store rank0 --prefix "" sh -c "echo \$MASTER_PORT" >out &&
+	test $(sort -u out | wc -l) -eq 1 && grep -qE "^[0-9]+\$" out &&
+	run -H $H3 --prefix "" sh -c "echo \$DTRUN_NODE_RANK \$MASTER_ADDR:\$MASTER_PORT \$DTRUN_STORE" >out &&
+	test $(wc -l <out) -eq 6 &&
+	while read -r node addr store; do
+		test "$addr" = "$store" && case $addr in 127.0.0.1:[0-9]*) ;; *) false ;; esac || return 1
+	done <out &&
+	test $(sort -u out | wc -l) -eq 3 && test $(cut -d" " -f2 out | sort -u | wc -l) -eq 3
 '
 
 test_expect_success 'fail-fast across hosts: the code, the report, no survivors' '
