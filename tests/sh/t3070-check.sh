@@ -421,7 +421,8 @@ nsrun() {
 	ip netns exec "$NA" "$B/dtrun" --launcher ssh -i "$D/id" \
 	    --ssh-option UserKnownHostsFile="$D/known_hosts" --ssh-agent-dir "$AGENTS" "$@"
 }
-# A job whose rank 1 connects to rank 0 at MASTER_ADDR:MASTER_PORT.
+# A job whose rank 1 connects to rank 0 at MASTER_ADDR:MASTER_PORT (rank 0
+# listening there itself: --store rank0).
 cat >"$TRASH/master.py" <<'EOP'
 import os, socket, sys
 r, a, p = int(os.environ["RANK"]), os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"])
@@ -444,9 +445,9 @@ test_expect_success 'netns: --check names the pair that cannot connect, with the
 '
 
 test_expect_success 'netns: the job fails without --preflight; with it, no rank starts (exit 78)' '
-	test_expect_code 1 nsrun -H $HN python3 "$TRASH/master.py" "$PWD" 2>err1 &&
+	test_expect_code 1 nsrun --store rank0 -H $HN python3 "$TRASH/master.py" "$PWD" 2>err1 &&
 	test -e ran.0 && test -e ran.1 && rm ran.* &&
-	test_expect_code 78 nsrun --preflight -H $HN python3 "$TRASH/master.py" "$PWD" 2>err &&
+	test_expect_code 78 nsrun --store rank0 --preflight -H $HN python3 "$TRASH/master.py" "$PWD" 2>err &&
 	grep -q "^dtrun: preflight: 10.78.0.2 cannot reach rank 0${Q}s host 10.99.0.1" err &&
 	grep -q "^dtrun: --preflight found 1 problem: no rank was started" err &&
 	test ! -e ran.0 && test ! -e ran.1 &&
