@@ -144,10 +144,12 @@ $(B)/libdtcomm.so.0: $(B)/libdtcomm.so
 	ln -sf libdtcomm.so $@
 
 # The NCCL profiler plugin the agent names in NCCL_PROFILER_PLUGIN: NCCL
-# dlopens it; it needs libc alone and no NCCL header (src/ncclprof).
+# dlopens it; it needs libc alone (and common's sock.c, linked in) and no
+# NCCL header (src/ncclprof).
 NCCLPROF_SRC	:= $(wildcard src/ncclprof/*.c)
-$(B)/libdtrun-ncclprof.so: $(call obj,$(NCCLPROF_SRC))
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--no-undefined -pthread -o $@ $^
+$(B)/libdtrun-ncclprof.so: $(call obj,$(NCCLPROF_SRC)) $(LIBCOMMON)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--no-undefined -Wl,--exclude-libs,ALL \
+	    -pthread -o $@ $^
 
 $(B)/helpers/%: tests/helpers/%.c $(LIBS_ALL) $(B)/libdtcomm.so
 	@mkdir -p $(dir $@)

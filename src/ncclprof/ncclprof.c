@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/sock.h"
 #include "ncclprof/ncclabi.h"
 #include "ncclprof/ncclprof.h"
 
@@ -79,20 +80,16 @@ coll_connect(void)
 {
 	const char		*v = getenv("DTRUN_PROGRESS");
 	struct sockaddr_un	 sa;
-	size_t			 n;
+	socklen_t		 len;
 	int			 s;
 
 	if (v == NULL || strncmp(v, "unix:@", 6) != 0 ||
-	    (n = strlen(v + 6)) == 0 || n >= sizeof(sa.sun_path) - 1)
+	    (len = sock_abstract(&sa, v + 6)) == 0)
 		return -2;
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path + 1, v + 6, n);
 	if ((s = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	    0)) < 0)
 		return -2;
-	if (connect(s, (struct sockaddr *)&sa,
-	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) != 0) {
+	if (connect(s, (struct sockaddr *)&sa, len) != 0) {
 		close(s);
 		return -2;
 	}

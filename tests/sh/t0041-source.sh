@@ -87,7 +87,7 @@ hostfile common
 rendezvous common
 store common rendezvous
 comm common rendezvous
-ncclprof
+ncclprof common
 host common
 agent common proto host
 launcher common util proto hostfile rendezvous store host
