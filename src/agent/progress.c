@@ -321,8 +321,9 @@ progress_started(struct progress *pg, uint32_t rank, pid_t pid)
 		r->pid = pid;
 }
 
-void
-progress_flush(struct progress *pg)
+/* Sends the steps, usage and collectives that are new (every second). */
+static void
+progress_send_new(struct progress *pg)
 {
 	struct ap_progress	*o;
 	uint64_t		 now, cpu, rss;
@@ -367,6 +368,33 @@ progress_flush(struct progress *pg)
 	pg->ncolls = 0;
 }
 
+/*
+ * The ranks are done: what they wrote last may still sit unread, in a
+ * connection resting between reads or one not yet accepted (a rank's
+ * NCCL plugin sends its last collectives as it exits). Take it all.
+ */
+static void
+progress_drain(struct progress *pg)
+{
+	size_t	i;
+
+	progress_accept_cb(pg->fd, EV_READ, pg);
+	for (i = 0; i < pg->nc; )
+		if (progress_read(pg->c[i]) != 0)
+			progress_drop(pg, i);	/* the last takes its place */
+		else
+			i++;
+}
+
+void
+progress_flush(struct progress *pg)
+{
+	if (pg == NULL)
+		return;
+	progress_drain(pg);
+	progress_send_new(pg);
+}
+
 void
 progress_on_colls(struct progress *pg, progress_colls_fn fn)
 {
@@ -378,7 +406,7 @@ progress_on_colls(struct progress *pg, progress_colls_fn fn)
 static void
 progress_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
-	progress_flush(arg);
+	progress_send_new(arg);
 }
 
 /* The pause is over: the listener and every connection are heard again. */
