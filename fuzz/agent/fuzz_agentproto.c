@@ -78,7 +78,8 @@ decode_all(const uint8_t *p, size_t n)
 	struct ap_check	 c;
 	struct ap_checked k;
 	struct ap_progress *pv;
-	uint32_t	 a, b;
+	struct ap_wait	*wv;
+	uint32_t	 a, b, i;
 	const uint8_t	*rd;
 	size_t		 rdlen;
 	int		*ports;
@@ -119,6 +120,13 @@ decode_all(const uint8_t *p, size_t n)
 		if (a > AP_MAX_RANKS || (a > 0) != (pv != NULL))
 			abort();
 		free(pv);
+	}
+	if (ap_get_waits(p, n, &wv, &a) == 0) {
+		for (i = 0; i < a; i++)
+			if (wv[i].what == NULL || (uint32_t)wv[i].work +
+			    wv[i].peer + wv[i].input > wv[i].samples)
+				abort();
+		ap_waits_free(wv, a);
 	}
 	if (ap_get_check(p, n, &c) == 0) {
 		if (c.env[c.nenv] != NULL)

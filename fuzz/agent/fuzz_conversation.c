@@ -323,6 +323,44 @@ progress_free(struct progress *pg)
 		abort();
 }
 
+/*
+ * Where the ranks wait: nothing is sampled; a rank said started sends one
+ * second of made-up samples at once, to check the frame.
+ */
+static int		waits_dummy;
+static waits_send_fn	waits_fn;
+static void		*waits_arg;
+
+struct waits *
+waits_new(struct event_base *base, const uint32_t *ranks, size_t n,
+    waits_send_fn send, void *arg)
+{
+	waits_fn = send;
+	waits_arg = arg;
+	return (struct waits *)&waits_dummy;
+}
+
+void
+waits_started(struct waits *w, uint32_t rank, pid_t pid)
+{
+	struct ap_wait	v = { rank, 1000, 20, 10, 8, 2, 500, 10,
+			    "poll on a pipe" };
+
+	if (w == NULL)
+		return;
+	if (w != (struct waits *)&waits_dummy)
+		abort();
+	if (pid > 0)
+		waits_fn(waits_arg, &v, 1);
+}
+
+void
+waits_free(struct waits *w)
+{
+	if (w != NULL && w != (struct waits *)&waits_dummy)
+		abort();
+}
+
 /* No descriptor slots to reserve: nothing is really spawned. */
 int
 spawn_init(int devnull)

@@ -31,6 +31,7 @@
 #include "agent/keeper.h"
 #include "host/procs.h"
 #include "agent/progress.h"
+#include "agent/waits.h"
 #include "agent/rdzvrelay.h"
 #include "host/record.h"
 #include "agent/setup.h"
@@ -184,6 +185,7 @@ rank_reaped(struct agent *a, struct rank *r, int status)
 
 	r->reaped = 1;
 	a->live--;
+	waits_started(a->waits, r->rank, 0);
 	src_read(&r->out, 1);
 	src_read(&r->err, 1);
 	x.rank = r->rank;
@@ -357,6 +359,7 @@ agent_start(struct agent *a)
 		a->live++;
 		record_add(a->rec, r->rank, pid);
 		progress_started(a->progress, r->rank, pid);
+		waits_started(a->waits, r->rank, pid);
 		ap_put_started(&a->wb, r->rank, pid);
 		/* Batch STARTED frames: one write for many ranks. */
 		if (a->wb.len > DT_WRITE_BATCH)
@@ -555,6 +558,8 @@ agent_forget(struct agent *a)
 	a->store = NULL;
 	progress_free(a->progress);
 	a->progress = NULL;
+	waits_free(a->waits);
+	a->waits = NULL;
 	/* The next attempt chooses its interface again. */
 	while (a->nif_env > 0)
 		free(a->if_env[--a->nif_env]);

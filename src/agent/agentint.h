@@ -106,6 +106,7 @@ struct agent {
 	struct rdzvrelay *store;	/* their TCPStore, if we carry it */
 	struct progress	*progress;	/* the steps ranks report, if dtrun
 					   asked (DTRUN_PROGRESS=agent) */
+	struct waits	*waits;		/* where ranks wait, if dtrun watches */
 	pid_t		 keeper;	/* our parent, see keeper.h; 0: none */
 	uint64_t	 beat_ms;	/* the launcher's heartbeat timeout; 0: none yet */
 	struct event	*keep_ev;	/* our beats to the keeper (keeper.h) */

@@ -16,6 +16,7 @@
 #include "agent/errfile.h"
 #include "host/procs.h"
 #include "agent/progress.h"
+#include "agent/waits.h"
 #include "agent/rdzvrelay.h"
 #include "agent/setup.h"
 #include "common/dtlimits.h"
@@ -293,6 +294,18 @@ agent_progress_send(void *arg, const struct ap_progress *v, uint32_t n)
 	agent_flush_wb(a);
 }
 
+/* Where the ranks waited in the last second, to dtrun. */
+static void
+agent_waits_send(void *arg, const struct ap_wait *v, uint32_t n)
+{
+	struct agent	*a = arg;
+
+	if (!shut_talking(a))
+		return;
+	ap_put_waits(&a->wb, v, n);
+	agent_flush_wb(a);
+}
+
 /*
  * DTRUN_PROGRESS=agent: dtrun watches for stragglers. Listen for our
  * ranks' steps and point their DTRUN_PROGRESS at our socket.
@@ -315,6 +328,8 @@ agent_progress(struct agent *a)
 		ranks[i] = a->ranks[i].rank;
 	a->progress = progress_new(a->base, a->job.job_id, ranks, a->nranks,
 	    agent_progress_send, a, addr, sizeof(addr), &e);
+	/* No sampler (out of memory) only leaves the watch blind. */
+	a->waits = waits_new(a->base, ranks, a->nranks, agent_waits_send, a);
 	free(ranks);
 	if (a->progress == NULL) {
 		agent_error(a, AP_NORANK, EXIT_INTERNAL, "%s: %s", a->host,

@@ -183,6 +183,27 @@ ap_put_colls(struct dt_wbuf *b, uint64_t now_ns, const struct ap_coll *v,
 }
 
 int
+ap_put_waits(struct dt_wbuf *b, const struct ap_wait *v, uint32_t n)
+{
+	size_t		st = dt_frame_begin(b, AP_WAITS);
+	uint32_t	i;
+
+	dt_wbuf_u32(b, n);
+	for (i = 0; i < n; i++) {
+		dt_wbuf_u32(b, v[i].rank);
+		dt_wbuf_u32(b, v[i].wall_ms);
+		dt_wbuf_u16(b, v[i].samples);
+		dt_wbuf_u16(b, v[i].work);
+		dt_wbuf_u16(b, v[i].peer);
+		dt_wbuf_u16(b, v[i].input);
+		dt_wbuf_u32(b, v[i].cpu_ms);
+		dt_wbuf_u32(b, v[i].delay_ms);
+		dt_wbuf_str(b, v[i].what != NULL ? v[i].what : "");
+	}
+	return put_end(b, st);
+}
+
+int
 ap_put_started(struct dt_wbuf *b, uint32_t rank, uint32_t pid)
 {
 	size_t	st = dt_frame_begin(b, AP_STARTED);
@@ -530,6 +551,59 @@ ap_get_colls(const uint8_t *p, size_t n, uint64_t *now_ns, struct ap_coll **v,
 		(*v)[i].comm = dt_rbuf_u64(&r);
 		(*v)[i].seq = dt_rbuf_u64(&r);
 		(*v)[i].ns = dt_rbuf_u64(&r);
+	}
+	*np = k;
+	return 0;
+}
+
+void
+ap_waits_free(struct ap_wait *v, uint32_t n)
+{
+	uint32_t	i;
+
+	for (i = 0; v != NULL && i < n; i++)
+		free(v[i].what);
+	free(v);
+}
+
+/* The classes cannot hold more samples than were taken. */
+int
+ap_get_waits(const uint8_t *p, size_t n, struct ap_wait **v, uint32_t *np)
+{
+	struct dt_rbuf	 r;
+	struct ap_wait	*w;
+	uint32_t	 i, k;
+
+	*v = NULL;
+	*np = 0;
+	dt_rbuf_init(&r, p, n);
+	k = dt_rbuf_u32(&r);
+	/* An item is at least 28 bytes: a lying count allocates nothing. */
+	if (r.err || k > AP_MAX_WAITS || dt_rbuf_left(&r) / 28 < k)
+		return DT_ERR_PROTO;
+	if (k > 0 && (*v = calloc(k, sizeof(**v))) == NULL)
+		return DT_ERR_NOMEM;
+	for (i = 0; i < k; i++) {
+		w = &(*v)[i];
+		w->rank = dt_rbuf_u32(&r);
+		w->wall_ms = dt_rbuf_u32(&r);
+		w->samples = dt_rbuf_u16(&r);
+		w->work = dt_rbuf_u16(&r);
+		w->peer = dt_rbuf_u16(&r);
+		w->input = dt_rbuf_u16(&r);
+		w->cpu_ms = dt_rbuf_u32(&r);
+		w->delay_ms = dt_rbuf_u32(&r);
+		w->what = dt_rbuf_strdup(&r, AP_WAIT_WHAT_MAX);
+		if (r.err || (uint32_t)w->work + w->peer + w->input > w->samples) {
+			ap_waits_free(*v, i + 1);
+			*v = NULL;
+			return DT_ERR_PROTO;
+		}
+	}
+	if (dt_rbuf_end(&r) != 0) {
+		ap_waits_free(*v, k);
+		*v = NULL;
+		return DT_ERR_PROTO;
 	}
 	*np = k;
 	return 0;
@@ -896,6 +970,7 @@ ap_type_name(int t)
 	case AP_RDZV:		return "RDZV";
 	case AP_STORE:		return "STORE";
 	case AP_COLLS:		return "COLLS";
+	case AP_WAITS:		return "WAITS";
 	case AP_EXIT:		return "EXIT";
 	case AP_ERROR:		return "ERROR";
 	case AP_DONE:		return "DONE";

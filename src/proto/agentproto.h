@@ -95,8 +95,9 @@
  * 10: PROGRESS, the steps ranks report (DTRUN_PROGRESS).
  * 12: STORE, the ranks' TCPStore through their agent (DTRUN_STORE).
  *     COLLS, the ranks' arrivals at NCCL collectives (dtrun's plugin).
+ * 13: WAITS, where each rank's main thread waits, sampled from /proc.
  */
-#define AP_VERSION	12
+#define AP_VERSION	13
 #define AP_FRAME_MAX	(1024 * 1024)	/* hard limit on one frame */
 #define AP_MSG_MAX	(16 * 1024 * 1024) /* a JOB or RANK, all its parts */
 #define AP_CHUNK	(64 * 1024)	/* largest OUTPUT payload an agent sends */
@@ -144,6 +145,7 @@ enum ap_type {
 	AP_ERRFILE = 83,	/* a failed rank's TORCHELASTIC_ERROR_FILE (new in 7) */
 	AP_PROGRESS = 84,	/* the steps ranks reported (new in 10) */
 	AP_COLLS = 85,		/* ranks' arrivals at NCCL collectives (12) */
+	AP_WAITS = 86,		/* where ranks waited, sampled (13) */
 	/* --check and --preflight (new in 5; numbers apart from the rest) */
 	AP_CHECK = 32,		/* launcher -> agent: a step of the check */
 	AP_CHECKED = 96,	/* agent -> launcher: its answers */
@@ -323,6 +325,22 @@ struct ap_coll {
 #define AP_COLL_ITEM	32	/* bytes of one on the wire */
 #define AP_MAX_COLLS	16384	/* in one COLLS */
 
+/*
+ * One rank in a WAITS: over the last wall_ms, how its samples fell
+ * (agent/waitclass.h: working, waiting on a peer, on its own input; the
+ * rest neither), its main thread's CPU and run-queue time, and the input
+ * it waited on most ("read on /data/shard-3", or "").
+ */
+struct ap_wait {
+	uint32_t	 rank;
+	uint32_t	 wall_ms;
+	uint16_t	 samples, work, peer, input;
+	uint32_t	 cpu_ms, delay_ms;
+	char		*what;
+};
+#define AP_WAIT_WHAT_MAX 96	/* bytes of what */
+#define AP_MAX_WAITS	65536	/* in one WAITS */
+
 struct ap_stop {
 	uint32_t	 signo;		/* first signal (SIGTERM, SIGINT...; SIGKILL = now) */
 	uint64_t	 grace_ms;	/* then SIGKILL after this */
@@ -372,6 +390,7 @@ int	ap_put_ports(struct dt_wbuf *b, uint32_t n);	/* PORTS: ask for n */
 int	ap_put_portlist(struct dt_wbuf *b, const int *ports, uint32_t n);
 int	ap_put_progress(struct dt_wbuf *b, const struct ap_progress *,
 	    uint32_t n);
+int	ap_put_waits(struct dt_wbuf *b, const struct ap_wait *, uint32_t n);
 int	ap_put_started(struct dt_wbuf *b, uint32_t rank, uint32_t pid);
 int	ap_put_output(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
 	    const void *data, size_t len);
@@ -415,6 +434,9 @@ int	ap_get_colls(const uint8_t *, size_t, uint64_t *now_ns,
 /* PROGRESS: *v is calloc'd (NULL when n is 0). */
 int	ap_get_progress(const uint8_t *, size_t, struct ap_progress **v,
 	    uint32_t *n);
+/* *v and each what malloc'd: ap_waits_free. */
+int	ap_get_waits(const uint8_t *, size_t, struct ap_wait **v, uint32_t *n);
+void	ap_waits_free(struct ap_wait *, uint32_t n);
 int	ap_get_started(const uint8_t *, size_t, uint32_t *rank, uint32_t *pid);
 int	ap_get_output(const uint8_t *, size_t, struct ap_output *);
 /* RDZV: n bytes of channel chan's stream; none says the channel ended. */

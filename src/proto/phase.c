@@ -45,6 +45,7 @@ static const struct phase_row phase_rows[] = {
 	{ AP_STACK,	H(HP_PREPARED), HP_OVER, 0, 0 },
 	{ AP_PROGRESS,	H(HP_PREPARED), HP_OVER, 0, 0 },
 	{ AP_COLLS,	H(HP_PREPARED), HP_OVER, 0, 0 },
+	{ AP_WAITS,	H(HP_PREPARED), HP_OVER, 0, 0 },
 	/* A rank's rendezvous, both ways, while ranks run; a rank's stream
 	   may still be answered after the agent's DONE crossed it. */
 	{ AP_RDZV,	H(HP_PREPARED), HP_OVER, H(AGP_RUNNING), AGP_OVER },

@@ -345,7 +345,7 @@ TEST(agent_answers_a_check_before_the_job_only)
 	CHECK(WIFEXITED(status));
 	kv = checked_answers(&out, &n);
 	CHECK(kv != NULL);
-	CHECK(has_answer(kv, n, "proto=12"));
+	CHECK(has_answer(kv, n, "proto=13"));
 	CHECK(has_answer(kv, n, "iface=lo"));
 	CHECK(has_answer(kv, n, "addr=127.0.0.1"));
 	CHECK(has_answer(kv, n, "listen=127.0.0.1:"));

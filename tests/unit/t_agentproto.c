@@ -696,7 +696,7 @@ TEST(ap_check_and_checked_roundtrip)
 	ap_checked_free(&k2);
 	CHECK_STR(ap_type_name(AP_CHECK), "CHECK");
 	CHECK_STR(ap_type_name(AP_CHECKED), "CHECKED");
-	CHECK_INT(AP_VERSION, 12);
+	CHECK_INT(AP_VERSION, 13);
 	dt_wbuf_free(&b);
 }
 

@@ -284,6 +284,25 @@ pd_walk(const char *spec, const uint8_t *p, size_t n, char *out, size_t max)
 				    (unsigned long long)dt_rbuf_u64(&r));
 			}
 			o += snprintf(out + o, max - o, "] ");
+		} else if (sscanf(type, "wait[%63[a-z_]]", cnt) == 1) {
+			/* WAITS's items, each as the document lists them. */
+			for (k = 0, i = 0; i < nf; i++)
+				if (strcmp(names[i], cnt) == 0)
+					k = vals[i];
+			o += snprintf(out + o, max - o, "%s=[", name);
+			for (i = 0; i < k && !r.err && o < max; i++) {
+				unsigned rk = dt_rbuf_u32(&r), wl = dt_rbuf_u32(&r);
+				unsigned sa = dt_rbuf_u16(&r), wk = dt_rbuf_u16(&r);
+				unsigned pe = dt_rbuf_u16(&r), in = dt_rbuf_u16(&r);
+				unsigned cp = dt_rbuf_u32(&r), dl = dt_rbuf_u32(&r);
+
+				b = dt_rbuf_blob(&r, &len, n);
+				o += snprintf(out + o, max - o, "%s%u:%u:%u:%u:%u:"
+				    "%u:%u:%u:%.*s", i ? "," : "", rk, wl, sa, wk,
+				    pe, in, cp, dl, (int)len,
+				    b != NULL ? (const char *)b : "");
+			}
+			o += snprintf(out + o, max - o, "] ");
 		} else if (sscanf(type, "u16[%63[a-z_]]", cnt) == 1) {
 			for (k = 0, i = 0; i < nf; i++)
 				if (strcmp(names[i], cnt) == 0)
@@ -522,6 +541,15 @@ put_colls(struct dt_wbuf *b)
 }
 
 static void
+put_waits(struct dt_wbuf *b)
+{
+	struct ap_wait	v[2] = { { 3, 1000, 20, 19, 0, 1, 980, 12, "" },
+			    { 1, 1000, 20, 8, 12, 0, 400, 30, "sleep" } };
+
+	ap_put_waits(b, v, 2);
+}
+
+static void
 put_heartbeat(struct dt_wbuf *b)
 {
 	ap_put_heartbeat(b, 15000);
@@ -569,6 +597,8 @@ static const struct {
 	{ AP_HEARTBEAT, put_heartbeat, "timeout_ms=15000" },
 	{ AP_COLLS, put_colls, "now_ns=5000 n=2 arrivals=[3:4:77:12:1000,"
 	    "1:4:77:12:990]" },
+	{ AP_WAITS, put_waits, "n=2 ranks=[3:1000:20:19:0:1:980:12:,"
+	    "1:1000:20:8:12:0:400:30:sleep]" },
 	{ AP_PROGRESS, put_progress, "n=2 ranks=[3:1:120:15:2500:81920,"
 	    "4:0:119:480:2400:80000]" },
 	{ AP_PACKED, put_packed, "raw=3960 block=39 bytes" },
