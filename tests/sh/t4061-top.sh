@@ -46,10 +46,12 @@ test_expect_success 'a table: a row per rank, its state, step, pace, CPU and mem
 	# Until every rank has a pace (5 s of steps).
 	wait_for 30 eval "dtrun top --once >view && [ \$(grep -c \"^[0-3]  *localhost  *running  *[0-9][0-9]*  *0\.[0-9]\" view) = 4 ]" &&
 	head -n 1 view | grep -q "^job [0-9a-f-]*, attempt 0, 4 ranks$" &&
-	sed -n 2p view | grep -q "^RANK  *HOST  *STATE  *STEP  *S/STEP  *LINE  *CPU%  *RSS  *RESTARTS$" &&
+	sed -n 2p view | grep -q "^RANK  *HOST  *STATE  *STEP  *S/STEP  *LINE  *CPU%  *WAIT%  *RSS  *RESTARTS$" &&
 	for r in 0 1 2 3; do
-		grep -q "^$r  *localhost  *running  *[0-9][0-9]*  *0\.[0-9]*  *[0-9.]*s  *[0-9-]*  *[0-9.]*M  *0$" view || return 1
+		grep -q "^$r  *localhost  *running  *[0-9][0-9]*  *0\.[0-9]*  *[0-9.]*s  *[0-9-]*  *[0-9-]*  *[0-9.]*M  *0$" view || return 1
 	done &&
+	# The ranks sleep between steps: where they wait is known by now.
+	wait_for 10 eval "dtrun top --once >view && [ \$(grep -c \"^[0-3]  *localhost  *running  *[0-9][0-9]*  *0\.[0-9]*  *[0-9.]*s  *[0-9-]*  *[0-9][0-9]*  \" view) = 4 ]" &&
 	test $(wc -l <view) -eq 6 &&
 	id=$(sed -n "s/^job \([^,]*\),.*/\1/p" view) &&
 	test "$(stat -c %a "$(rundir)/$id.top")" = 700 &&
@@ -101,6 +103,7 @@ for r in rs:
     assert r[\"host\"] == \"localhost\" and r[\"state\"] == \"running\", r
     assert r[\"steps_reported\"] and r[\"step\"] > 0 and r[\"secs_per_step\"] > 0, r
     assert r[\"rss_kib\"] > 0 and r[\"cpu_percent\"] is not None, r
+    assert r[\"wait_percent\"] is not None and not r[\"suspect\"], r
 " &&
 	kill "$(cat pid)" &&
 	bg_end json 143
@@ -120,7 +123,7 @@ test_expect_success 'ssh: a job on three loopback hosts, a row per rank with its
 	# Until every rank has a pace (5 s of steps); then the ranks end.
 	wait_for 60 eval "dtrun top --once >view && [ \$(grep -c \"^[0-2]  *127.0.0.[1-3]  *running  *[0-9][0-9]*  *[0-9]\" view) = 3 ]" &&
 	for h in 1 2 3; do
-		grep -q "^$((h - 1))  *127.0.0.$h  *running  *[0-9][0-9]*  *[0-9.]*  *[0-9.]*s  *[0-9-]*  *[0-9.]*M  *0$" view || return 1
+		grep -q "^$((h - 1))  *127.0.0.$h  *running  *[0-9][0-9]*  *[0-9.]*  *[0-9.]*s  *[0-9-]*  *[0-9-]*  *[0-9.]*M  *0$" view || return 1
 	done &&
 	touch end &&
 	wait $JOB_PID

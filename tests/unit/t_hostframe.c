@@ -36,6 +36,7 @@ HF_STUB(hf_stack, const struct ap_stack *x)
 HF_STUB(hf_rdzv, uint32_t chan, const uint8_t *p, size_t n)
 HF_STUB(hf_progress, const struct ap_progress *v, uint32_t n)
 HF_STUB(hf_colls, uint64_t now, const struct ap_coll *v, uint32_t n)
+HF_STUB(hf_waits, const struct ap_wait *v, uint32_t n)
 
 /* The same for the frames that carry nothing. */
 static enum hf_rc
@@ -48,7 +49,7 @@ hf_none(struct job_host *h)
 static const struct hostframe_ops hf_ops = {
 	hf_hello, hf_list, hf_bytes, hf_iface, hf_none, hf_started,
 	hf_output, hf_errfile, hf_exit, hf_error, hf_stack, hf_none, hf_none,
-	hf_rdzv, hf_rdzv, hf_colls, hf_progress
+	hf_rdzv, hf_rdzv, hf_colls, hf_progress, hf_waits
 };
 
 /* Hands hostframe_take the one frame b holds; returns its result. */

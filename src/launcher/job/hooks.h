@@ -26,6 +26,7 @@ struct ap_coll;
 struct ap_hello;
 struct ap_progress;
 struct ap_stack;
+struct ap_wait;
 struct dt_err;
 struct env_ctx;
 struct event_base;
@@ -97,6 +98,12 @@ struct job_feature {
 	 */
 	void	(*colls)(void *, size_t host, uint64_t now_ns,
 		    const struct ap_coll *, uint32_t n);
+	/*
+	 * Where host's ranks waited (checked to be host's), sampled by its
+	 * agent over the last second.
+	 */
+	void	(*waits)(void *, size_t host, const struct ap_wait *,
+		    uint32_t n);
 	/* A rank's progress (its step, its usage), checked to be h's; now: CLOCK_MONOTONIC ms. */
 	void	(*progress)(void *, const struct ap_progress *, uint64_t now);
 

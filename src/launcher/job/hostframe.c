@@ -120,7 +120,7 @@ hostframe_small(const struct hostframe_ops *op, struct job_host *h,
 	return HF_BAD;
 }
 
-/* The frames that carry what the handler keeps or a list: HELLO, PORTLIST, PROGRESS, COLLS. */
+/* The frames that carry what the handler keeps or a list: HELLO, PORTLIST, PROGRESS, COLLS, WAITS. */
 static enum hf_rc
 hostframe_plain(const struct hostframe_ops *op, struct job_host *h,
     uint8_t type, const uint8_t *p, size_t n)
@@ -128,6 +128,7 @@ hostframe_plain(const struct hostframe_ops *op, struct job_host *h,
 	struct ap_hello	 hello;
 	struct ap_progress *prog;
 	struct ap_coll	*colls;
+	struct ap_wait	*waits;
 	uint64_t	 now;
 	uint32_t	 a;
 	int		*ports;
@@ -160,6 +161,13 @@ hostframe_plain(const struct hostframe_ops *op, struct job_host *h,
 			return rc;
 		rc = op->colls(h, now, colls, a);
 		free(colls);
+		return rc;
+	case AP_WAITS:
+		if ((rc = hostframe_rc(ap_get_waits(p, n, &waits,
+		    &a))) != HF_OK)
+			return rc;
+		rc = op->waits(h, waits, a);
+		ap_waits_free(waits, a);
 		return rc;
 	}
 	return hostframe_small(op, h, type, p, n);

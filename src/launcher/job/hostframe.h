@@ -22,6 +22,7 @@ struct ap_output;
 struct ap_coll;
 struct ap_progress;
 struct ap_stack;
+struct ap_wait;
 struct dt_err;
 struct job_host;
 
@@ -66,6 +67,9 @@ struct hostframe_ops {
 	/* The steps its ranks reported. */
 	enum hf_rc	(*progress)(struct job_host *,
 			    const struct ap_progress *, uint32_t n);
+	/* Where its ranks waited, sampled. */
+	enum hf_rc	(*waits)(struct job_host *, const struct ap_wait *,
+			    uint32_t n);
 };
 
 /* A decoder's (or check_frame's) 0 or DT_ERR_* as a handler's result. */

@@ -266,19 +266,42 @@ job_on_store(struct job_host *h, uint32_t chan, const uint8_t *p, size_t n)
 	return HF_OK;
 }
 
+/* Whether each of the n items' rank is placed on h. */
+#define JOB_RANKS_ON(j, h, v, n, ok) do {				\
+	uint32_t i_;							\
+	(ok) = 1;							\
+	for (i_ = 0; i_ < (n); i_++)					\
+		if ((v)[i_].rank >= (j)->plan->nranks ||		\
+		    (j)->plan->ranks[(v)[i_].rank].host != (h)->index)	\
+			(ok) = 0;					\
+} while (0)
+
 /* COLLS: h's ranks' arrivals at NCCL collectives, for the watch. */
 static enum hf_rc
 job_on_colls(struct job_host *h, uint64_t now_ns, const struct ap_coll *v,
     uint32_t n)
 {
 	struct job	*j = h->job;
-	uint32_t	 i;
+	int		 ok;
 
-	for (i = 0; i < n; i++)
-		if (v[i].rank >= j->plan->nranks ||
-		    j->plan->ranks[v[i].rank].host != h->index)
-			return HF_BAD;
+	JOB_RANKS_ON(j, h, v, n, ok);
+	if (!ok)
+		return HF_BAD;
 	HOOKS_CALL(&j->run.hooks, colls, (size_t)h->index, now_ns, v, n);
+	return HF_OK;
+}
+
+/* WAITS: where h's ranks waited, for the watch. */
+static enum hf_rc
+job_on_waits(struct job_host *h, const struct ap_wait *v, uint32_t n)
+{
+	struct job	*j = h->job;
+	int		 ok;
+
+	JOB_RANKS_ON(j, h, v, n, ok);
+	if (!ok)
+		return HF_BAD;
+	HOOKS_CALL(&j->run.hooks, waits, (size_t)h->index, v, n);
 	return HF_OK;
 }
 
@@ -304,7 +327,7 @@ static const struct hostframe_ops job_frame_ops = {
 	job_on_hello, job_on_portlist, job_on_checked, job_on_iface,
 	job_on_prepared, job_on_started, job_on_output, job_on_errfile,
 	job_on_exit, job_on_error, job_on_stack, job_on_stackask, job_on_done,
-	job_on_rdzv, job_on_store, job_on_colls, job_on_progress
+	job_on_rdzv, job_on_store, job_on_colls, job_on_progress, job_on_waits
 };
 
 void

@@ -20,9 +20,11 @@
 
 #include "common/log.h"
 #include "common/sys.h"
+#include "proto/agentproto.h"
 #include "launcher/cli/opts.h"
 #include "launcher/watch/lockstep.h"
 #include "launcher/watch/pace.h"
+#include "launcher/watch/peerwait.h"
 #include "launcher/plan/plan.h"
 #include "launcher/stacks/stackask.h"
 #include "launcher/stacks/stackrep.h"
@@ -39,6 +41,9 @@ struct straggle {
 	struct pace_slow	*out;		/* a judgement's names */
 	size_t			*named;		/* per host, in a judgement */
 	struct lockstep		*ls;		/* NCCL's collectives */
+	struct peerwait		*pw;		/* where the ranks wait */
+	uint64_t		 stacks_ms;	/* a verdict's stacks last asked */
+	uint64_t		 quiet_ms;	/* samples unheard until then */
 	int			 stopped;
 };
 
@@ -64,6 +69,17 @@ straggle_evidence(const struct pace_slow *s, char *buf, size_t len)
 	    "lines)", s->secs, shape, s->median, s->steps);
 }
 
+/*
+ * Stacks were asked: the ranks stop a moment to give them, which their
+ * samples would read as waiting. The lock-step watch starts over after.
+ */
+static void
+straggle_quiet(struct straggle *st)
+{
+	peerwait_forget(st->pw);
+	st->quiet_ms = straggle_now() + STRAGGLE_STACKS_MS;
+}
+
 /* What --on-straggler asks, for who (its ranks in only, taken). */
 static void
 straggle_act(struct straggle *st, const char *who, uint8_t *only)
@@ -73,6 +89,7 @@ straggle_act(struct straggle *st, const char *who, uint8_t *only)
 	if (st->o->on_straggler == STRAGGLE_STACK) {
 		snprintf(why, sizeof(why), "straggler %s", who);
 		stackask_ask(st->stk, why, STK_THEN_NONE, only);
+		straggle_quiet(st);
 		return;
 	}
 	free(only);
@@ -151,6 +168,70 @@ straggle_say(struct straggle *st, size_t n)
 	}
 }
 
+/*
+ * A lock-step verdict: the suspect's stack and one waiting peer's go with
+ * it (what each was doing), unless --on-straggler says otherwise; asked
+ * no more often than STRAGGLE_STACKS_MS.
+ */
+static void
+straggle_confirm(struct straggle *st, const char *who, size_t rank,
+    size_t peer)
+{
+	uint8_t		*only = xcalloc(st->p->nranks + 1, 1);
+	uint64_t	 now = straggle_now();
+	char		 why[640];
+
+	only[rank] = 1;
+	if (st->o->on_straggler == STRAGGLE_STOP) {
+		straggle_act(st, who, only);
+		return;
+	}
+	if (st->stacks_ms != 0 && now - st->stacks_ms < STRAGGLE_STACKS_MS) {
+		free(only);
+		return;
+	}
+	st->stacks_ms = now;
+	only[peer] = 1;
+	snprintf(why, sizeof(why), "straggler %s, and a rank that waits for "
+	    "it", who);
+	stackask_ask(st->stk, why, STK_THEN_NONE, only);
+	straggle_quiet(st);
+}
+
+/* "it is computing (CPU 98%)": what the suspect's samples say. */
+static void
+straggle_why(const struct peerwait_verdict *v, char *buf, size_t len)
+{
+	if (v->why == PW_INPUT)
+		snprintf(buf, len, "it waits on its own input (%s)",
+		    v->what[0] != '\0' ? v->what : "unknown");
+	else if (v->why == PW_CPU)
+		snprintf(buf, len, "it is short of CPU (runnable but not "
+		    "running %.0f%% of the time)", 100 * v->delay);
+	else
+		snprintf(buf, len, "it is computing (CPU %.0f%%)",
+		    100 * v->cpu);
+}
+
+/* The lock-step verdict from the samples of where ranks wait. */
+static void
+straggle_judge_waits(struct straggle *st)
+{
+	struct peerwait_verdict	 v;
+	char			 who[512], why[256];
+
+	if (!peerwait_judge(st->pw, st->o->straggler_threshold, &v))
+		return;
+	snprintf(who, sizeof(who), "rank %zu on %s", v.rank,
+	    st->p->hosts[st->p->ranks[v.rank].host].name);
+	straggle_why(&v, why, sizeof(why));
+	log_notice("straggler: %s: the other %zu rank%s wait for it %.0f%% of "
+	    "each step (it waits %.0f%%); %s", who, v.others,
+	    v.others == 1 ? "" : "s", 100 * v.their_wait, 100 * v.its_wait,
+	    why);
+	straggle_confirm(st, who, v.rank, v.peer);
+}
+
 /* ARGSUSED */
 static void
 straggle_judge_cb(evutil_socket_t fd, short what, void *arg)
@@ -163,6 +244,7 @@ straggle_judge_cb(evutil_socket_t fd, short what, void *arg)
 	if ((n = pace_judge(st->pace, straggle_now(), st->out,
 	    st->p->nranks)) > 0)
 		straggle_say(st, n);
+	straggle_judge_waits(st);
 }
 
 struct straggle *
@@ -183,7 +265,27 @@ straggle_new(struct event_base *base, const struct opts *o,
 	st->named = xcalloc(p->nhosts + 1, sizeof(*st->named));
 	st->timer = event_new(base, -1, EV_PERSIST, straggle_judge_cb, st);
 	st->ls = lockstep_new(p->nranks, p->nhosts);
+	st->pw = peerwait_new(p->nranks);
 	return st;
+}
+
+/* -v: each rank's peer-wait share at the end (the first 64 ranks). */
+static void
+straggle_said_waits(struct straggle *st)
+{
+	struct peerwait_now	 w;
+	char			 buf[1024];
+	size_t			 i, o = 0;
+
+	for (i = 0; i < st->p->nranks && i < 64 && o < sizeof(buf) - 32; i++) {
+		peerwait_peek(st->pw, i, &w);
+		if (w.known)
+			o += snprintf(buf + o, sizeof(buf) - o, " %zu:%.0f%%", i,
+			    100 * w.wait);
+	}
+	if (o > 0)
+		log_info("straggler watch: waiting on peers, per rank (the last "
+		    "%d s):%s", PEERWAIT_WINDOW, buf);
 }
 
 void
@@ -201,6 +303,8 @@ straggle_free(struct straggle *st)
 		    "%zu collectives complete (dtrun's profiler plugin)",
 		    arrivals, seen);
 	lockstep_free(st->ls);
+	straggle_said_waits(st);
+	peerwait_free(st->pw);
 	free(st->out);
 	free(st->named);
 	free(st);
@@ -229,6 +333,32 @@ straggle_colls(struct straggle *st, size_t host, uint64_t agent_ns,
 	only = xcalloc(st->p->nranks + 1, 1);
 	only[w.rank] = 1;
 	straggle_act(st, who, only);
+}
+
+void
+straggle_waits(struct straggle *st, size_t host, const struct ap_wait *v,
+    size_t n)
+{
+	long	off;
+
+	if (st == NULL || straggle_now() < st->quiet_ms)
+		return;
+	peerwait_take(st->pw, v, n, &off);
+	/* A rank the agent cannot look at (another user's, hidepid). */
+	if (off >= 0)
+		log_warn("straggler watch: rank %u on %s: where it waits is "
+		    "unknown (%s): the lock-step watch leaves it out",
+		    v[off].rank, st->p->hosts[host].name, v[off].what);
+}
+
+void
+straggle_peek_wait(struct straggle *st, size_t rank, struct peerwait_now *o)
+{
+	if (st == NULL) {
+		memset(o, 0, sizeof(*o));
+		return;
+	}
+	peerwait_peek(st->pw, rank, o);
 }
 
 void

@@ -12,9 +12,11 @@
 #include <stdint.h>
 
 struct ap_coll;
+struct ap_wait;
 struct event_base;
 struct opts;
 struct pace_now;
+struct peerwait_now;
 struct plan;
 struct stackask;
 struct straggle;
@@ -24,6 +26,7 @@ struct job_feature;
 extern const struct job_feature watch_feature;
 
 #define STRAGGLE_JUDGE_MS	2000	/* how often the paces are judged */
+#define STRAGGLE_STACKS_MS	10000	/* a verdict's stacks, at most this often */
 
 /* How a stop reaches the job; arg is the job's. */
 struct straggle_cbs {
@@ -50,6 +53,15 @@ void		 straggle_output(struct straggle *, size_t rank, const char *,
  * rank's pace now (dtrun top); live 0: it ended, its silence since is no
  * slowness. Zeros when the watch is off.
  */
+/*
+ * Where host's ranks waited in the last second (its agent's samples):
+ * the lock-step watch (peerwait.h).
+ */
+void		 straggle_waits(struct straggle *, size_t host,
+		    const struct ap_wait *, size_t n);
+/* rank's peer-wait share now (dtrun top). */
+void		 straggle_peek_wait(struct straggle *, size_t rank,
+		    struct peerwait_now *);
 void		 straggle_peek(struct straggle *, size_t rank, int live,
 		    struct pace_now *);
 /*

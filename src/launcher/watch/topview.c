@@ -14,6 +14,7 @@
 
 #include "common/log.h"
 #include "launcher/watch/pace.h"
+#include "launcher/watch/peerwait.h"
 #include "launcher/plan/plan.h"
 #include "launcher/job/ranks.h"
 #include "launcher/watch/straggle.h"
@@ -42,6 +43,7 @@ struct toprow {
 	const char	*host;
 	const char	*state;
 	struct pace_now	 pn;
+	struct peerwait_now pw;		/* its peer-wait share */
 	double		 line_s;	/* age of its last line; <0: none */
 	double		 cpu;		/* percent of a core; <0: unknown */
 	uint32_t	 rss_kb;
@@ -133,6 +135,7 @@ top_rows(struct topview *tv, uint64_t now_ms, size_t *n)
 		r->state = ranks_running(tv->rk, i) ? "running" :
 		    ranks_pid(tv->rk, i) != 0 ? "ended" : "waiting";
 		straggle_peek(tv->st, i, ranks_running(tv->rk, i), &r->pn);
+		straggle_peek_wait(tv->st, i, &r->pw);
 		r->line_s = r->pn.line_ms != 0 && now_ms >= r->pn.line_ms ?
 		    (now_ms - r->pn.line_ms) / 1000.0 : -1;
 		u = &tv->u[i];
@@ -157,8 +160,10 @@ top_rows(struct topview *tv, uint64_t now_ms, size_t *n)
 			r->score = 1000 * fabs(r->pn.secs - median) / median;
 		if (r->line_s > 0)
 			r->score += r->line_s / 1000;
-		if (r->pn.named)
+		if (r->pn.named || r->pw.named)
 			r->score += 1e6;
+		else if (r->pw.suspect)
+			r->score += 1e5;
 	}
 	qsort(rows, p->nranks, sizeof(*rows), top_cmp_rows);
 	free(secs);
@@ -203,7 +208,7 @@ static void
 top_table(struct topview *tv, const char *job_id, struct toprow *rows,
     size_t n, char **buf, size_t *len, size_t *off)
 {
-	char	h[64], a[32], b[32], c[32], d[32], e[32];
+	char	h[64], a[32], b[32], c[32], d[32], e[32], f[32];
 	size_t	i, w = 4;
 
 	for (i = 0; i < n; i++)
@@ -211,23 +216,25 @@ top_table(struct topview *tv, const char *job_id, struct toprow *rows,
 			w = strlen(rows[i].host) > 32 ? 32 : strlen(rows[i].host);
 	top_add(buf, len, off, "job %s, attempt %d, %zu rank%s\n", job_id,
 	    tv->attempt, n, n == 1 ? "" : "s");
-	top_add(buf, len, off, "%-6s %-*s %-8s %10s %8s %7s %6s %9s %8s\n",
+	top_add(buf, len, off, "%-6s %-*s %-8s %10s %8s %7s %6s %6s %9s %8s\n",
 	    "RANK", (int)w, "HOST", "STATE", "STEP", "S/STEP", "LINE", "CPU%",
-	    "RSS", "RESTARTS");
+	    "WAIT%", "RSS", "RESTARTS");
 	for (i = 0; i < n; i++) {
 		const struct toprow *r = &rows[i];
 
 		log_escape(h, sizeof(h), r->host);
-		top_add(buf, len, off, "%-6zu %-*.*s %-8s %10s %8s %7s %6s "
+		top_add(buf, len, off, "%-6zu %-*.*s %-8s %10s %8s %7s %6s %6s "
 		    "%9s %8d%s\n", r->rank, (int)w, (int)w, h, r->state,
 		    top_num(a, sizeof(a), "%.0f", (double)r->pn.step,
 		    r->pn.step > 0),
 		    top_num(b, sizeof(b), "%.3g", r->pn.secs, r->pn.secs > 0),
 		    top_num(c, sizeof(c), "%.1fs", r->line_s, r->line_s >= 0),
 		    top_num(d, sizeof(d), "%.0f", r->cpu, r->cpu >= 0),
+		    top_num(f, sizeof(f), "%.0f", 100 * r->pw.wait, r->pw.known),
 		    top_num(e, sizeof(e), "%.0fM", r->rss_kb / 1024.0,
 		    r->rss_kb > 0), tv->attempt,
-		    r->pn.named ? "  straggler" : "");
+		    r->pn.named || r->pw.named ? "  straggler" :
+		    r->pw.suspect ? "  suspect" : "");
 	}
 }
 
@@ -278,10 +285,15 @@ top_json(struct topview *tv, const char *job_id, struct toprow *rows,
 		    r->line_s);
 		top_add(buf, len, off, ", \"cpu_percent\": ");
 		top_add(buf, len, off, r->cpu >= 0 ? "%.1f" : "null", r->cpu);
+		top_add(buf, len, off, ", \"wait_percent\": ");
+		top_add(buf, len, off, r->pw.known ? "%.1f" : "null",
+		    100 * r->pw.wait);
 		top_add(buf, len, off, ", \"rss_kib\": ");
 		top_add(buf, len, off, r->rss_kb > 0 ? "%u" : "null", r->rss_kb);
-		top_add(buf, len, off, ", \"restarts\": %d, \"straggler\": %s}",
-		    tv->attempt, r->pn.named ? "true" : "false");
+		top_add(buf, len, off, ", \"restarts\": %d, \"straggler\": %s, "
+		    "\"suspect\": %s}", tv->attempt,
+		    r->pn.named || r->pw.named ? "true" : "false",
+		    r->pw.suspect ? "true" : "false");
 	}
 	top_add(buf, len, off, "\n]}\n");
 }

@@ -102,6 +102,15 @@ watchfeat_colls(void *arg, size_t host, uint64_t now_ns,
 	straggle_colls(f->strag, host, now_ns, v, n);
 }
 
+/* Where a host's ranks waited: the lock-step watch. */
+static void
+watchfeat_waits(void *arg, size_t host, const struct ap_wait *v, uint32_t n)
+{
+	struct watchfeat	*f = arg;
+
+	straggle_waits(f->strag, host, v, n);
+}
+
 static void
 watchfeat_progress(void *arg, const struct ap_progress *g, uint64_t now)
 {
@@ -124,4 +133,5 @@ const struct job_feature watch_feature = {
 	.output = watchfeat_output,
 	.progress = watchfeat_progress,
 	.colls = watchfeat_colls,
+	.waits = watchfeat_waits,
 };
