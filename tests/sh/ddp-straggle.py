@@ -2,8 +2,9 @@
 # A real gloo DDP job with one chosen straggler, for measuring what a rank's
 # main thread looks like in /proc while it works, waits on peers, or waits on
 # its own input. Started by dtrun (RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT).
-import argparse, ctypes, os, signal, sys, time
+import argparse, ctypes, multiprocessing, os, signal, sys, time
 
+T0 = time.time()
 import torch
 import torch.distributed as dist
 import torch.nn as nn
@@ -51,16 +52,17 @@ def busy(iters, a, b):
 
 
 class Batches(Dataset):
-    # Each item is a whole batch; the slow rank's worker sleeps first.
-    def __init__(self, delay_s):
-        self.delay_s = delay_s
+    # Each item is a whole batch; the slow rank's worker sleeps first (the
+    # delay is shared so the rank can set it from its measured step time).
+    def __init__(self):
+        self.delay_s = multiprocessing.Value("d", 0.0, lock=False)
 
     def __len__(self):
         return 1 << 40
 
     def __getitem__(self, i):
-        if self.delay_s:
-            time.sleep(self.delay_s)
+        if self.delay_s.value:
+            time.sleep(self.delay_s.value)
         return torch.randn(32, 64), torch.randn(32, 8)
 
 
@@ -105,14 +107,16 @@ def reap(hogs):
             pass
 
 
-# Per-rank compute factor and input delay for the chosen mode.
+# Per-rank compute factor, and for the input straggler the factor its loader
+# delivers slower than the step time measured before (ranks share cores, so
+# the wall step is longer than --step-ms).
 def shape(args, rank):
     slow = rank == args.slow_rank
     work, delay = 1.0, 0.0
     if args.mode == "allslow" or (args.mode == "compute" and slow):
         work = args.factor
     if args.mode == "input" and slow:
-        delay = args.step_ms * args.factor / 1000.0
+        delay = args.factor
     return work, delay
 
 
@@ -132,6 +136,7 @@ def main():
 def run(args, rank):
     t_init = time.time()
     dist.init_process_group("gloo", init_method="env://")
+    t_pg = time.time()
     rate = torch.tensor([calibrate()])
     dist.all_reduce(rate)  # everybody does the same work per "ms"
     rate = rate.item() / dist.get_world_size()
@@ -139,10 +144,12 @@ def run(args, rank):
     iters = max(1, int(rate * args.step_ms * work))
     model = DDP(nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 8)))
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    loader = DataLoader(Batches(delay), batch_size=None, num_workers=1)
+    data = Batches()
+    loader = DataLoader(data, batch_size=None, num_workers=1)
     a, b = torch.randn(SIZE, SIZE), torch.randn(SIZE, SIZE)
     if rank == 0:
-        print(f"init {time.time() - t_init:.2f}s rate {rate:.1f} mm/ms", flush=True)
+        print(f"import {t_init - T0:.2f}s init_process_group {t_pg - t_init:.2f}s "
+              f"calibrated {time.time() - t_pg:.2f}s rate {rate:.1f} mm/ms", flush=True)
     sums, n, step = [0.0, 0.0, 0.0], 0, 0
     it = iter(loader)
     t_prev = time.perf_counter()
@@ -162,7 +169,9 @@ def run(args, rank):
         sums[2] += t_busy - t_data
         n += 1
         t_prev = t_end
-        if step == 20:  # leave the warm-up out of the means
+        if step == 20 or (step == 40 and delay):  # leave the warm-up out
+            if step == 40:  # steps 21-40 give the steady step time
+                data.delay_s.value = sums[0] / n * delay
             sums, n = [0.0, 0.0, 0.0], 0
         if step % 10 == 0:
             if rank == 0:

@@ -64,13 +64,20 @@ def find_ranks(top):
     return found
 
 
-# What fd N of pid is: socket pipe file eventfd epoll anon none.
+# What fd N of pid is: socket.unix socket.tcp pipe file eventfd epoll anon
+# none. A unix socket is not a peer: the DataLoader passes each batch's
+# shared-memory fd over one (recvmsg), gloo and the store use TCP.
 def fdkind(pid, fd):
     try:
         link = os.readlink(f"/proc/{pid}/fd/{fd}")
     except OSError:
         return "none"
-    for pre, kind in (("socket:", "socket"), ("pipe:", "pipe"),
+    if link.startswith("socket:["):
+        unix = slurp(f"/proc/{pid}/net/unix") or ""
+        inode = [link[8:-1]]
+        rows = unix.splitlines()[1:]
+        return "socket.unix" if any(r.split()[6:7] == inode for r in rows) else "socket.tcp"
+    for pre, kind in ( ("pipe:", "pipe"),
                       ("anon_inode:[eventfd]", "eventfd"),
                       ("anon_inode:[eventpoll]", "epoll"), ("anon_inode:", "anon")):
         if link.startswith(pre):
@@ -140,7 +147,8 @@ def main():
             if s:
                 counts[r][s] += 1
                 if raw:
-                    raw.write(f"{r} {' '.join(map(str, s))}\n")
+                    st, name, kind, oth = s
+                    raw.write(f"{r} {st} {name} {kind.split('.')[0]} {oth}\n")
         next_t += 1.0 / args.hz
         time.sleep(max(0.0, next_t - time.monotonic()))
     wall = (time.monotonic() - t0) * 1e9
@@ -150,7 +158,7 @@ def main():
         total = sum(counts[r].values()) or 1
         print(f"rank {r} pid {pid} samples {total} cpu {cpu:.2f} rundelay {delay:.2f}")
         for (st, name, kind, oth), n in counts[r].most_common():
-            print(f"  {n:4d} {n / total:5.1%}  {st} {name:14s} {kind:7s} others={oth}")
+            print(f"  {n:4d} {n / total:5.1%}  {st} {name:14s} {kind:11s} others={oth}")
 
 
 if __name__ == "__main__":
