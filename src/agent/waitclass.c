@@ -3,16 +3,21 @@
  *
  * Why these rules (doc/stragglers.md has the measurements): in lock-step
  * training a rank that waits for its peers sleeps in the communication
- * library. PyTorch's DDP with gloo: the main thread waits for the
+ * library. PyTorch's DDP with gloo (recorded on this machine: doc/
+ * stragglers.md; tests/data/peerwait): the main thread waits for the
  * bucket's allreduce in a condition variable (futex) while gloo's own
  * threads sleep too; NCCL's host thread likewise in a futex or spinning on
  * the stream (then it reads as working: the NCCL plugin names those).
  * A futex while another thread of the rank runs is work handed to a pool
  * (OpenMP, autograd), not a wait on peers. A rank waiting on its own
  * input blocks on a file, on the pipe its DataLoader workers answer
- * through (multiprocessing's queue polls it), or sleeps. A socket is a
- * peer (gloo's and MPI's transports, a store). Everything else counts as
- * neither, so a rule this table does not know never names a rank.
+ * through (multiprocessing's queue polls it), on the unix socket they
+ * pass each batch's memory through, or sleeps. A network socket is a
+ * peer (MPI's and others' transports when they block the main thread; a
+ * store). Everything else counts as neither, so a rule this table does
+ * not know never names a rank. A futex is not always a peer: with
+ * pin_memory the DataLoader's queue is a condition variable too (not
+ * told apart here; doc/stragglers.md).
  */
 #include <stddef.h>
 #include <string.h>
@@ -36,6 +41,8 @@ static const struct {
 	{ '*', WC_CALL_FUTEX,	ANY,		0,	WC_PEER },
 	{ '*', WC_CALL_READ,	WC_FD_SOCKET,	ANY,	WC_PEER },
 	{ '*', WC_CALL_POLL,	WC_FD_SOCKET,	ANY,	WC_PEER },
+	{ '*', WC_CALL_READ,	WC_FD_UNIX,	ANY,	WC_INPUT },
+	{ '*', WC_CALL_POLL,	WC_FD_UNIX,	ANY,	WC_INPUT },
 	{ '*', WC_CALL_READ,	WC_FD_PIPE,	ANY,	WC_INPUT },
 	{ '*', WC_CALL_POLL,	WC_FD_PIPE,	ANY,	WC_INPUT },
 	{ '*', WC_CALL_READ,	WC_FD_FILE,	ANY,	WC_INPUT },

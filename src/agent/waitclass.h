@@ -22,8 +22,16 @@ enum wc_call {
 	WC_CALL_OTHER
 };
 
-/* What the call's descriptor is (/proc/PID/fd/N's link). */
-enum wc_fd { WC_FD_NONE, WC_FD_SOCKET, WC_FD_PIPE, WC_FD_FILE, WC_FD_OTHER };
+/*
+ * What the call's descriptor is (/proc/PID/fd/N's link; a socket's family
+ * from the socket itself): a network socket reaches other hosts' ranks, a
+ * unix one this host's processes (a DataLoader's workers send each batch's
+ * memory through one).
+ */
+enum wc_fd {
+	WC_FD_NONE, WC_FD_SOCKET, WC_FD_UNIX, WC_FD_PIPE, WC_FD_FILE,
+	WC_FD_OTHER
+};
 
 struct wc_sample {
 	char		 state;		/* /proc/PID/stat's: R, S, D... */

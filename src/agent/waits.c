@@ -8,6 +8,7 @@
  * (bench/straggle/overhead.sh). Looks are spaced at random around
  * WAITS_SAMPLE_MS so a loop of the same period cannot hide from them.
  */
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -48,6 +49,7 @@ struct waits_rank {
 	int			 have_sched;
 	struct waits_what	 what[WAITS_WHATS];
 	char			 why[AP_WAIT_WHAT_MAX]; /* off: why, unsent */
+	char			 sent[AP_WAIT_WHAT_MAX]; /* what goes now */
 };
 
 struct waits {
@@ -129,6 +131,36 @@ waits_peek(pid_t pid, unsigned long addr, void *dst, size_t len)
 	return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -1;
 }
 
+/*
+ * A socket of pid's is a network one (WC_FD_SOCKET) or a unix one: asked
+ * of the socket itself, through a copy of its descriptor (pidfd_getfd,
+ * Linux 5.6; the agent may, as it may read the rank's memory). Unknown:
+ * WC_FD_OTHER.
+ */
+static enum wc_fd
+waits_socket(pid_t pid, long fd)
+{
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+	socklen_t	len = sizeof(int);
+	int		pfd, s, dom = -1;
+
+	if ((pfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
+		return WC_FD_OTHER;
+	s = (int)syscall(SYS_pidfd_getfd, pfd, (int)fd, 0);
+	close(pfd);
+	if (s < 0)
+		return WC_FD_OTHER;
+	if (getsockopt(s, SOL_SOCKET, SO_DOMAIN, &dom, &len) != 0)
+		dom = -1;
+	close(s);
+	if (dom == AF_UNIX)
+		return WC_FD_UNIX;
+	return dom == AF_INET || dom == AF_INET6 ? WC_FD_SOCKET : WC_FD_OTHER;
+#else
+	return WC_FD_OTHER;
+#endif
+}
+
 /* The first descriptor a poll (pollfd array) or select (fd_set) waits on. */
 static long
 waits_poll_fd(pid_t pid, long nr, const unsigned long *a)
@@ -193,6 +225,8 @@ waits_place(char *buf, size_t len, enum wc_call call, enum wc_fd fd,
 		snprintf(buf, len, "sleep");
 	else if (fd == WC_FD_PIPE)
 		snprintf(buf, len, "%s on a pipe", wc_call_name(call));
+	else if (fd == WC_FD_UNIX)
+		snprintf(buf, len, "%s on a unix socket", wc_call_name(call));
 	else if (fd == WC_FD_FILE)
 		snprintf(buf, len, "%s on %s%s", wc_call_name(call),
 		    n > 64 ? "..." : "", n > 64 ? link + n - 64 : link);
@@ -262,6 +296,8 @@ waits_look(struct waits_rank *r)
 		if ((k = readlink(path, link, sizeof(link) - 1)) > 0) {
 			link[k] = '\0';
 			s.fd = wc_fd_of(link);
+			if (s.fd == WC_FD_SOCKET)
+				s.fd = waits_socket(r->main, fd);
 		} else
 			s.fd = WC_FD_OTHER;
 	}
@@ -301,8 +337,11 @@ waits_fill(struct waits_rank *r, uint64_t wall_ms, struct ap_wait *o)
 	memset(o, 0, sizeof(*o));
 	o->rank = r->rank;
 	o->wall_ms = wall_ms > UINT32_MAX ? UINT32_MAX : (uint32_t)wall_ms;
+	o->what = r->sent;
 	if (r->off) {
-		o->what = r->why;	/* samples 0: why none (said once) */
+		/* samples 0: why none (said once). */
+		memcpy(r->sent, r->why, sizeof(r->sent));
+		r->why[0] = '\0';
 		return;
 	}
 	o->samples = r->samples;
@@ -321,7 +360,9 @@ waits_fill(struct waits_rank *r, uint64_t wall_ms, struct ap_wait *o)
 	for (i = 1; i < WAITS_WHATS; i++)
 		if (r->what[i].n > r->what[best].n)
 			best = i;
-	o->what = r->what[best].n > 0 ? r->what[best].s : "";
+	memcpy(r->sent, r->what[best].n > 0 ? r->what[best].s : "",
+	    r->what[best].n > 0 ? sizeof(r->sent) : 1);
+	memset(r->what, 0, sizeof(r->what));
 	memset(r->n, 0, sizeof(r->n));
 	r->samples = 0;
 }
@@ -338,8 +379,6 @@ waits_send(struct waits *w, uint64_t now)
 		if (r->pid <= 0 || (r->off && r->why[0] == '\0'))
 			continue;
 		waits_fill(r, now - w->sent_at, &w->out[k++]);
-		r->why[0] = '\0';
-		memset(r->what, 0, sizeof(r->what));
 	}
 	w->sent_at = now;
 	if (k > 0)
