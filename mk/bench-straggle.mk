@@ -11,3 +11,10 @@ bench-straggle: bench-deps all $(B)/bench/ncclprof
 	bench/straggle/overhead.sh $(B)
 	$(B)/bench/ncclprof $(B)/libdtrun-ncclprof.so
 .PHONY: bench-straggle
+# How fast the lock-step watch names a slower rank of real gloo DDP (8
+# ranks, 20% more compute, 3 runs) and whether a balanced job of 120 s
+# names anyone (bench/straggle/ddp.sh; minutes: torch's import per run).
+BENCH_TARGETS += bench-straggle-ddp
+bench-straggle-ddp: bench-deps all
+	bench/straggle/ddp.sh $(B) 8 1.2 3 120
+.PHONY: bench-straggle-ddp

@@ -44,6 +44,7 @@ struct straggle {
 	struct peerwait		*pw;		/* where the ranks wait */
 	uint64_t		 stacks_ms;	/* a verdict's stacks last asked */
 	uint64_t		 quiet_ms;	/* samples unheard until then */
+	int			 off_said;	/* a rank unseen was said */
 	int			 stopped;
 };
 
@@ -344,11 +345,17 @@ straggle_waits(struct straggle *st, size_t host, const struct ap_wait *v,
 	if (st == NULL || straggle_now() < st->quiet_ms)
 		return;
 	peerwait_take(st->pw, v, n, &off);
-	/* A rank the agent cannot look at (another user's, hidepid). */
-	if (off >= 0)
-		log_warn("straggler watch: rank %u on %s: where it waits is "
-		    "unknown (%s): the lock-step watch leaves it out",
-		    v[off].rank, st->p->hosts[host].name, v[off].what);
+	/*
+	 * A rank the agent cannot look at (another user's, hidepid): once a
+	 * job, not once a rank (a thousand would say the same).
+	 */
+	if (off >= 0 && !st->off_said) {
+		st->off_said = 1;
+		log_warn("straggler watch: where rank %u on %s waits is "
+		    "unknown (%s): the lock-step watch leaves out it and any "
+		    "rank like it", v[off].rank, st->p->hosts[host].name,
+		    v[off].what);
+	}
 }
 
 void
