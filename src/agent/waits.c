@@ -247,12 +247,23 @@ waits_look(struct waits_rank *r)
 	char			 place[AP_WAIT_WHAT_MAX];
 	long			 nr, fd = -1, child;
 	ssize_t			 k;
-	int			 depth;
+	int			 depth, hidden;
 	enum wc_class		 c;
 
 	for (depth = 0; ; depth++) {
-		if (waits_read(r->main, 0, "stat", buf, sizeof(buf)) <= 0 ||
-		    (s.state = waits_state_of(buf)) == 'Z' || s.state == 0) {
+		k = waits_read(r->main, 0, "stat", buf, sizeof(buf));
+		hidden = k < 0 && errno == ENOENT;
+		if (k <= 0 || (s.state = waits_state_of(buf)) == 'Z' ||
+		    s.state == 0) {
+			/*
+			 * Not reaped yet, so /proc has it, even dead: not
+			 * there is /proc mounted with hidepid.
+			 */
+			if (r->main == r->pid && hidden) {
+				snprintf(r->why, sizeof(r->why), "/proc/%d is "
+				    "hidden (hidepid)", (int)r->pid);
+				r->off = 1;
+			}
 			if (r->main == r->pid)
 				return;		/* ended: its EXIT comes */
 			r->main = r->pid;	/* the child ended: look again */
