@@ -57,6 +57,15 @@ struct stackask {
 	size_t			 pending;	/* hosts whose stacks are owed */
 	enum stk_then		 then;		/* what to do once it is in */
 	uint8_t			*only;		/* NULL, or the ranks it covers */
+	/*
+	 * An ask for ranks the report under way leaves out (it was for a
+	 * straggler's two): made once that one is in.
+	 */
+	int			 again;
+	uint8_t			*again_only;	/* NULL: every rank */
+	enum stk_then		 again_then;
+	char			 again_why[256];
+	int			 last_all;	/* the last report had every rank */
 	int			 seq;		/* reports so far */
 	uint64_t		 end_ms;	/* when the last one ended */
 	uint64_t		 life_ms;	/* a rank last wrote or beat */
@@ -65,6 +74,7 @@ struct stackask {
 };
 
 static void	stackask_done(struct stackask *);
+static void	stackask_again(struct stackask *);
 
 /* Milliseconds on the monotonic clock. */
 static uint64_t
@@ -190,7 +200,62 @@ stackask_done(struct stackask *sa)
 	stk_report_free(sa->stk);
 	sa->stk = NULL;
 	sa->end_ms = now_ms();
+	sa->last_all = sa->only == NULL;
 	stackask_then(sa);
+	stackask_again(sa);
+}
+
+/* True if the report under way covers every rank only asks for. */
+static int
+stackask_covers_ask(const struct stackask *sa, const uint8_t *only)
+{
+	size_t	r;
+
+	if (sa->only == NULL)
+		return 1;
+	if (only == NULL)
+		return 0;
+	for (r = 0; r < sa->plan->nranks; r++)
+		if (only[r] && !sa->only[r])
+			return 0;
+	return 1;
+}
+
+/* Keeps an ask the report under way does not cover, for after it. */
+static void
+stackask_defer(struct stackask *sa, const char *why, enum stk_then then,
+    uint8_t *only)
+{
+	size_t	r;
+
+	if (!sa->again) {
+		sa->again = 1;
+		sa->again_only = only;
+		sa->again_then = then;
+		snprintf(sa->again_why, sizeof(sa->again_why), "%s", why);
+		return;
+	}
+	/* Two deferred: one report for both. */
+	if (only == NULL || sa->again_only == NULL) {
+		free(sa->again_only);
+		sa->again_only = NULL;
+	} else
+		for (r = 0; r < sa->plan->nranks; r++)
+			sa->again_only[r] |= only[r];
+	free(only);
+	if (then != STK_THEN_NONE)
+		sa->again_then = then;
+}
+
+/* The deferred ask, now that the report before it is in. */
+static void
+stackask_again(struct stackask *sa)
+{
+	if (!sa->again)
+		return;
+	sa->again = 0;
+	stackask_ask(sa, sa->again_why, sa->again_then, sa->again_only);
+	sa->again_only = NULL;
 }
 
 void
@@ -199,6 +264,10 @@ stackask_ask(struct stackask *sa, const char *why, enum stk_then then,
 {
 	size_t	h;
 
+	if (sa->stk != NULL && !stackask_covers_ask(sa, only)) {
+		stackask_defer(sa, why, then, only);
+		return;
+	}
 	if (then != STK_THEN_NONE)
 		sa->then = then;
 	if (sa->stk != NULL) {
@@ -246,9 +315,12 @@ stackask_ask(struct stackask *sa, const char *why, enum stk_then then,
 void
 stackask_agent(struct stackask *sa)
 {
-	if (sa->stk == NULL && now_ms() - sa->end_ms > STK_AGAIN_MS)
-		stackask_ask(sa, "an agent got SIGQUIT (dtrun-kill --stacks)",
-		    STK_THEN_NONE, NULL);
+	/* A report of some ranks (a straggler's) is no answer to it. */
+	if (sa->stk == NULL && sa->last_all &&
+	    now_ms() - sa->end_ms <= STK_AGAIN_MS)
+		return;
+	stackask_ask(sa, "an agent got SIGQUIT (dtrun-kill --stacks)",
+	    STK_THEN_NONE, NULL);
 }
 
 void
@@ -370,6 +442,7 @@ stackask_free(struct stackask *sa)
 	event_free(sa->ev_hang);
 	stk_report_free(sa->stk);
 	free(sa->only);
+	free(sa->again_only);
 	free(sa->waiting);
 	dt_wbuf_free(&sa->wb);
 	free(sa);
