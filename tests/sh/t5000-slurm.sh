@@ -103,24 +103,6 @@ test_expect_success 'output is lossless and stays per line' '
 	test $(wc -l <out) -eq 80000
 '
 
-# slow_reader -- copies its stdin once the writer has been held up: the
-# pipe's unread bytes unchanged for 1 s (at most 60 s of waiting).
-slow_reader() {
-	python3 -c '
-import fcntl, shutil, struct, sys, termios, time
-last, since = -1, time.monotonic()
-end = since + 60
-while time.monotonic() < end:
-    n = struct.unpack("i", fcntl.ioctl(0, termios.FIONREAD, b"    "))[0]
-    if n != last:
-        last, since = n, time.monotonic()
-    elif n > 0 and time.monotonic() - since >= 1:
-        break
-    time.sleep(0.05)
-shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)
-'
-}
-
 test_expect_success 'a slow reader gets every line once, in order' '
 	in_alloc dtrun -n 4 --prefix "%r " seq 300000 | slow_reader >out &&
 	test $(wc -l <out) -eq 1200000 &&
