@@ -23,7 +23,7 @@ t_pass=0 t_fail=0 t_skip=0 t_n=0
 # interpreter the shim starts in $TRASH comes first in PATH instead.
 case $(command -v python3) in
 */shims/python3)
-	if grep -q python3 "$0" &&
+	if grep -q 'python3\|slow_reader' "$0" &&
 	    t_py=$(cd "$TRASH" && python3 -c "import sys; print(sys.executable)") &&
 	    mkdir "$TRASH/py" && ln -s "$t_py" "$TRASH/py/python3"; then
 		PATH=$TRASH/py:$PATH
@@ -197,4 +197,23 @@ bg_end() {
 		echo "job $1: exit code $(cat "$TRASH/$1/rc"), want $2" >&2
 		return 1
 	}
+}
+
+# slow_reader -- copies its stdin to its stdout once the writer has been
+# held up: the pipe's unread bytes unchanged for 1 s (60 s at most). A
+# reader that comes late, as late as a check of it needs and no later.
+slow_reader() {
+	python3 -c '
+import fcntl, shutil, struct, sys, termios, time
+last, since = -1, time.monotonic()
+end = since + 60
+while time.monotonic() < end:
+    n = struct.unpack("i", fcntl.ioctl(0, termios.FIONREAD, b"    "))[0]
+    if n != last:
+        last, since = n, time.monotonic()
+    elif n > 0 and time.monotonic() - since >= 1:
+        break
+    time.sleep(0.05)
+shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)
+'
 }

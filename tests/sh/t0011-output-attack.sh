@@ -30,12 +30,12 @@ fi
 export ssh_why
 
 test_expect_success 'a slow reader gets every line once, in order, none glued' '
-	dtrun -n 4 seq 300000 | (sleep 3; cat) >out &&
+	dtrun -n 4 seq 300000 | slow_reader >out &&
 	check_ranks out 4 300000
 '
 
 test_expect_success 'a slow reader with --output-dir: the same, and whole files' '
-	dtrun -n 4 --output-dir o seq 300000 | (sleep 3; cat) >out &&
+	dtrun -n 4 --output-dir o seq 300000 | slow_reader >out &&
 	check_ranks out 4 300000 &&
 	for r in 0 1 2 3; do
 		cmp o/rank.$r/stdout want.seq || return 1
@@ -44,13 +44,13 @@ test_expect_success 'a slow reader with --output-dir: the same, and whole files'
 
 test_expect_success 'a slow reader over ssh gets every line once, in order' '
 	if [ -n "$ssh_why" ]; then skip_test "$ssh_why"; fi &&
-	{ dtrun "${SSH_ARGS[@]}" --ssh-agent-dir "$PWD/agents" -H 127.0.0.1:2,127.0.0.2:2 seq 300000 2>err; echo $? >rc; } | (sleep 3; cat) >out &&
+	{ dtrun "${SSH_ARGS[@]}" --ssh-agent-dir "$PWD/agents" -H 127.0.0.1:2,127.0.0.2:2 seq 300000 2>err; echo $? >rc; } | slow_reader >out &&
 	{ check_ranks out 4 300000 || { echo "dtrun exit $(cat rc)"; cat err; exit 1; }; } &&
 	test "$(cat rc)" = 0
 '
 
 test_expect_success 'a 50 MiB line comes in 8 MiB pieces that add up to it exactly' '
-	dtrun --output-dir o sh -c "head -c 52428800 /dev/zero | tr \"\\0\" x; echo" | (sleep 2; cat) >out &&
+	dtrun --output-dir o sh -c "head -c 52428800 /dev/zero | tr \"\\0\" x; echo" | slow_reader >out &&
 	awk "{ print length(\$0) }" out >lens &&
 	printf "%s\n" 8388612 8388612 8388612 8388612 8388612 8388612 2097156 >want &&
 	cmp lens want &&

@@ -15,12 +15,15 @@ fi
 # records dir of this test's own, or --all would stop other suites' jobs.
 export XDG_RUNTIME_DIR=$TRASH/run.local
 mkdir -p "$XDG_RUNTIME_DIR"
+# A Match block's SetEnv replaces sshd.sh's SetEnv SHLVL=1 (sshd keeps one
+# SetEnv list): without SHLVL=1 here each connection's shell reads
+# ~/.bashrc (a root pyenv init), seconds of a loaded machine per ssh.
 SSHD_EXTRA_CONFIG=
 for n in 1 2 3; do
 	mkdir -p "$TRASH/run.$n"
 	SSHD_EXTRA_CONFIG="$SSHD_EXTRA_CONFIG
 Match LocalAddress 127.0.0.$n
-	SetEnv XDG_RUNTIME_DIR=$TRASH/run.$n"
+	SetEnv SHLVL=1 XDG_RUNTIME_DIR=$TRASH/run.$n"
 done
 sshd_start || { echo "could not start sshd"; exit 1; }
 SSH_ARGS+=(--ssh-agent-dir "$TRASH/agents")

@@ -75,6 +75,36 @@ if [ -z "$TORCH_GDB_LACK" ]; then
 	bg_start torch-run timeout 300 dtrun -v -n 4 "$PY" hang.py
 fi
 
+# slow_stack_job -- a 1-rank spin job whose stack tool works for 22 s
+# (slow/eu-stack): kill -QUIT once it spins, TERM once the stacks are out.
+# Its 22 s pass in the background, while the tests before its own run.
+slow_stack_job() {
+	PATH=$PWD/slow:$PATH timeout 200 dtrun -n 1 spin >d.out 2>d.err &
+	pid=$!
+	trap "kill $pid 2>/dev/null" TERM
+	wait_for 60 eval "[ \"\$(grep -c spinning d.out 2>/dev/null)\" = 1 ]" &&
+	    kill -QUIT $pid &&
+	    wait_for 150 grep -q "^dtrun: full stacks of every rank:" d.err
+	kill -TERM $pid
+	wait $pid
+}
+mkdir -p "$TRASH/slow/slow"
+# Works for 22 s, then a stack: a little CPU each second says it works (the
+# agent kills a tool that used none for 20 s) and leaves the cores to the
+# tests that run meanwhile.
+cat >"$TRASH/slow/slow/eu-stack" <<-\EOS
+	#!/bin/bash
+	end=$((SECONDS + 22))
+	while [ $SECONDS -lt $end ]; do
+		i=0
+		while [ $i -lt 20000 ]; do i=$((i + 1)); done
+		sleep 1
+	done
+	printf "PID %s - process\nTID %s:\n#0  0x0000000000401000 slow_frame\n#1  0x0000000000401100 main\n" "$2" "$2"
+	EOS
+chmod +x "$TRASH/slow/slow/eu-stack"
+bg_start slow slow_stack_job
+
 test_expect_success 'a hang: the C rank that sleeps is named first, the spinning ones grouped (--hang-timeout, exit 123)' '
 	have_stack_tool || skip_test "neither gdb nor eu-stack is installed" &&
 	test_expect_code 123 timeout 120 dtrun -n 4 --hang-timeout 2 --output-dir od spin 2 >out 2>err &&
@@ -142,23 +172,10 @@ test_expect_success 'dtcomm_heartbeat() keeps a quiet rank alive for --hang-time
 '
 
 test_expect_success 'a stack tool that works slowly (busy host) is not cut off at 20 s' '
-	mkdir -p slow &&
-	cat >slow/eu-stack <<-\EOS &&
-	#!/bin/bash
-	# Busy for 22 s (the CPU it uses tells the agent it works), then a stack.
-	end=$((SECONDS + 22))
-	while [ $SECONDS -lt $end ]; do :; done
-	printf "PID %s - process\nTID %s:\n#0  0x0000000000401000 slow_frame\n#1  0x0000000000401100 main\n" "$2" "$2"
-	EOS
-	chmod +x slow/eu-stack &&
-	{ PATH=$PWD/slow:$PATH timeout 200 dtrun -n 1 spin >out 2>err & pid=$!; } &&
-	test_at_exit "kill $pid 2>/dev/null" &&
-	wait_for 60 eval "[ \"\$(grep -c spinning out 2>/dev/null)\" = 1 ]" &&
-	kill -QUIT $pid &&
-	wait_for 150 grep -q "^dtrun: full stacks of every rank:" err &&
-	grep -q "^dtrun:   rank 0 on localhost, pid [0-9]* (1): slow_frame <- main\$" err &&
-	kill -TERM $pid &&
-	test_expect_code 143 wait $pid
+	bg_end slow 143 &&
+	cd "$TRASH/slow" &&
+	grep -q "^dtrun: full stacks of every rank:" d.err &&
+	grep -q "^dtrun:   rank 0 on localhost, pid [0-9]* (1): slow_frame <- main\$" d.err
 '
 
 # job_id -- the job id dtrun -v said it started (in err).

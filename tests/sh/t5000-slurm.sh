@@ -104,7 +104,7 @@ test_expect_success 'output is lossless and stays per line' '
 '
 
 test_expect_success 'a slow reader gets every line once, in order' '
-	in_alloc dtrun -n 4 --prefix "%r " seq 300000 | (sleep 3; cat) >out &&
+	in_alloc dtrun -n 4 --prefix "%r " seq 300000 | slow_reader >out &&
 	test $(wc -l <out) -eq 1200000 &&
 	seq 1 300000 >want &&
 	for r in 0 1 2 3; do
