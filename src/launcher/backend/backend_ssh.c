@@ -882,6 +882,23 @@ ssh_unqueue(struct sshc *c)
 	}
 }
 
+/*
+ * The job stops while h still waits for a fan-out slot (--ssh-fanout):
+ * it was never dialled, so nothing runs there and nothing will. Else its
+ * agent is (or is being) reached, and hears STOP.
+ */
+static int
+ssh_unreached(struct job_host *h)
+{
+	struct sshc	*c = h->priv;
+
+	if (c == NULL || c->st != SS_QUEUED)
+		return 0;
+	ssh_unqueue(c);
+	c->st = SS_DEAD;
+	return 1;
+}
+
 static void
 ssh_free(struct job_host *h)
 {
@@ -908,6 +925,7 @@ const struct backend backend_ssh = {
 	.reuse = BE_REUSE_HOST,
 	.pack = 1,
 	.start = ssh_start,
+	.unreached = ssh_unreached,
 	.kill = ssh_kill,
 	.reaped = ssh_reaped,
 	.free = ssh_free,
