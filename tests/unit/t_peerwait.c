@@ -107,6 +107,26 @@ TEST(peerwait_says_why_input_or_cpu)
 	peerwait_free(pw);
 }
 
+/*
+ * 8 ranks on 2 cores, measured: the slow rank queues more of the wall
+ * clock (57% against 50%) only because it computes longer; of its
+ * runnable time it runs more than the others (32% against 21%). It
+ * computes; it is not short of CPU.
+ */
+TEST(peerwait_queueing_longer_for_longer_work_is_compute)
+{
+	struct peerwait		*pw = peerwait_new(4);
+	struct peerwait_verdict	 v;
+	struct pw_shape		 s[4] = { { 30, 0, 14, 50 }, { 30, 0, 14, 50 },
+				    { 5, 0, 27, 57 }, { 30, 0, 14, 50 } };
+
+	CHECK_INT(pw_run(pw, 30, s, 0.1, &v), 1);
+	CHECK_INT(v.rank, 2);
+	CHECK_INT(v.why, PW_COMPUTE);
+	CHECK(v.cpu > 0.26 && v.cpu < 0.28);
+	peerwait_free(pw);
+}
+
 TEST(peerwait_names_nobody_when_they_wait_alike)
 {
 	struct peerwait		*pw = peerwait_new(4);
