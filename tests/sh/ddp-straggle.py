@@ -25,7 +25,27 @@ def parse():
                    help="cpu mode: busy children sharing the slow rank's core")
     p.add_argument("--stats", default="",
                    help="directory: each rank writes rank.N with its mean times")
+    p.add_argument("--phases", default=[], type=phases,
+                   help="NAME:STEPS,...,NAME: modes (balanced, compute, "
+                   "allslow) one after another, the last until the end; "
+                   "overrides --mode; rank 0 says \"phase NAME\" as each starts")
     return p.parse_args()
+
+
+# "balanced:50,allslow:40,compute" -> [("balanced", 50), ("allslow", 40),
+# ("compute", 0)]: steps of each phase, 0 for the last (until the end).
+def phases(spec):
+    out = []
+    for i, part in enumerate(spec.split(",")):
+        name, _, n = part.partition(":")
+        last = i == spec.count(",")
+        if name not in ("balanced", "compute", "allslow") or \
+                (not last and not (n.isdigit() and int(n) > 0)) or (last and n):
+            raise argparse.ArgumentTypeError(
+                f"bad phase {part!r}: want NAME:STEPS, the last NAME alone "
+                "(NAME: balanced, compute or allslow)")
+        out.append((name, int(n) if n else 0))
+    return out
 
 
 SIZE = 96
@@ -110,12 +130,12 @@ def reap(hogs):
 # Per-rank compute factor, and for the input straggler the factor its loader
 # delivers slower than the step time measured before (ranks share cores, so
 # the wall step is longer than --step-ms).
-def shape(args, rank):
+def shape(args, rank, mode):
     slow = rank == args.slow_rank
     work, delay = 1.0, 0.0
-    if args.mode == "allslow" or (args.mode == "compute" and slow):
+    if mode == "allslow" or (mode == "compute" and slow):
         work = args.factor
-    if args.mode == "input" and slow:
+    if mode == "input" and slow:
         delay = args.factor
     return work, delay
 
@@ -140,8 +160,8 @@ def run(args, rank):
     rate = torch.tensor([calibrate()])
     dist.all_reduce(rate)  # everybody does the same work per "ms"
     rate = rate.item() / dist.get_world_size()
-    work, delay = shape(args, rank)
-    iters = max(1, int(rate * args.step_ms * work))
+    plan = list(args.phases) or [(args.mode, 0)]
+    phase_end, delay = 0, 0.0
     model = DDP(nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 8)))
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     data = Batches()
@@ -154,6 +174,13 @@ def run(args, rank):
     it = iter(loader)
     t_prev = time.perf_counter()
     while args.steps == 0 or step < args.steps:
+        if step == phase_end and plan:
+            mode, count = plan.pop(0)
+            phase_end = step + count if count else -1
+            work, delay = shape(args, rank, mode)
+            iters = max(1, int(rate * args.step_ms * work))
+            if rank == 0 and args.phases:
+                print(f"phase {mode}", flush=True)
         x, y = next(it)
         t_data = time.perf_counter()
         busy(iters, a, b)
