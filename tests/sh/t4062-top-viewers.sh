@@ -78,7 +78,7 @@ test_expect_success 'the job id: once on a terminal, across restarts; not when p
 	! grep -q "job [0-9a-f]*-" out err
 '
 
-test_expect_success 'a rank that ended: its CPU% and RSS unknown (-, null), not a wrapped count' '
+test_expect_success 'a rank that ended: its CPU%, WAIT% and RSS unknown (-, null), not a wrapped count' '
 	cat >ranks.sh <<-\EOF &&
 	# Rank 1 spins until told to end; rank 0 goes on.
 	if [ "$RANK" = 1 ]; then
@@ -102,12 +102,13 @@ test_expect_success 'a rank that ended: its CPU% and RSS unknown (-, null), not 
 		sleep 0.5 || return 1
 	done &&
 	for i in 1 2 3 4 5 6 7 8; do
-		grep -q "^1  *localhost  *ended  *-  *-  *[0-9.s-]*  *-  *-  *0$" view.$i &&
+		grep -q "^1  *localhost  *ended  *-  *-  *[0-9.s-]*  *-  *-  *-  *0$" view.$i &&
 		python3 -c "
 import json, sys
 rs = {r[\"rank\"]: r for r in json.load(open(sys.argv[1]))[\"ranks\"]}
 assert rs[1][\"state\"] == \"ended\", rs[1]
 assert rs[1][\"cpu_percent\"] is None and rs[1][\"rss_kib\"] is None, rs[1]
+assert rs[1][\"wait_percent\"] is None, rs[1]
 assert rs[0][\"state\"] == \"running\" and rs[0][\"rss_kib\"] > 0, rs[0]
 " view.$i.json || return 1
 	done &&

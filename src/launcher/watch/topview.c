@@ -136,6 +136,9 @@ top_rows(struct topview *tv, uint64_t now_ms, size_t *n)
 		    ranks_pid(tv->rk, i) != 0 ? "ended" : "waiting";
 		straggle_peek(tv->st, i, ranks_running(tv->rk, i), &r->pn);
 		straggle_peek_wait(tv->st, i, &r->pw);
+		/* A rank that ended waits nowhere now: unknown, as its CPU. */
+		if (!ranks_running(tv->rk, i))
+			r->pw.known = 0;
 		r->line_s = r->pn.line_ms != 0 && now_ms >= r->pn.line_ms ?
 		    (now_ms - r->pn.line_ms) / 1000.0 : -1;
 		u = &tv->u[i];
