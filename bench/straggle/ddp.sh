@@ -7,7 +7,7 @@
 # ranks' first step (rank 0's "import ... calibrated" line: torch's import
 # is not the watch's) to dtrun's straggler line. Then one balanced job of
 # BALANCED_SECS (default 120) of steps: how many ranks were named (0 is
-# right). Prints a line per run and per balanced job:
+# right; 0: none). Prints a line per run and per balanced job:
 #   "ddp 8 ranks, rank 7 1.2x compute: named rank 7 after 41.2 s (it is computing (CPU 31%))"
 # Numbers are this machine's, at this moment: on a host with fewer cores
 # than ranks, the slow rank takes CPU from the waiting ones, and the gap
@@ -45,5 +45,6 @@ for i in $(seq "$RUNS"); do
 		line = $0; sub(/^[^ ]+ [^ ]+ /, "", line)
 		printf "ddp %d ranks, rank %d %sx compute: named after %.1f s: %s\n", n, s, f, $2 - $1, line }'
 done
+[ "$BAL" -gt 0 ] || exit 0
 out=$(run "$BAL" "$PY" "$SRC/tests/sh/ddp-straggle.py" --mode balanced)
 echo "ddp $N ranks balanced, ${BAL} s: $(printf '%s' "$out" | grep -c . || true) named${out:+: $out}"
