@@ -175,9 +175,30 @@ wc_check_mode(const char *mode, unsigned slow, unsigned gap, int c)
 	}
 }
 
+/* The lowest and highest peer-wait share (%) of MODE's ranks. */
+static int
+wc_spread(const char *mode, unsigned *lo, unsigned *hi)
+{
+	unsigned	n[WC_RANKS][4], total[WC_RANKS], r;
+
+	*lo = 100;
+	*hi = 0;
+	if (wc_load(mode, n, total) <= 0)
+		return -1;
+	for (r = 0; r < WC_RANKS; r++) {
+		if (total[r] == 0)
+			continue;
+		if (WC_PCT(n, total, r, WC_PEER) < *lo)
+			*lo = WC_PCT(n, total, r, WC_PEER);
+		if (WC_PCT(n, total, r, WC_PEER) > *hi)
+			*hi = WC_PCT(n, total, r, WC_PEER);
+	}
+	return 0;
+}
+
 TEST(waitclass_recorded_ddp)
 {
-	unsigned	n[WC_RANKS][4], total[WC_RANKS], r, lo = 100, hi = 0;
+	unsigned	lo, hi;
 
 	/* 40 looks a rank: gaps of a few points are noise at this size. */
 	wc_check_mode("compute", 3, 5, WC_WORK);
@@ -185,26 +206,8 @@ TEST(waitclass_recorded_ddp)
 	wc_check_mode("cpu", 3, 10, -1);
 	wc_check_mode("input", 3, 40, WC_INPUT);
 	/* Balanced, and all equally slow: they wait alike. */
-	CHECK(wc_load("balanced", n, total) > 0);
-	for (r = 0; r < WC_RANKS; r++) {
-		if (total[r] == 0)
-			continue;
-		if (WC_PCT(n, total, r, WC_PEER) < lo)
-			lo = WC_PCT(n, total, r, WC_PEER);
-		if (WC_PCT(n, total, r, WC_PEER) > hi)
-			hi = WC_PCT(n, total, r, WC_PEER);
-	}
+	CHECK(wc_spread("balanced", &lo, &hi) == 0);
 	CHECK(hi > 10 && hi - lo < 9);
-	lo = 100;
-	hi = 0;
-	CHECK(wc_load("allslow", n, total) > 0);
-	for (r = 0; r < WC_RANKS; r++) {
-		if (total[r] == 0)
-			continue;
-		if (WC_PCT(n, total, r, WC_PEER) < lo)
-			lo = WC_PCT(n, total, r, WC_PEER);
-		if (WC_PCT(n, total, r, WC_PEER) > hi)
-			hi = WC_PCT(n, total, r, WC_PEER);
-	}
+	CHECK(wc_spread("allslow", &lo, &hi) == 0);
 	CHECK(hi - lo < 9);
 }
