@@ -111,30 +111,39 @@ peerwait_take(struct peerwait *pw, const struct ap_wait *v, size_t n,
 	}
 }
 
+/* Rank r's seconds in the window, added up. */
+static void
+pw_total(const struct pw_rank *r, struct pw_sec *t)
+{
+	size_t	k;
+
+	memset(t, 0, sizeof(*t));
+	for (k = 0; k < r->n; k++) {
+		t->samples += r->ring[k].samples;
+		t->peer += r->ring[k].peer;
+		t->input += r->ring[k].input;
+		t->wall_ms += r->ring[k].wall_ms;
+		t->cpu_ms += r->ring[k].cpu_ms;
+		t->delay_ms += r->ring[k].delay_ms;
+	}
+}
+
 /* Rank i's window into *o; 0 if it has too few samples to judge. */
 static int
 pw_sum_rank(const struct pw_rank *r, size_t i, struct pw_sum *o)
 {
-	uint64_t	samples = 0, peer = 0, input = 0, wall = 0, cpu = 0,
-			delay = 0;
-	size_t		k;
+	struct pw_sec	t;
 
-	for (k = 0; k < r->n; k++) {
-		samples += r->ring[k].samples;
-		peer += r->ring[k].peer;
-		input += r->ring[k].input;
-		wall += r->ring[k].wall_ms;
-		cpu += r->ring[k].cpu_ms;
-		delay += r->ring[k].delay_ms;
-	}
-	if (samples < PEERWAIT_MIN_SAMPLES || wall == 0)
+	pw_total(r, &t);
+	if (t.samples < PEERWAIT_MIN_SAMPLES || t.wall_ms == 0)
 		return 0;
 	o->rank = i;
-	o->wait = (double)peer / (double)samples;
-	o->input = (double)input / (double)samples;
-	o->cpu = (double)cpu / (double)wall;
-	o->delay = (double)delay / (double)wall;
-	o->starve = cpu + delay > 0 ? (double)delay / (double)(cpu + delay) : 0;
+	o->wait = (double)t.peer / (double)t.samples;
+	o->input = (double)t.input / (double)t.samples;
+	o->cpu = (double)t.cpu_ms / (double)t.wall_ms;
+	o->delay = (double)t.delay_ms / (double)t.wall_ms;
+	o->starve = t.cpu_ms + t.delay_ms > 0 ? (double)t.delay_ms /
+	    ((double)t.cpu_ms + t.delay_ms) : 0;
 	return 1;
 }
 
@@ -232,21 +241,17 @@ void
 peerwait_peek(const struct peerwait *pw, size_t rank, struct peerwait_now *o)
 {
 	const struct pw_rank	*r;
-	uint64_t		 samples = 0, peer = 0;
-	size_t			 k;
+	struct pw_sec		 t;
 
 	memset(o, 0, sizeof(*o));
 	if (pw == NULL || rank >= pw->nranks)
 		return;
 	/* top shows a share as soon as there is one, judged or not. */
 	r = &pw->r[rank];
-	for (k = 0; k < r->n; k++) {
-		samples += r->ring[k].samples;
-		peer += r->ring[k].peer;
-	}
-	if (samples > 0) {
+	pw_total(r, &t);
+	if (t.samples > 0) {
 		o->known = 1;
-		o->wait = (double)peer / (double)samples;
+		o->wait = (double)t.peer / (double)t.samples;
 	}
 	o->named = r->named;
 	o->suspect = !r->named && pw->suspect == rank;
