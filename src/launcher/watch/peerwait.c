@@ -8,12 +8,13 @@
  * gap to the others' median is a slowdown past the threshold, the same
  * rank PEERWAIT_SUSTAIN times in a row (one noisy window names nobody).
  * The reason is its own samples against the others': more time waiting
- * on its input, or more of its runnable time spent not running, than
- * theirs by half that gap; else it computes. Not its run-queue time
- * against the wall clock: a rank that computes longer is runnable longer
- * and queues longer for it, even where it is served better than the
- * others (measured: 8 ranks on 2 cores, the slow one ran 32% of its
- * runnable time, the others 21%).
+ * on its input than theirs by half that gap; else a CPU that serves it
+ * so much worse than theirs that it explains at least half its lag (see
+ * pw_short_of_cpu); else it computes. Not its run-queue time against the
+ * wall clock: a rank that computes longer is runnable longer and queues
+ * longer for it, even where it is served better than the others
+ * (measured: 8 ranks on 2 cores, the slow one ran 32% of its runnable
+ * time, the others 21%).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -170,6 +171,28 @@ pw_median(struct peerwait *pw, size_t n, size_t skip, size_t off)
 	    (pw->scratch[k / 2 - 1] + pw->scratch[k / 2]) / 2;
 }
 
+/*
+ * Whether the suspect's CPU explains at least half its lag. Served is the
+ * share of its runnable time a rank runs; a rank served s against the
+ * others' o needs o/s times as long for the same work. Its lag is how
+ * much longer its step is than theirs: 1/(1 - gap in peer-wait shares).
+ * Half, as factors: (o/s)^2 >= lag. Not a difference of shares: on a busy
+ * host every rank queues, and a straggler short of CPU was served 25% of
+ * its runnable time against the others' 30% -- 5 points, yet 1.2 times as
+ * long for each step, near all of its 1.25.
+ */
+static int
+pw_short_of_cpu(const struct pw_sum *x, double starve, double gap)
+{
+	double	served = 1 - x->starve, theirs = 1 - starve;
+
+	if (served <= 0)	/* it never ran when it could */
+		return theirs > 0;
+	if (gap >= 1)		/* the others only wait: no lag to weigh */
+		return 0;
+	return theirs * theirs >= served * served / (1 - gap);
+}
+
 int
 peerwait_judge(struct peerwait *pw, double threshold,
     struct peerwait_verdict *v)
@@ -216,7 +239,7 @@ peerwait_judge(struct peerwait *pw, double threshold,
 	v->what = pw->r[x->rank].what;
 	if (x->input - input >= gap / 2)
 		v->why = PW_INPUT;
-	else if (x->starve - starve >= gap / 2)
+	else if (pw_short_of_cpu(x, starve, others - x->wait))
 		v->why = PW_CPU;
 	else
 		v->why = PW_COMPUTE;
