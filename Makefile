@@ -190,14 +190,19 @@ deps:
 
 # test and demo first install what is missing, then rebuild in a fresh make
 # so pkg-config sees the new packages.
+# The build on every core (serial, it is most of a minute of CI's time
+# here); the tests then from a make without -j, so none inherits its
+# jobserver.
+NPROC	:= $(shell nproc 2>/dev/null || echo 1)
 test: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(B)/unit-tests
 	@$(MAKE) --no-print-directory check
 
 check: all $(B)/unit-tests
 	@sh tests/run-all.sh $(B)
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	@sh examples/demo.sh $(B)
 
 asan:
