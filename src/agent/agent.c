@@ -160,6 +160,8 @@ src_read(struct src *s, int drain)
 			return;
 		}
 		ap_output_end(&a->wb, st, (size_t)n);
+		if ((a->out_bytes += (uint64_t)n) >= DT_HEAP_HUGE_AFTER)
+			dt_heap_huge();	/* a flood: the link's queue on huge pages */
 		agent_flush_wb(a);
 		if (!drain)
 			return;

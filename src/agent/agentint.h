@@ -92,6 +92,7 @@ struct agent {
 	int		 bad_frame;	/* dtrun sent one: exit 70, not 0 */
 	size_t		 live;		/* started, not yet reaped */
 	int		 pipes_paused;
+	uint64_t	 out_bytes;	/* the ranks' output read so far */
 	int		 devnull;
 	struct event	*ev_chld, *ev_term, *kill_timer, *recheck;
 	struct event	*flush_ev;	/* sends what a->wb holds, from the loop */

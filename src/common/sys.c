@@ -1,4 +1,5 @@
 /* sys.c -- small process-wide settings the binaries share. */
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -9,6 +10,7 @@
 #include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "common/err.h"
@@ -18,6 +20,9 @@
 #define DT_MMAP_MIN	(4 * 1024 * 1024)
 /* Free heap kept, not given back: a few links' and sinks' worth of chains. */
 #define DT_HEAP_KEEP	(16 * 1024 * 1024)
+/* Heap growth mapped ahead, in one mapping huge pages can back. */
+#define DT_HEAP_PAD	(32 * 1024 * 1024)
+#define DT_HUGE_PAGE	(2 * 1024 * 1024)
 
 void
 dt_raise_nofile(void)
@@ -66,14 +71,53 @@ dt_nofile_msg(char *buf, size_t len, const char *what, int err)
 	return buf;
 }
 
+/* The heap's span mapped ahead by dt_malloc_steady, for dt_heap_huge. */
+static uintptr_t heap_lo, heap_hi;
+
 void
 dt_malloc_steady(void)
 {
-#if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+	uintptr_t	 top, mask = ~(uintptr_t)(DT_HUGE_PAGE - 1);
+	void		*p;
+
+#if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD) && defined(M_TOP_PAD)
 	/* Setting either stops glibc's sliding thresholds; they are hints only. */
 	mallopt(M_MMAP_THRESHOLD, DT_MMAP_MIN);
 	mallopt(M_TRIM_THRESHOLD, DT_HEAP_KEEP);
+	/* The next growth maps DT_HEAP_PAD more: address space, no memory. */
+	mallopt(M_TOP_PAD, DT_HEAP_PAD);
 #endif
+	if ((p = malloc(256 * 1024)) == NULL)
+		return;
+	top = (uintptr_t)sbrk(0);
+	/* Not from the brk heap (a sanitizer's allocator): leave it. */
+	if ((uintptr_t)p < top && top - (uintptr_t)p <= 2 * DT_HEAP_PAD) {
+		heap_lo = ((uintptr_t)p + DT_HUGE_PAGE - 1) & mask;
+		heap_hi = top & mask;
+	}
+	free(p);
+}
+
+/*
+ * Advises the span dt_malloc_steady mapped ahead onto transparent huge
+ * pages (used where THP is "madvise" or "always"): a fault there maps 2
+ * MiB, not 4 KiB. Measured on a VM that takes ~22 us a fault: the log
+ * path's buffers (the agent's link queue, dtrun's sinks, --collapse's
+ * held lines) touch tens of MiB: 4 ranks x 250k lines took 15-16% less
+ * time, 27-33% with --collapse (64 ranks: 16%). Not from the start:
+ * zeroing a 2 MiB page costs a short job more than its few small faults
+ * (dtrun -n 1 true took 2 ms longer). Growth past the span is a new
+ * mapping, on small pages.
+ */
+void
+dt_heap_huge(void)
+{
+	static int	done;
+
+	if (done || heap_hi <= heap_lo)
+		return;
+	done = 1;
+	(void)madvise((void *)heap_lo, heap_hi - heap_lo, MADV_HUGEPAGE);
 }
 
 uint64_t

@@ -29,6 +29,43 @@ test_expect_success 'a local run maps no ssh, crypto or linked-in library' '
 	! grep -E "$NOT_LOCAL" agent.maps
 '
 
+# A flood of output puts the log path's heap on transparent huge pages
+# (common/sys.c dt_heap_huge): a mapping advised MADV_HUGEPAGE ("hg" in
+# smaps' VmFlags) in dtrun and in its agent once 128 KiB went through;
+# none in a run that prints nothing (a 2 MiB page would cost it more).
+hg() {
+	grep -q "^VmFlags:.* hg" "$1"
+}
+if [ -r /sys/kernel/mm/transparent_hugepage/enabled ]; then
+	test_expect_success 'a flood of output: dtrun and its agent advise their heap onto huge pages; a quiet run does not' '
+		cat >flood.sh <<-\EOS &&
+		#!/bin/sh
+		echo $PPID >agent.pid
+		head -c 1000000 /dev/zero | tr "\0" x | fold -w 79
+		echo
+		echo flooded
+		while [ ! -e go ]; do sleep 0.05; done
+		EOS
+		chmod +x flood.sh &&
+		test_at_exit "touch go" &&
+		{ dtrun -n 1 ./flood.sh >out & } && d=$! &&
+		wait_for 20 grep -q "^\[0\] flooded" out &&
+		cp /proc/$d/smaps dtrun.smaps &&
+		cp /proc/$(cat agent.pid)/smaps agent.smaps &&
+		touch go && wait $d &&
+		hg dtrun.smaps && hg agent.smaps &&
+		rm -f go agent.pid &&
+		{ dtrun -n 1 "$TRASH/hold.sh" & } && d=$! &&
+		wait_for 10 test -s agent.pid &&
+		cp /proc/$d/smaps dtrun.smaps &&
+		cp /proc/$(cat agent.pid)/smaps agent.smaps &&
+		touch go && wait $d &&
+		! hg dtrun.smaps && ! hg agent.smaps
+	'
+else
+	test_skip 'a flood of output: dtrun and its agent advise their heap onto huge pages; a quiet run does not' 'no transparent huge pages in this kernel'
+fi
+
 test_expect_success 'dtrun --version needs no library but libc' '
 	LD_DEBUG=libs dtrun --version 2>libs >/dev/null &&
 	grep -q "calling init: .*/libc\.so" libs &&
