@@ -637,6 +637,11 @@ dt_malloc_steady(void)
 {
 }
 
+void
+dt_heap_huge(void)
+{
+}
+
 /* Logging: formatted (format bugs show), not printed. */
 static void
 fuzz_log(const char *fmt, va_list ap)
