@@ -77,7 +77,7 @@ static uintptr_t heap_lo, heap_hi;
 void
 dt_malloc_steady(void)
 {
-	uintptr_t	 top, mask = ~(uintptr_t)(DT_HUGE_PAGE - 1);
+	uintptr_t	 at, top, mask = ~(uintptr_t)(DT_HUGE_PAGE - 1);
 	void		*p;
 
 #if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD) && defined(M_TOP_PAD)
@@ -89,13 +89,14 @@ dt_malloc_steady(void)
 #endif
 	if ((p = malloc(256 * 1024)) == NULL)
 		return;
+	at = (uintptr_t)p;
+	free(p);		/* glibc trims the top back to the pad */
 	top = (uintptr_t)sbrk(0);
 	/* Not from the brk heap (a sanitizer's allocator): leave it. */
-	if ((uintptr_t)p < top && top - (uintptr_t)p <= 2 * DT_HEAP_PAD) {
-		heap_lo = ((uintptr_t)p + DT_HUGE_PAGE - 1) & mask;
+	if (at < top && top - at <= 2 * DT_HEAP_PAD) {
+		heap_lo = (at + DT_HUGE_PAGE - 1) & mask;
 		heap_hi = top & mask;
 	}
-	free(p);
 }
 
 /*
