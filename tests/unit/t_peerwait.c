@@ -7,6 +7,7 @@
  * gap below the threshold, nor a suspect seen in one judgement only; a
  * rank its agent cannot look at is said once; forgotten windows start over.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "launcher/watch/peerwait.h"
@@ -85,13 +86,19 @@ TEST(peerwait_names_the_rank_that_waits_least)
 	peerwait_free(pw);
 }
 
-/* 30 s of 4 ranks shaped s at the default threshold: the one verdict. */
+/*
+ * 30 s of 4 ranks shaped s at the default threshold: the one verdict, its
+ * input's name kept past the watch (v->what points into it).
+ */
 static int
 pw_verdict(const struct pw_shape *s, struct peerwait_verdict *v)
 {
+	static char	 what[AP_WAIT_WHAT_MAX];
 	struct peerwait	*pw = peerwait_new(4);
 	int		 named = pw_run(pw, 30, s, 0.1, v);
 
+	snprintf(what, sizeof(what), "%s", named && v->what ? v->what : "");
+	v->what = what;
 	peerwait_free(pw);
 	return named;
 }
