@@ -80,10 +80,12 @@ dt_malloc_steady(void)
 	uintptr_t	 at, top, mask = ~(uintptr_t)(DT_HUGE_PAGE - 1);
 	void		*p;
 
-#if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD) && defined(M_TOP_PAD)
+#if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
 	/* Setting either stops glibc's sliding thresholds; they are hints only. */
 	mallopt(M_MMAP_THRESHOLD, DT_MMAP_MIN);
 	mallopt(M_TRIM_THRESHOLD, DT_HEAP_KEEP);
+#endif
+#ifdef M_TOP_PAD
 	/* The next growth maps DT_HEAP_PAD more: address space, no memory. */
 	mallopt(M_TOP_PAD, DT_HEAP_PAD);
 #endif
