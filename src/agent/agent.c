@@ -10,6 +10,7 @@
  * If the link to the launcher breaks, or goes silent past the launcher's
  * heartbeat timeout, it stops everything itself (shutdown.c).
  */
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -70,7 +71,7 @@ agent_flush_wb(struct agent *a)
 	if (a->wb.len > 0 && shut_linked(a))
 		link_send(a->link, a->wb.p, a->wb.len);
 	dt_wbuf_reset(&a->wb);
-	if (!shut_linked(a) || a->pipes_paused || link_queued(a->link) <= DT_LINK_HIGH)
+	if (!shut_linked(a) || a->pipes_paused || link_queued(a->link) <= a->link_high)
 		return;
 	a->pipes_paused = 1;
 	for (i = 0; i < a->nranks; i++) {
@@ -133,6 +134,66 @@ src_close(struct src *s)
 	s->fd = -1;
 }
 
+/*
+ * How much of the ranks' output the link may queue before their pipes
+ * pause. A packed stream (ssh) needs the output in hand to pack it: a deep
+ * queue (DT_LINK_HIGH) lets a fast reader never see a pause. Otherwise the
+ * output is spliced (src_splice), which only works with nothing queued:
+ * the pipes pause as soon as the stream is full, so the stream's buffer
+ * and the pipes' are the queue and the agent never copies a byte.
+ */
+static void
+agent_link_queue(struct agent *a)
+{
+	if (a->job.pack) {
+		a->link_high = DT_LINK_HIGH;
+		link_watermarks(a->link, DT_LINK_LOW, DT_LINK_HIGH);
+	} else {
+		a->link_high = 0;
+		link_watermarks(a->link, 0, 0);
+	}
+}
+
+/* Counts n bytes of a rank's output forwarded. */
+static void
+src_sent(struct agent *a, size_t n)
+{
+	if ((a->out_bytes += (uint64_t)n) >= DT_HEAP_HUGE_AFTER)
+		dt_heap_huge();	/* a flood: the link's queue on huge pages */
+}
+
+/*
+ * Forwards what waits in s's pipe, up to a chunk, spliced onto the link
+ * (link_send_spliced): the agent never copies it. On the log path's
+ * bench that was two of the four copies dtrun adds to a line's way.
+ * Returns 1 when done; 0 when the link cannot now, or the pipe has
+ * nothing (EOF or empty): the caller reads.
+ */
+static int
+src_splice(struct src *s)
+{
+	struct agent	*a = s->a;
+	size_t		 st, n;
+	int		 avail, rc;
+
+	if (a->holding || a->wb.len > 0 || !shut_linked(a) ||
+	    ioctl(s->fd, FIONREAD, &avail) != 0 || avail <= 0)
+		return 0;
+	n = (size_t)avail < AP_CHUNK ? (size_t)avail : AP_CHUNK;
+	if (ap_output_begin(&a->wb, s->r->rank, s->stream, 0, &st) == NULL ||
+	    ap_output_end_head(&a->wb, st, n) != 0) {
+		dt_wbuf_reset(&a->wb);
+		return 0;
+	}
+	rc = link_send_spliced(a->link, a->wb.p, a->wb.len, s->fd, n);
+	dt_wbuf_reset(&a->wb);
+	if (rc <= 0)
+		return 0;	/* the link is down: reading drops it */
+	src_sent(a, n);
+	agent_flush_wb(a);	/* pauses the pipes if the link backed up */
+	return 1;
+}
+
 /* Reads one chunk (drain = 0) or all that is there (drain = 1) from a pipe, and forwards it. */
 void
 src_read(struct src *s, int drain)
@@ -143,6 +204,11 @@ src_read(struct src *s, int drain)
 	ssize_t		 n;
 
 	while (s->fd >= 0) {
+		if (src_splice(s)) {
+			if (!drain)
+				return;
+			continue;
+		}
 		p = ap_output_begin(&a->wb, s->r->rank, s->stream, AP_CHUNK,
 		    &st);
 		if (p == NULL) {
@@ -160,8 +226,7 @@ src_read(struct src *s, int drain)
 			return;
 		}
 		ap_output_end(&a->wb, st, (size_t)n);
-		if ((a->out_bytes += (uint64_t)n) >= DT_HEAP_HUGE_AFTER)
-			dt_heap_huge();	/* a flood: the link's queue on huge pages */
+		src_sent(a, (size_t)n);
 		agent_flush_wb(a);
 		if (!drain)
 			return;
@@ -438,6 +503,7 @@ agent_job(struct agent *a, const uint8_t *p, size_t n)
 	agent_to(a, AGP_JOB);
 	/* Each attempt's JOB says afresh whether this stream is worth packing. */
 	link_pack(a->link, a->job.pack);
+	agent_link_queue(a);
 	hostcheck_close(a->chk);	/* a --preflight is over */
 	return 0;
 }
@@ -813,7 +879,7 @@ agent_run(int rfd, int wfd, pid_t keeper)
 		log_error("out of memory");
 		return EXIT_INTERNAL;
 	}
-	link_watermarks(a.link, DT_LINK_LOW, DT_LINK_HIGH);
+	agent_link_queue(&a);
 	a.ev_chld = evsignal_new(a.base, SIGCHLD, sigchld_cb, &a);
 	a.ev_term = evsignal_new(a.base, SIGTERM, shut_sigterm_cb, &a);
 	a.kill_timer = evtimer_new(a.base, shut_kill_timer_cb, &a);

@@ -92,6 +92,7 @@ struct agent {
 	int		 bad_frame;	/* dtrun sent one: exit 70, not 0 */
 	size_t		 live;		/* started, not yet reaped */
 	int		 pipes_paused;
+	size_t		 link_high;	/* queued bytes that pause the pipes */
 	uint64_t	 out_bytes;	/* the ranks' output read so far */
 	int		 devnull;
 	struct event	*ev_chld, *ev_term, *kill_timer, *recheck;

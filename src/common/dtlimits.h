@@ -34,10 +34,11 @@
 #define DT_SECRET_MAX	64
 
 /*
- * The agent's link to dtrun: above DT_LINK_HIGH bytes queued (dtrun, or
+ * A packed agent link (ssh): above DT_LINK_HIGH bytes queued (dtrun, or
  * whoever reads its stdout, is slower than the ranks) the ranks' pipes are
  * paused, and resumed below DT_LINK_LOW. 4 MiB lets a fast reader never
- * see a pause; 1 MiB of hysteresis keeps pausing rare.
+ * see a pause; 1 MiB of hysteresis keeps pausing rare. An unpacked link
+ * splices the output and queues none (agent_link_queue).
  */
 #define DT_LINK_LOW	(1 << 20)
 #define DT_LINK_HIGH	(4 << 20)

@@ -57,6 +57,7 @@ struct link {
 	int		 sent;		/* sent something since the last look */
 	int		 quiet;		/* looks in a row with nothing heard */
 	int		 pack;		/* pack what is sent (link_pack) */
+	int		 nosplice;	/* splice(2) refused the stream once */
 	struct dt_wbuf	 packed;	/* the PACKED frame being sent */
 	struct evbuffer	*unpacked;	/* frames out of a PACKED frame: they
 					   come before the rest of in */
@@ -73,6 +74,7 @@ static void	link_read_cb(evutil_socket_t, short, void *);
 static void	link_write_some(struct link *);
 static void	link_write_cb(evutil_socket_t, short, void *);
 static void	link_beat_cb(evutil_socket_t, short, void *);
+static int	link_queued_more(struct link *, size_t);
 
 /*
  * Ends a stretch that calls the owner back (busy); frees l if a callback
@@ -383,6 +385,13 @@ link_put(struct link *l, const void *p, size_t n)
 		return 0;
 	if (evbuffer_add(l->out, c, n) != 0)
 		return DT_ERR_NOMEM;
+	return link_queued_more(l, n);
+}
+
+/* Has what was just queued (n bytes) written when the stream can take it. */
+static int
+link_queued_more(struct link *l, size_t n)
+{
 	if (evbuffer_get_length(l->out) > l->high)
 		l->above = 1;
 	if (l->held)
@@ -411,6 +420,73 @@ link_send(struct link *l, const void *p, size_t n)
 			return link_put(l, l->packed.p, l->packed.len);
 	}
 	return link_put(l, p, n);
+}
+
+/*
+ * Reads exactly n bytes that wait in fd onto the end of the queue. Only
+ * for a frame's payload already announced by its header: less would cut
+ * the stream, so the link stops writing then.
+ */
+static int
+link_queue_from(struct link *l, int fd, size_t n)
+{
+	struct evbuffer_iovec	v;
+	size_t			got = 0;
+	ssize_t			r;
+
+	if (evbuffer_reserve_space(l->out, n, &v, 1) != 1) {
+		link_wdown(l);
+		return DT_ERR_NOMEM;
+	}
+	while (got < n) {
+		r = read(fd, (char *)v.iov_base + got, n - got);
+		if (r > 0)
+			got += (size_t)r;
+		else if (r < 0 && errno == EINTR)
+			continue;
+		else
+			break;
+	}
+	v.iov_len = got;
+	evbuffer_commit_space(l->out, &v, 1);
+	if (got < n) {
+		link_wdown(l);
+		return DT_ERR_CLOSED;
+	}
+	return link_queued_more(l, n);
+}
+
+int
+link_send_spliced(struct link *l, const void *hdr, size_t hlen, int fd,
+    size_t n)
+{
+	ssize_t	w;
+	int	rc;
+
+	if (l->closed || l->wdown || l->held || l->has_io || l->pack ||
+	    l->nosplice || l->wfd < 0 || evbuffer_get_length(l->out) > 0)
+		return 0;
+	if ((rc = link_put(l, hdr, hlen)) != 0)
+		return rc;
+	while (n > 0 && !l->wdown && evbuffer_get_length(l->out) == 0) {
+		w = splice(fd, NULL, l->wfd, NULL, n, SPLICE_F_NONBLOCK |
+		    SPLICE_F_MOVE);
+		if (w > 0)
+			n -= (size_t)w;
+		else if (w < 0 && errno == EINTR)
+			continue;
+		else {
+			/* Full (EAGAIN), or a stream splice cannot feed. */
+			if (w == 0 || errno == EINVAL)
+				l->nosplice = 1;
+			break;
+		}
+	}
+	if (l->wdown)
+		return DT_ERR_CLOSED;
+	if (n > 0 && (rc = link_queue_from(l, fd, n)) != 0)
+		return rc;
+	return 1;
 }
 
 void

@@ -98,6 +98,16 @@ int		 link_paused(const struct link *);
 /* Queues bytes (whole frames) for writing; returns 0, or DT_ERR_CLOSED if the link is down. */
 int		 link_send(struct link *, const void *, size_t);
 /*
+ * Sends a frame whose payload, n bytes, waits in the pipe fd, after its
+ * header hdr: when nothing is queued before it, spliced from the pipe onto
+ * the stream, so this process never copies the payload (what the stream
+ * does not take at once is read into the queue). Returns 1 when sent or
+ * queued; 0 when the link cannot (held, packing, a stream adapter, frames
+ * queued before: the caller reads and link_sends as usual); or DT_ERR_*.
+ */
+int		 link_send_spliced(struct link *, const void *hdr, size_t hlen,
+		    int fd, size_t n);
+/*
  * Holds (on 1) what is sent from now on in the queue, unwritten; releasing
  * (on 0) has the event loop write all of it, once the caller returns to
  * it. For a burst of frames the peer should read at once (a HELLO's

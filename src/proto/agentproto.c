@@ -236,6 +236,17 @@ ap_output_end(struct dt_wbuf *b, size_t st, size_t n)
 }
 
 int
+ap_output_end_head(struct dt_wbuf *b, size_t st, size_t n)
+{
+	size_t	head = b->len;
+	int	rc;
+
+	if ((rc = ap_output_end(b, st, n)) == 0)
+		b->len = head;
+	return rc;
+}
+
+int
 ap_put_output(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
     const void *data, size_t len)
 {

@@ -402,6 +402,11 @@ int	ap_put_output(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
 uint8_t	*ap_output_begin(struct dt_wbuf *b, uint32_t rank, uint8_t stream,
 	    size_t max, size_t *st);
 int	ap_output_end(struct dt_wbuf *b, size_t st, size_t n);
+/*
+ * As ap_output_end for n bytes of data that follow the frame on the stream
+ * from elsewhere (spliced from a rank's pipe): b keeps the header alone.
+ */
+int	ap_output_end_head(struct dt_wbuf *b, size_t st, size_t n);
 int	ap_put_exit(struct dt_wbuf *b, const struct ap_exit *);
 int	ap_put_error(struct dt_wbuf *b, const struct ap_error *);
 /* ERRFILE: data past AP_ERRFILE_MAX is left out (size says how big it was). */

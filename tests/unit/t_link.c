@@ -2,6 +2,7 @@
 #include <sys/socket.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -193,6 +194,82 @@ TEST(link_hold_writes_a_burst_at_once_from_the_loop)
 	link_free(l);
 	close(sv[1]);
 	dt_wbuf_free(&b);
+	event_base_free(base);
+}
+
+/*
+ * A frame whose payload waits in a pipe goes out whole and in order: what
+ * the stream does not take is read into the queue (here all of it, header
+ * too: a unix socket takes a whole splice once it has any room), and
+ * frames sent after it wait behind it. With frames queued, the link
+ * declines; with none, the payload is spliced straight through.
+ */
+TEST(link_splices_a_pipe_payload_and_queues_what_the_stream_refuses)
+{
+	struct event_base	*base = event_base_new();
+	struct link_cbs		 cbs = { got_frame, got_close, NULL, NULL };
+	struct dt_wbuf		 hdr, two;
+	struct got		 g = { .n = 0 };
+	struct link		*l;
+	static char		 data[60000], got[70000];
+	static const uint8_t	 one[] = { 0, 0, 0, 2, 1 };	/* 1 byte of payload */
+	size_t			 want, have = 0, i;
+	ssize_t			 n;
+	int			 sv[2], p[2], small = 4096, spins = 0;
+
+	CHECK_INT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	CHECK_INT(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small,
+	    sizeof(small)), 0);
+	CHECK_INT(pipe2(p, O_NONBLOCK), 0);
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (char)('a' + i % 23);
+	CHECK_INT(write(p[1], data, sizeof(data)), (long long)sizeof(data));
+	cbs.arg = &g;
+	CHECK((l = link_new(base, sv[0], sv[0], 1 << 20, &cbs)) != NULL);
+	dt_wbuf_init(&hdr);
+	dt_wbuf_init(&two);
+	dt_wbuf_u32(&hdr, 1 + sizeof(data));	/* a type-1 frame's header */
+	dt_wbuf_u8(&hdr, 1);
+	put_frames(&two, 1);
+	/* The stream full but for a few bytes. */
+	while (write(sv[0], data, sizeof(data)) > 0)
+		;
+	for (have = 0; have < 1000; have += (size_t)n)
+		CHECK((n = read(sv[1], got, 1000 - have)) > 0);
+	CHECK_INT(link_send_spliced(l, hdr.p, hdr.len, p[0], sizeof(data)), 1);
+	/* The pipe is empty: the queue holds the frame. */
+	CHECK_INT(read(p[0], got, 1), -1);
+	CHECK(link_queued(l) > 0);
+	/* What filled the stream comes first. */
+	while ((n = read(sv[1], got, sizeof(data))) > 0)
+		;
+	have = 0;
+	CHECK_INT(link_send(l, two.p, two.len), 0);
+	CHECK_INT(write(p[1], "z", 1), 1);
+	CHECK_INT(link_send_spliced(l, one, sizeof(one), p[0], 1), 0);
+	want = hdr.len + sizeof(data) + two.len;
+	while (have < want && spins++ < 10000) {
+		if ((n = read(sv[1], got + have, sizeof(got) - have)) > 0)
+			have += (size_t)n;
+		event_base_loop(base, EVLOOP_NONBLOCK);
+	}
+	CHECK_INT(have, (long long)want);
+	CHECK(memcmp(got, hdr.p, hdr.len) == 0);
+	CHECK(memcmp(got + hdr.len, data, sizeof(data)) == 0);
+	CHECK(memcmp(got + hdr.len + sizeof(data), two.p, two.len) == 0);
+	CHECK_INT(link_queued(l), 0);
+	/* Nothing queued now: the next payload goes straight through. */
+	CHECK_INT(link_send_spliced(l, one, sizeof(one), p[0], 1), 1);
+	CHECK_INT(link_queued(l), 0);
+	CHECK_INT(read(sv[1], got, sizeof(got)), (long long)sizeof(one) + 1);
+	CHECK(memcmp(got, one, sizeof(one)) == 0 && got[sizeof(one)] == 'z');
+	link_free(l);
+	close(sv[0]);
+	close(sv[1]);
+	close(p[0]);
+	close(p[1]);
+	dt_wbuf_free(&hdr);
+	dt_wbuf_free(&two);
 	event_base_free(base);
 }
 
