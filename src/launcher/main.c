@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "launcher/job/agents.h"
+#include "launcher/backend/local.h"
 #include "launcher/check/check.h"
 #include "launcher/cli/cli.h"
 #include "launcher/plan/netplan.h"
@@ -149,7 +150,10 @@ main(int argc, char **argv)
 	} else {
 		dt_raise_nofile();
 		dt_malloc_steady();
+		if (p.local)
+			local_prespawn();
 		rc = restart_run(&o, &p, id, job_features);
+		local_prespawn_discard();
 	}
 	plan_free(&p);
 	cli_free(&o);
