@@ -10,6 +10,7 @@
  * If the link to the launcher breaks, or goes silent past the launcher's
  * heartbeat timeout, it stops everything itself (shutdown.c).
  */
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/types.h>
@@ -64,8 +65,6 @@ agent_to(struct agent *a, enum agent_phase ph)
 void
 agent_flush_wb(struct agent *a)
 {
-	size_t	i;
-
 	if (a->holding)
 		return;		/* shut_done sends it all with DONE */
 	if (a->wb.len > 0 && shut_linked(a))
@@ -74,12 +73,8 @@ agent_flush_wb(struct agent *a)
 	if (!shut_linked(a) || a->pipes_paused || link_queued(a->link) <= a->link_high)
 		return;
 	a->pipes_paused = 1;
-	for (i = 0; i < a->nranks; i++) {
-		if (a->ranks[i].out.ev != NULL)
-			event_del(a->ranks[i].out.ev);
-		if (a->ranks[i].err.ev != NULL)
-			event_del(a->ranks[i].err.ev);
-	}
+	if (a->pipes_ev != NULL)
+		event_del(a->pipes_ev);
 }
 
 /* The link drained: read the rank pipes again. */
@@ -87,17 +82,12 @@ static void
 agent_drain_cb(void *arg)
 {
 	struct agent	*a = arg;
-	size_t		 i;
 
 	if (!a->pipes_paused)
 		return;
 	a->pipes_paused = 0;
-	for (i = 0; i < a->nranks; i++) {
-		if (a->ranks[i].out.ev != NULL)
-			event_add(a->ranks[i].out.ev, NULL);
-		if (a->ranks[i].err.ev != NULL)
-			event_add(a->ranks[i].err.ev, NULL);
-	}
+	if (a->pipes_ev != NULL)
+		event_add(a->pipes_ev, NULL);
 }
 
 /* Sends an ERROR about rank (or AP_NORANK) with the status the launcher should exit with. */
@@ -126,10 +116,8 @@ src_close(struct src *s)
 {
 	if (s->fd < 0)
 		return;
-	if (s->ev != NULL) {
-		event_free(s->ev);
-		s->ev = NULL;
-	}
+	if (s->a->pipes_ev != NULL)
+		(void)epoll_ctl(s->a->pipes_ep, EPOLL_CTL_DEL, s->fd, NULL);
 	close(s->fd);
 	s->fd = -1;
 }
@@ -233,15 +221,61 @@ src_read(struct src *s, int drain)
 	}
 }
 
+/*
+ * Some rank pipes are readable: a chunk from each (fair to all, as the
+ * event loop was when each pipe had its own event), then, if one ended,
+ * one look at whether the job is over here.
+ */
 /* ARGSUSED */
 static void
-src_read_cb(evutil_socket_t fd, short what, void *arg)
+pipes_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct src	*s = arg;
+	struct agent		*a = arg;
+	struct epoll_event	 ev[64];
+	struct src		*s;
+	int			 i, n, ended = 0;
 
-	src_read(s, 0);
-	if (s->fd < 0)
-		shut_check(s->a);
+	if ((n = epoll_wait(a->pipes_ep, ev, 64, 0)) <= 0)
+		return;
+	for (i = 0; i < n && !a->pipes_paused; i++) {
+		s = ev[i].data.ptr;
+		if (s->fd < 0)
+			continue;
+		src_read(s, 0);
+		ended |= s->fd < 0;
+	}
+	if (ended)
+		shut_check(a);
+}
+
+/* The epoll set of the ranks' pipes, and its one event on the loop. */
+static int
+pipes_init(struct agent *a)
+{
+	if (a->pipes_ev != NULL)
+		return 0;
+	if ((a->pipes_ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
+		return -errno;
+	a->pipes_ev = event_new(a->base, a->pipes_ep, EV_READ | EV_PERSIST,
+	    pipes_cb, a);
+	if (a->pipes_ev == NULL) {
+		close(a->pipes_ep);
+		return -ENOMEM;
+	}
+	if (!a->pipes_paused)
+		event_add(a->pipes_ev, NULL);
+	return 0;
+}
+
+/* Frees the pipes' epoll set (every pipe is closed by then). */
+static void
+pipes_free(struct agent *a)
+{
+	if (a->pipes_ev == NULL)
+		return;
+	event_free(a->pipes_ev);
+	a->pipes_ev = NULL;
+	close(a->pipes_ep);
 }
 
 /* Reports a reaped rank: first everything it wrote, then how it ended. */
@@ -361,21 +395,30 @@ static int
 src_open(struct agent *a, struct rank *r, struct src *s, uint8_t stream,
     int *wfd)
 {
-	int	fds[2];
+	struct epoll_event	ev;
+	int			fds[2], rc;
 
 	s->a = a;
 	s->r = r;
 	s->stream = stream;
 	s->fd = -1;
+	if ((rc = pipes_init(a)) != 0)
+		return rc;
 	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) == -1)
 		return -errno;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.ptr = s;
+	if (epoll_ctl(a->pipes_ep, EPOLL_CTL_ADD, fds[0], &ev) == -1) {
+		rc = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return rc;
+	}
 	/* The rank's end must block, as any program expects of stdout. */
 	fcntl(fds[1], F_SETFL, 0);
 	s->fd = fds[0];
 	*wfd = fds[1];
-	s->ev = event_new(a->base, s->fd, EV_READ | EV_PERSIST, src_read_cb, s);
-	if (!a->pipes_paused)
-		event_add(s->ev, NULL);
 	return 0;
 }
 
@@ -825,6 +868,7 @@ static void
 agent_release(struct agent *a)
 {
 	agent_forget(a);
+	pipes_free(a);
 	ap_reasm_free(&a->reasm);
 	dt_wbuf_free(&a->wb);
 	event_free(a->kill_timer);

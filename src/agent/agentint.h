@@ -28,7 +28,6 @@ struct src {
 	struct rank	*r;
 	int		 fd;		/* -1 once at EOF */
 	uint8_t		 stream;
-	struct event	*ev;
 };
 
 struct rank {
@@ -92,6 +91,13 @@ struct agent {
 	int		 bad_frame;	/* dtrun sent one: exit 70, not 0 */
 	size_t		 live;		/* started, not yet reaped */
 	int		 pipes_paused;
+	/*
+	 * The ranks' pipes, in an epoll set of their own: the loop watches
+	 * that one fd (pipes_ev), so pausing every pipe is one event_del.
+	 * pipes_ep is valid while pipes_ev is not NULL.
+	 */
+	int		 pipes_ep;
+	struct event	*pipes_ev;
 	size_t		 link_high;	/* queued bytes that pause the pipes */
 	uint64_t	 out_bytes;	/* the ranks' output read so far */
 	int		 devnull;
