@@ -176,7 +176,7 @@ src_splice(struct src *s)
 	rc = link_send_spliced(a->link, a->wb.p, a->wb.len, s->fd, n);
 	dt_wbuf_reset(&a->wb);
 	if (rc <= 0)
-		return 0;	/* the link is down: reading drops it */
+		return 0;	/* declined (or the link is down): read it */
 	src_sent(a, n);
 	agent_flush_wb(a);	/* pauses the pipes if the link backed up */
 	return 1;

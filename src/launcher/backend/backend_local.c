@@ -81,8 +81,22 @@ local_prespawn(void)
 {
 	struct dt_err	e;
 
-	if (early_fd == -1 && local_spawn(&early_pid, &early_fd, &e) != 0)
-		early_fd = -1;
+	if (early_fd == -1)
+		(void)local_spawn(&early_pid, &early_fd, &e);
+}
+
+/*
+ * Reaps the agent's keeper (our child) once its link is closed: the agent
+ * exits, and the keeper follows once nothing of the job is left, woken
+ * the moment it does, for up to 2 s; then it is killed.
+ */
+static void
+local_reap_keeper(pid_t pid)
+{
+	if (child_wait(pid, NULL, 2000) != 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
 }
 
 /*
@@ -96,10 +110,7 @@ local_prespawn_discard(void)
 		return;
 	close(early_fd);
 	early_fd = -1;
-	if (child_wait(early_pid, NULL, 2000) != 0) {
-		kill(early_pid, SIGKILL);
-		waitpid(early_pid, NULL, 0);
-	}
+	local_reap_keeper(early_pid);
 	early_pid = 0;
 }
 
@@ -204,17 +215,8 @@ local_free(struct job_host *h)
 		return;
 	if (l->link != NULL)
 		link_free(l->link);
-	/*
-	 * The link's close tells the agent to exit, and its keeper follows
-	 * once nothing of the job is left: woken the moment it does, for up
-	 * to 2 s.
-	 */
-	if (l->pid > 0 && child_wait(l->pid, NULL, 2000) == 0)
-		l->pid = 0;
-	if (l->pid > 0) {
-		kill(l->pid, SIGKILL);
-		waitpid(l->pid, NULL, 0);
-	}
+	if (l->pid > 0)
+		local_reap_keeper(l->pid);
 	free(l);
 	h->priv = NULL;
 }
