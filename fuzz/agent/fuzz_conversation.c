@@ -646,7 +646,7 @@ dt_malloc_steady(void)
 }
 
 void
-dt_heap_huge(void)
+dt_heap_fed(size_t n)
 {
 }
 

@@ -142,14 +142,6 @@ agent_link_queue(struct agent *a)
 	}
 }
 
-/* Counts n bytes of a rank's output forwarded. */
-static void
-src_sent(struct agent *a, size_t n)
-{
-	if ((a->out_bytes += (uint64_t)n) >= DT_HEAP_HUGE_AFTER)
-		dt_heap_huge();	/* a flood: the link's queue on huge pages */
-}
-
 /*
  * Forwards what waits in s's pipe, up to a chunk, spliced onto the link
  * (link_send_spliced): the agent never copies it. On the log path's
@@ -177,7 +169,7 @@ src_splice(struct src *s)
 	dt_wbuf_reset(&a->wb);
 	if (rc <= 0)
 		return 0;	/* declined (or the link is down): read it */
-	src_sent(a, n);
+	dt_heap_fed(n);
 	agent_flush_wb(a);	/* pauses the pipes if the link backed up */
 	return 1;
 }
@@ -214,7 +206,7 @@ src_read(struct src *s, int drain)
 			return;
 		}
 		ap_output_end(&a->wb, st, (size_t)n);
-		src_sent(a, (size_t)n);
+		dt_heap_fed((size_t)n);	/* a flood: the link's queue on huge pages */
 		agent_flush_wb(a);
 		if (!drain)
 			return;

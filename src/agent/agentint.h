@@ -99,7 +99,6 @@ struct agent {
 	int		 pipes_ep;
 	struct event	*pipes_ev;
 	size_t		 link_high;	/* queued bytes that pause the pipes */
-	uint64_t	 out_bytes;	/* the ranks' output read so far */
 	int		 devnull;
 	struct event	*ev_chld, *ev_term, *kill_timer, *recheck;
 	struct event	*flush_ev;	/* sends what a->wb holds, from the loop */

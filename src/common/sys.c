@@ -23,6 +23,8 @@
 /* Heap growth mapped ahead, in one mapping huge pages can back. */
 #define DT_HEAP_PAD	(32 * 1024 * 1024)
 #define DT_HUGE_PAGE	(2 * 1024 * 1024)
+/* Output carried before the heap goes on huge pages: a flood, not a job's chatter. */
+#define DT_HEAP_HUGE_AFTER	(128 * 1024)
 
 void
 dt_raise_nofile(void)
@@ -71,7 +73,7 @@ dt_nofile_msg(char *buf, size_t len, const char *what, int err)
 	return buf;
 }
 
-/* The heap's span mapped ahead by dt_malloc_steady, for dt_heap_huge. */
+/* The heap's span mapped ahead by dt_malloc_steady, for dt_heap_fed. */
 static uintptr_t heap_lo, heap_hi;
 
 void
@@ -105,7 +107,7 @@ dt_malloc_steady(void)
  * Advises the span dt_malloc_steady mapped ahead onto transparent huge
  * pages (used where THP is "madvise" or "always"): a fault there maps 2
  * MiB, not 4 KiB. Measured on a VM that takes ~22 us a fault: the log
- * path's buffers (the agent's link queue, dtrun's sinks, --collapse's
+ * path's buffers (a packing agent's link queue, dtrun's sinks, --collapse's
  * held lines) touch tens of MiB: 4 ranks x 250k lines took 15-16% less
  * time, 27-33% with --collapse (64 ranks: 16%). Not from the start:
  * zeroing a 2 MiB page costs a short job more than its few small faults
@@ -113,14 +115,16 @@ dt_malloc_steady(void)
  * mapping, on small pages.
  */
 void
-dt_heap_huge(void)
+dt_heap_fed(size_t n)
 {
+	static uint64_t	fed;
 	static int	done;
 
-	if (done || heap_hi <= heap_lo)
+	if (done || (fed += n) < DT_HEAP_HUGE_AFTER)
 		return;
 	done = 1;
-	(void)madvise((void *)heap_lo, heap_hi - heap_lo, MADV_HUGEPAGE);
+	if (heap_hi > heap_lo)
+		(void)madvise((void *)heap_lo, heap_hi - heap_lo, MADV_HUGEPAGE);
 }
 
 uint64_t

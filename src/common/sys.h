@@ -27,17 +27,16 @@ char	*dt_nofile_msg(char *buf, size_t len, const char *what, int err);
  * Keeps freed stream buffers in the heap: a fixed mmap threshold stops
  * glibc from mapping and unmapping (and faulting in afresh) the chains of
  * every output chunk. Retains at most DT_HEAP_KEEP freed bytes, and maps
- * the heap's next 32 MiB ahead (address space only) for dt_heap_huge.
+ * the heap's next 32 MiB ahead (address space only) for dt_heap_fed.
  */
 void	dt_malloc_steady(void);
 
 /*
- * Once a process carries a flood of output (DT_HEAP_HUGE_AFTER bytes):
- * advises the heap dt_malloc_steady mapped ahead onto transparent huge
- * pages. Only the first call does anything.
+ * Counts n more bytes of ranks' output this process carries; once they
+ * make a flood (128 KiB), advises the heap dt_malloc_steady
+ * mapped ahead onto transparent huge pages, once.
  */
-#define DT_HEAP_HUGE_AFTER	(128 * 1024)
-void	dt_heap_huge(void);
+void	dt_heap_fed(size_t n);
 
 /* Milliseconds on clock c (CLOCK_MONOTONIC for waits, CLOCK_REALTIME for skew). */
 uint64_t dt_clock_ms(clockid_t c);

@@ -30,7 +30,7 @@ test_expect_success 'a local run maps no ssh, crypto or linked-in library' '
 '
 
 # A flood of output puts the log path's heap on transparent huge pages
-# (common/sys.c dt_heap_huge): a mapping advised MADV_HUGEPAGE ("hg" in
+# (common/sys.c dt_heap_fed): a mapping advised MADV_HUGEPAGE ("hg" in
 # smaps' VmFlags) in dtrun and in its agent once 128 KiB went through;
 # none in a run that prints nothing (a 2 MiB page would cost it more).
 hg() {

@@ -108,7 +108,6 @@ struct output {
 	uint64_t	 now;		/* monotonic ms of the chunk (--collapse) */
 	uint64_t	 wall;		/* its wall-clock ms, for --timestamp */
 	int		 busy;		/* in output's code: log_flush waits */
-	uint64_t	 fed;		/* bytes of the ranks' output so far */
 };
 
 /* The output whose held lines go before dtrun's messages (one job per process). */
@@ -774,8 +773,7 @@ output_feed(struct output *o, int rank, int stream, const void *p, size_t n)
 	if (rank < 0 || (size_t)rank >= o->nranks)
 		return;
 	o->busy = 1;
-	if ((o->fed += n) >= DT_HEAP_HUGE_AFTER)
-		dt_heap_huge();		/* a flood: its buffers on huge pages */
+	dt_heap_fed(n);		/* a flood: its buffers on huge pages */
 	output_chunk(o, rank, stream, p, n);
 	o->busy = 0;
 }
