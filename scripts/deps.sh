@@ -3,7 +3,8 @@
 # only those missing. As root it runs apt-get; otherwise it prints the line.
 set -u
 
-# build: compiler, pkg-config, the three libraries, OpenSSL's libcrypto and LZ4
+# build: compiler, libc6-dev (libc.a too: dtrun-agent is linked whole),
+#        pkg-config, the three libraries, OpenSSL's libcrypto and LZ4
 # install: python3-venv and python3-pip for `pip install .` into a venv (the
 #        wheel is built by scripts/dtrun_build.py with the standard library:
 #        no setuptools or wheel needed)
@@ -14,7 +15,7 @@ set -u
 # stacks (dtrun's "when a job hangs", on every host): gdb and elfutils
 #        (eu-stack) for native frames, python3-dbg for Python frames (gdb
 #        reads them with the interpreter's gdb extension and debug symbols)
-PKGS="gcc make pkg-config libevent-dev libyaml-dev libssh2-1-dev libssl-dev liblz4-dev
+PKGS="gcc libc6-dev make pkg-config libevent-dev libyaml-dev libssh2-1-dev libssl-dev liblz4-dev
 openssh-server openssh-client rsync python3 python3-venv python3-pip python3-torch
 procps iproute2 clang
 slurm-wlm munge gdb elfutils python3-dbg"
