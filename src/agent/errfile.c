@@ -2,7 +2,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +29,7 @@ static void
 errfiles_path(const struct errfiles *ef, uint32_t rank, char *path,
     size_t len)
 {
-	snprintf(path, len, "%s%u" ERRFILE_SUF, ef->pre, rank);
+	snprintf(path, len, "%s%u" RECORD_ERRFILE_SUF, ef->pre, rank);
 }
 
 int
@@ -49,7 +48,7 @@ errfiles_new(const char *job_id, struct errfiles **efp, struct dt_err *e)
 	if ((ef = calloc(1, sizeof(*ef))) == NULL)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_NOMEM, "out of memory: "
 		    "no error files");
-	snprintf(ef->pre, sizeof(ef->pre), "%s/%s.%d" ERRFILE_MID, top,
+	snprintf(ef->pre, sizeof(ef->pre), "%s/%s.%d" RECORD_ERRFILE_MID, top,
 	    job_id, (int)getpid());
 	*efp = ef;
 	return 0;
@@ -147,25 +146,4 @@ errfiles_free(struct errfiles *ef)
 	}
 	free(ef->ranks);
 	free(ef);
-}
-
-void
-errfiles_remove_dead(pid_t agent)
-{
-	struct dirent	*d;
-	const char	*top;
-	char		 mid[32];
-	size_t		 l, sl = sizeof(ERRFILE_SUF) - 1;
-	DIR		*dp;
-
-	if (record_dir(&top, NULL) != 0 || (dp = opendir(top)) == NULL)
-		return;
-	snprintf(mid, sizeof(mid), ".%d" ERRFILE_MID, (int)agent);
-	while ((d = readdir(dp)) != NULL) {
-		l = strlen(d->d_name);
-		if (l > sl && strcmp(d->d_name + l - sl, ERRFILE_SUF) == 0 &&
-		    strstr(d->d_name, mid) != NULL)
-			unlinkat(dirfd(dp), d->d_name, 0);
-	}
-	closedir(dp);
 }

@@ -18,10 +18,8 @@ struct dt_err;
 struct dt_wbuf;
 struct errfiles;
 
-/* The variable's name; a file's name is JOBID.PID ERRFILE_MID N ERRFILE_SUF. */
+/* The variable's name; a file's name is in record.h. */
 #define ERRFILE_VAR	"TORCHELASTIC_ERROR_FILE"
-#define ERRFILE_MID	".rank."
-#define ERRFILE_SUF	".json"
 
 /*
  * This agent's error files for job_id, in *efp. Returns 0, or a negative
@@ -43,7 +41,5 @@ int		 errfiles_send(struct errfiles *, uint32_t rank,
 		     struct dt_wbuf *b);
 /* Removes every rank's file, and frees. */
 void		 errfiles_free(struct errfiles *);
-/* For the keeper: removes what agent (dead, reaped) left for any job. */
-void		 errfiles_remove_dead(pid_t agent);
 
 #endif

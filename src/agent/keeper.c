@@ -24,8 +24,10 @@
  * it), and leaves the agent itself be: continued, it finds its ranks
  * killed and its link gone, and ends as a lost agent does.
  *
- * Other ways considered: dtrun as a subreaper works only on dtrun's own
- * host, not over ssh or under srun; finding leftovers by DTRUN_JOB_ID in
+ * On dtrun's own host dtrun is the keeper (a subreaper, the agent's
+ * parent: backend_local.c) and the agent runs with --parent-keeps, without
+ * this fork on a local job's critical path; that works only there, not
+ * over ssh or under srun. Finding leftovers by DTRUN_JOB_ID in
  * /proc/PID/environ misses a daemon that clears its environment, so
  * dtrun-kill uses it only as a last resort (killjob.c).
  */

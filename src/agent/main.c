@@ -18,7 +18,6 @@
 #include "agent/agent.h"
 #include "agent/killjob.h"
 #include "agent/keeper.h"
-#include "agent/errfile.h"
 #include "host/record.h"
 #include "host/connect.h"
 #include "common/err.h"
@@ -48,7 +47,6 @@ agent_keep(void)
 		return 0;
 	}
 	record_remove_dead(agent, getpid());
-	errfiles_remove_dead(agent);
 	if (WIFSIGNALED(st)) {
 		/* The same death, without a second core dump. */
 		setrlimit(RLIMIT_CORE, &nocore);
@@ -98,6 +96,18 @@ agent_connect(const char *addr, pid_t keeper)
 	return agent_run(fd, fd, keeper);	/* its link closes fd */
 }
 
+/* The agent on stdin/stdout, with a keeper of its own if keep. */
+static int
+agent_stdio(int keep)
+{
+	if (isatty(STDIN_FILENO)) {
+		log_error("stdin is a terminal: dtrun-agent is started by "
+		    "dtrun, not by hand");
+		return EXIT_CONFIG;
+	}
+	return agent_run(STDIN_FILENO, STDOUT_FILENO, keep ? agent_keep() : 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -112,19 +122,20 @@ main(int argc, char **argv)
 	/* Under Slurm the agent dials dtrun instead of being dialled. */
 	if (argc == 3 && strcmp(argv[1], "--connect") == 0)
 		return agent_connect(argv[2], agent_keep());
+	/*
+	 * dtrun starts its own host's agent so: dtrun is a child subreaper
+	 * and does the keeper's part (backend_local.c); no fork here.
+	 */
+	if (argc == 2 && strcmp(argv[1], "--parent-keeps") == 0)
+		return agent_stdio(0);
 	if (argc != 1) {
 		fprintf(stderr, "usage: dtrun-agent [--version | --connect "
-		    "HOST:PORT]\n"
+		    "HOST:PORT | --parent-keeps]\n"
 		    "       dtrun-agent --kill [--all] [-w SECS] [-q] JOBID...\n"
 		    "dtrun-agent is started by dtrun; it speaks dtrun's agent "
 		    "protocol on stdin/stdout, or with --connect on a TCP\n"
 		    "connection to dtrun (under srun).\n");
 		return EXIT_CONFIG;
 	}
-	if (isatty(STDIN_FILENO)) {
-		log_error("stdin is a terminal: dtrun-agent is started by "
-		    "dtrun, not by hand");
-		return EXIT_CONFIG;
-	}
-	return agent_run(STDIN_FILENO, STDOUT_FILENO, agent_keep());
+	return agent_stdio(1);
 }

@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <sys/syscall.h>
 
@@ -654,6 +655,35 @@ spawn_kill_below(pid_t root, int sig, size_t *sent)
 	if (sent != NULL)
 		*sent = ok;
 	return n;
+}
+
+size_t
+spawn_sweep_strays(int (*ours)(pid_t), size_t *sent)
+{
+	struct desc	*v = NULL;
+	size_t		 n = 0, cap = 0, i, k = 0, live = 0, ok = 0;
+
+	add_children(getpid(), &v, &n, &cap);
+	for (i = 0; i < n; i++)
+		if (!ours(v[i].pid))
+			v[k++] = v[i];
+	n = k;
+	for (i = 0; i < n; i++)		/* n grows as we walk */
+		add_children(v[i].pid, &v, &n, &cap);
+	for (i = 0; i < n; i++) {
+		if (is_dead(v[i].pid))
+			continue;
+		live++;
+		if (proc_signal(v[i].pid, v[i].start, SIGKILL) == 0)
+			ok++;
+	}
+	/* Our strays that died, now or before: theirs come to us next. */
+	for (i = 0; i < k; i++)
+		waitpid(v[i].pid, NULL, WNOHANG);
+	free(v);
+	if (sent != NULL)
+		*sent = ok;
+	return live;
 }
 
 /* True if pid is among v[0..n). */

@@ -117,4 +117,13 @@ size_t	spawn_kill_descendants(int sig, size_t *sent);
 /* The same for root's descendants (root itself is left alone). */
 size_t	spawn_kill_below(pid_t root, int sig, size_t *sent);
 
+/*
+ * For a subreaper with children of its own: SIGKILLs each child that
+ * ours() does not claim (an orphan it adopted) and everything below it,
+ * and reaps those children that are dead. Returns how many such processes
+ * were alive, and in *sent (if not NULL) how many could be signalled;
+ * call it until it returns 0, as what they leave comes to us in turn.
+ */
+size_t	spawn_sweep_strays(int (*ours)(pid_t), size_t *sent);
+
 #endif

@@ -154,14 +154,24 @@ record_remove_dead(pid_t agent, pid_t keeper)
 	struct record_info	 ri;
 	struct dirent		*d;
 	const char		*dir, *dot;
-	char			 why[256], path[768];
+	char			 why[256], path[768], mid[32];
+	size_t			 l, sl = sizeof(RECORD_ERRFILE_SUF) - 1;
 	DIR			*dp;
 	FILE			*f;
 	int			 ours;
 
 	if (record_dir(&dir, NULL) != 0 || (dp = opendir(dir)) == NULL)
 		return;
+	snprintf(mid, sizeof(mid), ".%d" RECORD_ERRFILE_MID, (int)agent);
 	while ((d = readdir(dp)) != NULL) {
+		/* A rank's error file: its name says whose it is. */
+		l = strlen(d->d_name);
+		if (l > sl && strcmp(d->d_name + l - sl,
+		    RECORD_ERRFILE_SUF) == 0) {
+			if (strstr(d->d_name, mid) != NULL)
+				unlinkat(dirfd(dp), d->d_name, 0);
+			continue;
+		}
 		if ((dot = strrchr(d->d_name, '.')) == NULL ||
 		    strtol(dot + 1, NULL, 10) != agent ||
 		    strspn(dot + 1, "0123456789") != strlen(dot + 1))

@@ -16,6 +16,9 @@
  * line and a "launcher" line: dtrun-kill stops such a dtrun before any
  * agent, so that a job being stopped is never started again.
  *
+ * Beside it, the agent's ranks' error files (errfile.h), named JOBID.PID
+ * RECORD_ERRFILE_MID RANK RECORD_ERRFILE_SUF.
+ *
  * STARTTIME is field 22 of /proc/PID/stat, so a reused PID is never mistaken
  * for one of ours. The directory must be ours and mode 0700: a directory
  * someone else made first (/tmp is shared) could feed dtrun-kill forged
@@ -33,6 +36,10 @@
 struct dt_err;
 struct record;
 
+/* An error file's name: JOBID.PID RECORD_ERRFILE_MID RANK RECORD_ERRFILE_SUF. */
+#define RECORD_ERRFILE_MID	".rank."
+#define RECORD_ERRFILE_SUF	".json"
+
 /*
  * Starts a record of this agent (keeper: its keeper's pid, or 0) in *rp.
  * Returns 0, or a negative DT_ERR_* with e filled and *rp NULL: the job
@@ -48,9 +55,10 @@ void		 record_commit(struct record *);
 /* Deletes the file and frees. */
 void		 record_remove(struct record *);
 /*
- * For the keeper, once the agent it kept is gone and reaped: deletes the
- * records that agent left (SIGKILL runs none of its code), those named
- * JOBID.AGENT whose keeper line is keeper.
+ * For the keeper (or dtrun, its local agent's keeper), once the agent it
+ * kept is gone and reaped: deletes what that agent left (SIGKILL runs
+ * none of its code): its records, those named JOBID.AGENT whose keeper
+ * line is keeper (0: none), and its ranks' error files.
  */
 void		 record_remove_dead(pid_t agent, pid_t keeper);
 

@@ -11,7 +11,7 @@ test_expect_success 'the agent records its job while it runs, and removes it aft
 	test -z "$(ls "$XDG_RUNTIME_DIR/dtrun")"
 '
 
-test_expect_success 'a SIGKILLed agent leaves no record nor error file: its keeper removes them' '
+test_expect_success 'a SIGKILLed agent leaves no record nor error file: dtrun, its keeper, removes them' '
 	dtrun -v -n 2 sh -c "echo x >\$TORCHELASTIC_ERROR_FILE; echo \$\$ >k\$RANK.pid; exec sleep 300" 2>err & d=$! &&
 	wait_for 10 eval "[ -s k0.pid ] && [ -s k1.pid ]" &&
 	agent=$(sed -n "s/.*agent pid \([0-9]*\) on .* connected/\1/p" err) &&
@@ -53,17 +53,18 @@ test_expect_success 'dtrun-kill leaves other jobs alone' '
 	test_expect_code 143 wait $b
 '
 
-# Agent and keeper both killed (the keeper stopped first, so it cannot
-# clean up): the daemon went to init, out of every tree. It still carries
-# the job's id in its environment, and "stopped" must mean it is gone.
+# Agent and its keeper both killed (on dtrun's host dtrun keeps it: it is
+# stopped first, so it cannot clean up): the daemon went to init, out of
+# every tree. It still carries the job's id in its environment, and
+# "stopped" must mean it is gone.
 test_expect_success 'dtrun-kill finds a daemon that escaped agent and keeper' '
 	dtrun -v sh -c "echo \$DTRUN_JOB_ID >id; setsid sh -c \"echo \\\$\\\$ >daemon.pid; exec sleep 300\" & wait" 2>err & d=$! &&
 	wait_for 10 eval "grep -qx \"[0-9][0-9]*\" daemon.pid" &&
 	wait_for 5 eval "grep -lx \"job \$(cat id)\" \$XDG_RUNTIME_DIR/dtrun/*[0-9]" &&
 	agent=$(sed -n "s/.*agent pid \([0-9]*\) on .* connected/\1/p" err) &&
-	keeper=$(ps -o pid= --ppid $d | head -n 1) &&
-	kill -STOP $keeper && kill -9 $agent && kill -9 $keeper &&
-	test_expect_code 255 wait $d &&
+	test "$(ps -o ppid= -p $agent | tr -d " ")" = "$d" &&
+	kill -STOP $d && kill -9 $agent && kill -9 $d &&
+	test_expect_code 137 wait $d &&
 	proc_alive "$(cat daemon.pid)" &&
 	dtrun-kill -w 1 "$(cat id)" >out &&
 	cat out &&

@@ -147,6 +147,37 @@ test_expect_success 'SIGSTOP of an agent: exit 255; its keeper kills its ranks, 
 	test "$(sed "s/.*) //" /proc/$agent/stat | cut -c1)" = T
 '
 
+# Over ssh the agent has a keeper of its own, sshd's child (keeper.c; on
+# dtrun's own host dtrun keeps it). sbatch --signal without B: signals a
+# whole step, keeper too: USR1 and USR2 leave it be.
+test_expect_success 'an agent and its keeper that get USR1 themselves live on' '
+	rm -f pid.* stop &&
+	dtrun "${SSH_ARGS[@]}" -v -H 127.0.0.2 sh -c "echo \$\$ >\$PWD/pid.\$RANK; while [ ! -e \$PWD/stop ]; do sleep 0.05; done" 2>err &
+	d=$!
+	wait_for 15 test -s pid.0 &&
+	agent=$(sed -n "s/.*127.0.0.2: agent pid \([0-9]*\) on .* connected/\1/p" err) &&
+	keeper=$(ps -o ppid= -p $agent | tr -d " ") &&
+	test "$(cat /proc/$keeper/comm)" = dtrun-agent &&
+	kill -USR1 $agent $keeper &&
+	kill -USR2 $agent $keeper &&
+	touch stop &&
+	wait $d
+'
+
+test_expect_success 'a killed keeper: the agent stops everything itself' '
+	rm -f pid.* daemon.* &&
+	dtrun "${SSH_ARGS[@]}" -v -H 127.0.0.2 sh -c "echo \$\$ >\$PWD/pid.\$RANK; setsid sh -c \"echo \\\$\\\$ >\$PWD/daemon.\$RANK; exec sleep 300\" & wait" 2>err &
+	d=$!
+	wait_for 15 eval "[ \$(cat pid.* daemon.* 2>/dev/null | grep -cx \"[0-9][0-9]*\") -eq 2 ]" &&
+	agent=$(sed -n "s/.*127.0.0.2: agent pid \([0-9]*\) on .* connected/\1/p" err) &&
+	keeper=$(ps -o ppid= -p $agent | tr -d " ") &&
+	test "$(cat /proc/$keeper/comm)" = dtrun-agent &&
+	kill -9 $keeper &&
+	test_expect_code 255 wait $d &&
+	{ grep -q "the agent.s keeper (pid $keeper) was killed: stopping its ranks" err || { cat err; exit 1; }; } &&
+	wait_gone 5 pid.* daemon.*
+'
+
 test_expect_success 'Ctrl-C stops every host'"'"'s ranks' '
 	dtrun "${SSH_ARGS[@]}" -H $H3 sh -c "echo \$\$ >\$PWD/pid.\$RANK; exec sleep 300" 2>err &
 	d=$!

@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
@@ -134,4 +135,76 @@ TEST(record_dir_check)
 	st.st_mode = S_IFREG | 0700;
 	CHECK_INT(record_dir_check("/r/dtrun", &st, 1000, &e),
 	    DT_ERR_INVAL);
+}
+
+/* Writes text to DIR/name. */
+static void
+put(const char *dir, const char *name, const char *text)
+{
+	char	path[512];
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	CHECK((f = fopen(path, "w")) != NULL);
+	if (f != NULL) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* True if DIR/name exists. */
+static int
+there(const char *dir, const char *name)
+{
+	char		path[512];
+	struct stat	st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &st) == 0;
+}
+
+TEST(record_remove_dead_takes_a_dead_agents_record_and_error_files_alone)
+{
+	char		 top[] = "/tmp/t_record.XXXXXX", cmd[64];
+	const char	*old = getenv("XDG_RUNTIME_DIR"), *dir;
+	char		 saved[512] = "";
+
+	CHECK(mkdtemp(top) != NULL);
+	if (old != NULL)
+		snprintf(saved, sizeof(saved), "%s", old);
+	setenv("XDG_RUNTIME_DIR", top, 1);
+	CHECK_INT(record_dir(&dir, NULL), 0);
+	if (dir == NULL)
+		return;
+	/* Agent 100 without a keeper (dtrun kept it), dead. */
+	put(dir, "6b-4c.100", "dtrun-job 1\njob 6b-4c\nhost h\n"
+	    "agent 100 5000\nrank 0 101 5001\n");
+	put(dir, "6b-4c.100.rank.0.json", "{}");
+	put(dir, "6b-4c.100.rank.12.json", "{}");
+	/* Another job whose agent, with a keeper, had pid 100 too: not ours. */
+	put(dir, "7a-1d.100", "dtrun-job 1\njob 7a-1d\nhost h\n"
+	    "agent 100 6000\nkeeper 99 5999\n");
+	/* Other agents' files, one a longer pid that starts the same. */
+	put(dir, "6b-4c.1000", "dtrun-job 1\njob 6b-4c\nhost h\n"
+	    "agent 1000 7000\n");
+	put(dir, "6b-4c.1000.rank.0.json", "{}");
+	put(dir, "8e-2f.10.rank.0.json", "{}");
+	record_remove_dead(100, 0);
+	CHECK(!there(dir, "6b-4c.100"));
+	CHECK(!there(dir, "6b-4c.100.rank.0.json"));
+	CHECK(!there(dir, "6b-4c.100.rank.12.json"));
+	CHECK(there(dir, "7a-1d.100"));
+	CHECK(there(dir, "6b-4c.1000"));
+	CHECK(there(dir, "6b-4c.1000.rank.0.json"));
+	CHECK(there(dir, "8e-2f.10.rank.0.json"));
+	/* The keeper's own: its agent's record names it. */
+	record_remove_dead(100, 99);
+	CHECK(!there(dir, "7a-1d.100"));
+	CHECK(there(dir, "6b-4c.1000"));
+	if (saved[0] != '\0')
+		setenv("XDG_RUNTIME_DIR", saved, 1);
+	else
+		unsetenv("XDG_RUNTIME_DIR");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+	CHECK_INT(system(cmd), 0);
 }

@@ -7,6 +7,7 @@
  * (libssh2, jump hosts, the agent's upload), srun. It includes only cli/,
  * plan/ and job/ (t0041's rooms).
  */
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "launcher/backend/agentbin.h"
@@ -28,6 +30,7 @@
 #include "common/log.h"
 #include "launcher/plan/plan.h"
 #include "host/procs.h"
+#include "host/record.h"
 #include "proto/agentproto.h"
 #include "util/xmalloc.h"
 
@@ -35,8 +38,24 @@ extern char **environ;
 
 struct local {
 	struct link	*link;
-	pid_t		 pid;
+	pid_t		 pid;		/* our child: the agent, or its keeper */
 };
+
+/*
+ * The keeper's part, taken by dtrun on its own host (keeper.h says what a
+ * keeper does): dtrun is a child subreaper, so what the agent leaves when
+ * it is SIGKILLed or crashes (a rank's daemon, a rank's child) comes to
+ * dtrun, which kills it (local_sweep) and removes the agent's record. The
+ * agent then runs without a keeper of its own (--parent-keeps): no fork
+ * and no second process on a local job's critical path, at its start and
+ * at its end. A stopped or stuck agent is SIGKILLed by dtrun once it gives
+ * the host up (job_host_silent), where its keeper would have killed its
+ * ranks. 1: so; 0: PR_SET_CHILD_SUBREAPER failed, the agent forks its
+ * keeper as on other hosts; -1: not tried yet.
+ */
+static int	local_keeps = -1;
+/* Rounds of local_sweep, 10 ms apart: how long a stray we cannot kill holds us. */
+#define LOCAL_SWEEP_ROUNDS	300
 
 /*
  * An agent started before the job asked for one (local_prespawn), with
@@ -50,7 +69,7 @@ static int
 local_spawn(pid_t *pid, int *fd, struct dt_err *e)
 {
 	char	path[PATH_MAX];
-	char	*argv[2];
+	char	*argv[3];
 	int	sv[2], rc;
 
 	if ((rc = agentbin_path(path, sizeof(path), e)) != 0)
@@ -58,8 +77,11 @@ local_spawn(pid_t *pid, int *fd, struct dt_err *e)
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
 		return dt_errf(e, NULL, 0, 0, DT_ERR_SYS, "socketpair: %s",
 		    strerror(errno));
+	if (local_keeps == -1)
+		local_keeps = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
 	argv[0] = "dtrun-agent";
-	argv[1] = NULL;
+	argv[1] = local_keeps ? "--parent-keeps" : NULL;
+	argv[2] = NULL;
 	rc = child_spawn(pid, path, argv, environ, sv[1], sv[1], -1);
 	close(sv[1]);
 	if (rc != 0) {
@@ -86,31 +108,68 @@ local_prespawn(void)
 }
 
 /*
- * Reaps the agent's keeper (our child) once its link is closed: the agent
- * exits, and the keeper follows once nothing of the job is left, woken
- * the moment it does, for up to 2 s; then it is killed.
+ * Kills and reaps what came to us from a dead agent, until nothing is
+ * left (what a killed process leaves comes to us in turn), as its keeper
+ * would (keeper.c); our own helpers stay. A stray we may not kill (not
+ * ours) holds us LOCAL_SWEEP_ROUNDS at most.
  */
 static void
-local_reap_keeper(pid_t pid)
+local_sweep(void)
 {
-	if (child_wait(pid, NULL, 2000) != 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+	struct timespec	ts = { 0, 10 * 1000 * 1000 };
+	size_t		live, sent;
+	int		rounds;
+
+	for (rounds = 0; rounds < LOCAL_SWEEP_ROUNDS; rounds++) {
+		if ((live = spawn_sweep_strays(child_ours, &sent)) == 0)
+			break;
+		if (sent == 0 && rounds >= 10)
+			break;
+		nanosleep(&ts, NULL);
 	}
 }
 
 /*
+ * Reaps our child (the agent, or its keeper) once its link is closed: it
+ * exits, woken the moment it does, for up to 2 s; then it is killed. An
+ * agent we keep that did not end by itself cleaned nothing up: we do.
+ */
+static void
+local_reap(pid_t pid, int *status)
+{
+	*status = 0;
+	if (child_wait(pid, status, 2000) != 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, status, 0);
+	}
+}
+
+/* After our kept agent (pid, reaped with status): its keeper's part, if due. */
+static void
+local_after(pid_t pid, int status)
+{
+	if (local_keeps != 1 || !WIFSIGNALED(status))
+		return;
+	local_sweep();
+	record_remove_dead(pid, 0);
+}
+
+/*
  * An early agent no job took (dtrun stopped before starting one): its
- * link closes, it exits, and its keeper is reaped, as local_free does.
+ * link closes, it exits, and it (or its keeper) is reaped, as local_free
+ * does.
  */
 void
 local_prespawn_discard(void)
 {
+	int	st;
+
 	if (early_fd == -1)
 		return;
 	close(early_fd);
 	early_fd = -1;
-	local_reap_keeper(early_pid);
+	local_reap(early_pid, &st);
+	local_after(early_pid, st);
 	early_pid = 0;
 }
 
@@ -162,8 +221,8 @@ local_start(struct job_host *h, struct dt_err *e)
 
 /*
  * Kills the agent at once. The agent's ranks have PR_SET_PDEATHSIG: they
- * die with it, and its keeper (our child, l->pid) kills what they left.
- * Killing the keeper instead would have the agent stop with the grace.
+ * die with it, and its keeper (we, or our child l->pid) kills what they
+ * left. Killing a keeper instead would have the agent stop with the grace.
  */
 static void
 local_kill(struct job_host *h)
@@ -189,6 +248,7 @@ local_reaped(struct job_host *h, pid_t pid, int status)
 	if (pid != l->pid)
 		return;
 	l->pid = 0;
+	local_after(pid, status);
 	if (WIFSIGNALED(status) || WEXITSTATUS(status) != 0)
 		log_debug("agent for %s ended with status %d", h->ph->name,
 		    status);
@@ -210,13 +270,16 @@ static void
 local_free(struct job_host *h)
 {
 	struct local	*l = h->priv;
+	int		 st;
 
 	if (l == NULL)
 		return;
 	if (l->link != NULL)
 		link_free(l->link);
-	if (l->pid > 0)
-		local_reap_keeper(l->pid);
+	if (l->pid > 0) {
+		local_reap(l->pid, &st);
+		local_after(l->pid, st);
+	}
 	free(l);
 	h->priv = NULL;
 }

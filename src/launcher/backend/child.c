@@ -12,6 +12,17 @@
 
 #include "host/procs.h"
 #include "launcher/backend/child.h"
+#include "util/xmalloc.h"
+
+/*
+ * Every helper started here: dtrun as its local agent's subreaper
+ * (backend_local.c) tells its own children from the orphans it adopts by
+ * this list. It never shrinks: an adopted orphan that took the pid of a
+ * helper reaped long before (the pids wrapped around meanwhile) would be
+ * spared, a double accident left as it is.
+ */
+static pid_t	*child_pids;
+static size_t	 child_npids, child_cap;
 
 /* Starts path as child.h says: own group, clean signals, given fds. */
 int
@@ -43,7 +54,26 @@ child_spawn(pid_t *pid, const char *path, char *const argv[],
 	rc = posix_spawnp(pid, path, &fa, &at, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
+	if (rc == 0) {
+		if (child_npids == child_cap) {
+			child_cap = child_cap ? child_cap * 2 : 16;
+			child_pids = xreallocarray(child_pids, child_cap,
+			    sizeof(*child_pids));
+		}
+		child_pids[child_npids++] = *pid;
+	}
 	return rc;
+}
+
+int
+child_ours(pid_t pid)
+{
+	size_t	i;
+
+	for (i = 0; i < child_npids; i++)
+		if (child_pids[i] == pid)
+			return 1;
+	return 0;
 }
 
 /*

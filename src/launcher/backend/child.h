@@ -14,6 +14,9 @@
 int	child_spawn(pid_t *pid, const char *path, char *const argv[],
 	    char *const envp[], int in, int out, int err);
 
+/* True if child_spawn started pid (what dtrun adopted is not). */
+int	child_ours(pid_t pid);
+
 /*
  * Reaps pid, our child, once it exits, waiting at most ms milliseconds
  * for it without polling (a pidfd). Returns 0 once reaped with *status
