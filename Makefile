@@ -92,7 +92,8 @@ BINS	:= $(B)/dtrun $(B)/dtrun-agent $(B)/dtrun-kill $(B)/libdtcomm.so \
 HELPERS	:= $(patsubst tests/helpers/%.c,$(B)/helpers/%,$(HELPER_SRC))
 # LD_PRELOAD libraries for tests (tests/preload): a slow name server, a
 # host's clock set wrong.
-PRELOADS := $(patsubst tests/preload/%.c,$(B)/preload/%.so,$(wildcard tests/preload/*.c))
+PRELOADS := $(patsubst tests/preload/%.c,$(B)/preload/%.so,$(wildcard tests/preload/*.c)) \
+	   $(B)/preload/dtrun-agent
 
 all: $(BINS) $(HELPERS) $(PRELOADS)
 
@@ -131,10 +132,18 @@ $(B)/dtrun: $(call obj,src/launcher/main.c $(LAUNCHER_SRC)) $(LIBS_ALL)
 # DNS lookups are built in. AGENT_STATIC= links it against the shared libc
 # (sanitizer builds: make asan).
 AGENT_STATIC ?= -static-pie
+AGENT_SHARED := -Wl,-Bstatic -levent_core -llz4 -Wl,-Bdynamic
 AGENT_LIBS := $(if $(AGENT_STATIC),$(AGENT_STATIC) -levent_core -llz4,\
-	-Wl,-Bstatic -levent_core -llz4 -Wl,-Bdynamic)
-$(B)/dtrun-agent: $(call obj,src/agent/main.c) $(LIBAGENT) $(LIBPROTO) $(LIBCOMMON)
+	$(AGENT_SHARED))
+AGENT_OBJS = $(call obj,src/agent/main.c) $(LIBAGENT) $(LIBPROTO) $(LIBCOMMON)
+$(B)/dtrun-agent: $(AGENT_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS)
+
+# The same against the shared libc, for tests that LD_PRELOAD into an
+# agent (a host's clock set wrong: t3070), which a static one ignores.
+$(B)/preload/dtrun-agent: $(AGENT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(AGENT_SHARED)
 
 # dtrun-kill takes -H and the ssh options from dtrun's option table.
 $(B)/dtrun-kill: $(call obj,$(KILL_SRC) src/launcher/cli/opttable.c) $(LIBS_ALL)

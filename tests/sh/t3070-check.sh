@@ -36,12 +36,13 @@ test_expect_success 'local: no command is needed; -v adds every answer' '
 	grep -q "^localhost:   reach=127.0.0.1:[0-9]*$" out
 '
 
-# The agent runs with tests/preload/skewclock.so: its CLOCK_REALTIME (and
+# The agent (its shared-libc build: a static one takes no preload) runs
+# with tests/preload/skewclock.so: its CLOCK_REALTIME (and
 # nothing else, in no other process) reads DT_TEST_SKEW_MS off.
 test_expect_success 'a host whose clock is off: its SKEW, a problem with the fix, exit 78' '
 	cat >skewed-agent <<-EOS &&
 	#!/bin/sh
-	ASAN_OPTIONS=\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$B/preload/skewclock.so exec $B/dtrun-agent "\$@"
+	ASAN_OPTIONS=\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$B/preload/skewclock.so exec $B/preload/dtrun-agent "\$@"
 	EOS
 	chmod +x skewed-agent &&
 	test_expect_code 78 env DTRUN_AGENT=$PWD/skewed-agent DT_TEST_SKEW_MS=-7000 dtrun --check >out 2>err &&
