@@ -87,6 +87,14 @@ test_expect_success '--output-dir and forwarding together' '
 	test $(wc -l <out) -eq 2000 && test $(grep -c err err) -eq 2
 '
 
+# A pipe dtrun writes to holds 1 MiB (the usual 64 KiB has dtrun and its
+# reader take turns 16 times as often); the reader looks once it has read all.
+test_expect_success 'the pipes dtrun writes to are grown to 1 MiB, every line there' '
+	dtrun -n 2 sh -c "seq 1000; seq 10 >&2" 2>&1 | python3 -c "import sys, fcntl; n = sum(1 for _ in sys.stdin); print(n, fcntl.fcntl(0, 1032))" >got &&
+	echo "2020 1048576" >want &&
+	diff want got
+'
+
 test_expect_success '--escape-output: no control character reaches the terminal' '
 	printf "x\033[31my\nz\000w\n" >hostile &&
 	dtrun -n 1 --escape-output --output-dir o cat hostile >out &&

@@ -50,6 +50,8 @@
 #include "launcher/output/status.h"
 #include "util/xmalloc.h"
 
+/* What a pipe dtrun writes to is grown to hold (sink_grow_pipe). */
+#define SINK_PIPE	(1024 * 1024)
 /*
  * What the sinks may queue before the job stops reading agents. 1 MiB
  * keeps a pipe's reader fed; more only costs fresh pages (4 MiB: 1,000
@@ -129,6 +131,23 @@ sink_write_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
+ * Grows a pipe we write to (never shrinks it) to SINK_PIPE bytes. Every
+ * line of every rank goes through dtrun, then this pipe, to one reader:
+ * with the usual 64 KiB dtrun and the reader take turns 16 times as often
+ * (4 ranks x 250,000 lines into "| cat": 1.37x the writers straight into
+ * a pipe with 64 KiB, 1.22x with this). Refused (past the user's pipe
+ * pages, fs/pipe-max-size) is fine: the pipe stays as it was.
+ */
+static void
+sink_grow_pipe(int fd)
+{
+	int	sz = fcntl(fd, F_GETPIPE_SZ);
+
+	if (sz != -1 && sz < SINK_PIPE)
+		(void)fcntl(fd, F_SETPIPE_SZ, SINK_PIPE);
+}
+
+/*
  * Prepares fd for non-blocking writes; pipes, sockets and ttys only
  * (regular files never block). One that is non-blocking already (a parent
  * left it so) is waited on all the same: its EAGAIN is not a lost reader.
@@ -143,8 +162,12 @@ sink_init(struct output *o, struct sink *s, int fd, struct event_base *base)
 	s->stream = fd == STDOUT_FILENO ? 1 : 2;
 	s->buf = evbuffer_new();
 	s->flags = fcntl(fd, F_GETFL);
-	if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) ||
-	    S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode)) && s->flags != -1) {
+	if (fstat(fd, &st) != 0)
+		st.st_mode = 0;
+	if (S_ISFIFO(st.st_mode))
+		sink_grow_pipe(fd);
+	if ((S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+	    S_ISCHR(st.st_mode)) && s->flags != -1) {
 		if (!(s->flags & O_NONBLOCK))
 			fcntl(fd, F_SETFL, s->flags | O_NONBLOCK);
 		s->wev = event_new(base, fd, EV_WRITE | EV_PERSIST,
