@@ -3,6 +3,8 @@
 # each per-line feature costs it, each group in one hyperfine run: R ranks
 # x 250,000 lines of 80 bytes, each command's output into "| cat >/dev/null":
 #   floor        R processes writing the same lines straight into one pipe
+#   floor 1M pipe  the same with the pipe grown to 1 MiB, as dtrun grows the
+#                pipes it writes to: what the bigger pipe alone is worth
 #   local        dtrun -n R linegen 250000 (with its "[R] " prefixes), every
 #                default on: the straggler watch looks at every rank's lines
 #   watch off    the same with --straggler-threshold 0
@@ -48,6 +50,7 @@ trap cleanup EXIT
 for p in spawnfloor linegen; do
 	cc -O2 -o "$W/$p" "$here/../local/$p.c"
 done
+cc -O2 -o "$W/bigpipe" "$here/bigpipe.c"
 N=${LINES:-250000}	# lines a rank
 total=$((4 * N))
 
@@ -121,6 +124,7 @@ EOP
 
 L="$W/linegen $N | cat >/dev/null"
 row floor - "$W/spawnfloor 4 $L"
+row "floor 1M pipe" floor "$W/bigpipe $W/spawnfloor 4 $L"
 row local floor "$B/dtrun -n 4 $L"
 row "watch off" floor "$B/dtrun -n 4 --straggler-threshold 0 $L"
 row collapse local "$B/dtrun -n 4 --collapse $L"
