@@ -55,8 +55,12 @@ stack_ranks() {
 # computing: with 8 ranks on 2 cores it queues for a CPU longer than the
 # others (it is runnable longer), yet a smaller share of its runnable time
 # than theirs (measured: 68% against 79%), so it is not short of CPU.
+# The threshold is 15%, not the default 10%: 8 ranks on 2 cores are
+# noisy, and one CI run saw rank 5 waited for 11% of each step in the
+# all-slow phase (named there, the job stopped before "phase compute");
+# in the compute phase the others wait for it 19-21%.
 test_expect_success 'balanced, then all slow, then rank 5 computes twice as long: named in the last phase alone' '
-	test_expect_code 122 dtrun -n 8 --on-straggler stop "$PY" "$DDP" \
+	test_expect_code 122 dtrun -n 8 --straggler-threshold 0.15 --on-straggler stop "$PY" "$DDP" \
 	    --phases balanced:35,allslow:18,compute --steps 200 --factor 2 --slow-rank 5 >out 2>err &&
 	said err &&
 	grep -qx "\[0\] phase allslow" out &&
